@@ -1,0 +1,281 @@
+import { maxConcurrencyFor } from './capacity.ts';
+
+/**
+ * One config path for every entry point (CDK props, `cdk.json` context, the controller's environment, the
+ * simulator's config file): defaults → `resolveScalerConfig()` → one validated `ScalerConfig`. Every problem is
+ * collected, then thrown once, each naming the field, the value given and the allowed range.
+ */
+
+/** How the applied concurrency reaches Lambda. */
+export const ACTUATOR_MODES = ['lockstep', 'reserved', 'event-source'] as const;
+export type ActuatorMode = (typeof ACTUATOR_MODES)[number];
+
+/** What a user may set. Values may be numbers or numeric strings (environment variables, context). */
+export interface ScalerSettings {
+  readonly targetAgeSeconds?: number | string;
+  readonly minConcurrency?: number | string;
+  readonly maxConcurrency?: number | string;
+  readonly dbPoolSize?: number | string;
+  readonly apiRatePerSecond?: number | string;
+  readonly itemTimeSeconds?: number | string;
+  readonly callsPerItem?: number | string;
+  readonly tickSeconds?: number | string;
+  readonly maxScaleUpStep?: number | string;
+  readonly scaleDownStep?: number | string;
+  readonly scaleDownDelaySeconds?: number | string;
+  readonly scaleDownIntervalSeconds?: number | string;
+  readonly targetUtilization?: number | string;
+  readonly idleAgeFraction?: number | string;
+  readonly slowdownFactor?: number | string;
+  readonly backlogDrainSeconds?: number | string;
+  readonly maxDataAgeSeconds?: number | string;
+  readonly actuator?: ActuatorMode | string;
+}
+
+/** The validated configuration the control law runs on. */
+export interface ScalerConfig {
+  /** The latency budget: the oldest message should not wait longer than this. */
+  readonly targetAgeSeconds: number;
+  /** The floor. */
+  readonly minConcurrency: number;
+  /** The cap: the explicit maximum and the downstream limits, whichever is lowest. */
+  readonly maxConcurrency: number;
+  readonly dbPoolSize?: number;
+  readonly apiRatePerSecond?: number;
+  readonly itemTimeSeconds?: number;
+  readonly callsPerItem?: number;
+  /** How often the controller runs. */
+  readonly tickSeconds: number;
+  /** The most one tick may add. */
+  readonly maxScaleUpStep: number;
+  /** What one shrink removes. */
+  readonly scaleDownStep: number;
+  /** How long the queue must be idle before the first shrink. */
+  readonly scaleDownDelaySeconds: number;
+  /** The least time between two changes when shrinking. */
+  readonly scaleDownIntervalSeconds: number;
+  /** The utilisation the Little's-law need is sized for (below 1 so a Poisson queue stays stable). */
+  readonly targetUtilization: number;
+  /** Age at or below `idleAgeFraction × targetAgeSeconds` counts as idle. */
+  readonly idleAgeFraction: number;
+  /** Per-item time above `slowdownFactor ×` its healthy baseline, with arrivals not up as much, is "downstream slower". */
+  readonly slowdownFactor: number;
+  /** The horizon over which growth also drains the backlog above the target. */
+  readonly backlogDrainSeconds: number;
+  /** An age datapoint older than this is missing data. */
+  readonly maxDataAgeSeconds: number;
+  readonly actuator: ActuatorMode;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration: ${problems.join('; ')}`);
+  }
+}
+
+/** The product's defaults: a controller ticking once a minute on CloudWatch's one-minute SQS metrics. */
+export const LAMBDA_DEFAULTS = {
+  // A minute: the age metric has one-minute resolution and the controller ticks once a minute, so a tighter
+  // target could not be held (AWS-FACTS: SQS metrics are one-minute datapoints, published 1–2 minutes late).
+  targetAgeSeconds: 60,
+  minConcurrency: 2,
+  maxConcurrency: 32,
+  // EventBridge schedules fire at most once a minute.
+  tickSeconds: 60,
+  // Grow fast: one tick may go straight to the Little's-law need (the cap bounds it).
+  maxScaleUpStep: 1000,
+  scaleDownStep: 1,
+  // Five minutes of idleness before the first shrink: longer than the 1–2 minute metric delay, so a scale-down
+  // never trusts a single late datapoint (the Wellcome Collection failure in AWS-FACTS).
+  scaleDownDelaySeconds: 300,
+  scaleDownIntervalSeconds: 60,
+  targetUtilization: 0.9,
+  idleAgeFraction: 0.25,
+  slowdownFactor: 1.5,
+  backlogDrainSeconds: 300,
+  // Datapoints typically arrive 1–2 minutes late; five minutes without one means the pipeline is not reporting.
+  maxDataAgeSeconds: 300,
+  actuator: 'lockstep',
+} as const satisfies ScalerSettings;
+
+type Rule =
+  | { kind: 'number'; min: number; minInclusive: boolean; max: number; unit: string }
+  | { kind: 'integer'; min: number; max: number; unit: string }
+  | { kind: 'enum'; values: readonly string[] };
+
+// The ranges every entry point accepts. Reserved concurrency and the mapping's MaximumConcurrency are integers;
+// the mapping's maximum is 2–1000, checked below where it is driven.
+const RULES: Record<keyof ScalerSettings, Rule> = {
+  targetAgeSeconds: { kind: 'number', min: 0, minInclusive: false, max: 86_400, unit: 'seconds' },
+  minConcurrency: { kind: 'integer', min: 1, max: 10_000, unit: 'concurrent executions' },
+  maxConcurrency: { kind: 'integer', min: 1, max: 10_000, unit: 'concurrent executions' },
+  dbPoolSize: { kind: 'integer', min: 1, max: 100_000, unit: 'connections' },
+  apiRatePerSecond: { kind: 'number', min: 0, minInclusive: false, max: 1e9, unit: 'calls per second' },
+  itemTimeSeconds: { kind: 'number', min: 0, minInclusive: false, max: 900, unit: 'seconds' },
+  callsPerItem: { kind: 'number', min: 0, minInclusive: false, max: 1e6, unit: 'calls' },
+  tickSeconds: { kind: 'number', min: 0, minInclusive: false, max: 3_600, unit: 'seconds' },
+  maxScaleUpStep: { kind: 'integer', min: 1, max: 10_000, unit: 'concurrent executions' },
+  scaleDownStep: { kind: 'integer', min: 1, max: 10_000, unit: 'concurrent executions' },
+  scaleDownDelaySeconds: { kind: 'number', min: 0, minInclusive: true, max: 86_400, unit: 'seconds' },
+  scaleDownIntervalSeconds: { kind: 'number', min: 0, minInclusive: true, max: 86_400, unit: 'seconds' },
+  targetUtilization: { kind: 'number', min: 0, minInclusive: false, max: 1, unit: 'fraction' },
+  idleAgeFraction: { kind: 'number', min: 0, minInclusive: true, max: 1, unit: 'fraction of the target' },
+  slowdownFactor: { kind: 'number', min: 1, minInclusive: false, max: 100, unit: 'ratio' },
+  backlogDrainSeconds: { kind: 'number', min: 0, minInclusive: false, max: 86_400, unit: 'seconds' },
+  maxDataAgeSeconds: { kind: 'number', min: 0, minInclusive: false, max: 86_400, unit: 'seconds' },
+  actuator: { kind: 'enum', values: ACTUATOR_MODES },
+};
+
+export const SETTING_NAMES = Object.keys(RULES) as (keyof ScalerSettings)[];
+
+/** The mapping's `ScalingConfig.MaximumConcurrency` range (AWS: 2–1000). */
+export const EVENT_SOURCE_MAX_CONCURRENCY = { min: 2, max: 1000 } as const;
+
+export interface ResolveOptions {
+  /** Defaults for fields the settings leave out. @default LAMBDA_DEFAULTS */
+  readonly defaults?: ScalerSettings;
+  /** How to name a field in a message, e.g. its environment variable. @default the field's own name */
+  readonly label?: (field: keyof ScalerSettings) => string;
+}
+
+function describe(rule: Rule): string {
+  switch (rule.kind) {
+    case 'enum':
+      return `must be one of ${rule.values.join(', ')}`;
+    case 'integer':
+      return `must be an integer in [${rule.min}; ${rule.max}] (${rule.unit})`;
+    case 'number':
+      return `must be a number in ${rule.minInclusive ? '[' : '('}${rule.min}; ${rule.max}] (${rule.unit})`;
+  }
+}
+
+function shown(value: unknown): string {
+  return typeof value === 'string' ? `'${value}'` : String(value);
+}
+
+function parseValue(rule: Rule, value: unknown): number | string | undefined {
+  if (rule.kind === 'enum') {
+    return typeof value === 'string' && rule.values.includes(value) ? value : undefined;
+  }
+  const n =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && value.trim() !== ''
+        ? Number(value)
+        : NaN;
+  if (!Number.isFinite(n)) return undefined;
+  if (rule.kind === 'integer') return Number.isInteger(n) && n >= rule.min && n <= rule.max ? n : undefined;
+  const aboveMin = rule.minInclusive ? n >= rule.min : n > rule.min;
+  return aboveMin && n <= rule.max ? n : undefined;
+}
+
+/**
+ * Validates settings over defaults and returns the config, or throws one `ConfigError` listing every problem.
+ * Unknown fields are problems too: a misspelt field silently ignored would leave a default in force.
+ */
+export function resolveScalerConfig(
+  settings: ScalerSettings | Record<string, unknown>,
+  options: ResolveOptions = {},
+): ScalerConfig {
+  const label = options.label ?? ((field) => field);
+  const merged: Record<string, unknown> = { ...(options.defaults ?? LAMBDA_DEFAULTS) };
+  const problems: string[] = [];
+  for (const [field, value] of Object.entries(settings)) {
+    if (!(field in RULES)) {
+      problems.push(`unknown field '${field}' (known: ${SETTING_NAMES.join(', ')})`);
+      continue;
+    }
+    if (value !== undefined) merged[field] = value;
+  }
+  const parsed: Record<string, number | string> = {};
+  for (const field of SETTING_NAMES) {
+    const value = merged[field];
+    if (value === undefined) continue;
+    const rule = RULES[field];
+    const result = parseValue(rule, value);
+    if (result === undefined) problems.push(`${label(field)} = ${shown(value)}: ${describe(rule)}`);
+    else parsed[field] = result;
+  }
+  const num = (field: keyof ScalerSettings) => parsed[field] as number | undefined;
+
+  if (num('apiRatePerSecond') !== undefined && num('itemTimeSeconds') === undefined) {
+    problems.push(
+      `${label('itemTimeSeconds')} is missing: the API cap is apiRatePerSecond × itemTimeSeconds ÷ callsPerItem, so it is required with ${label('apiRatePerSecond')}`,
+    );
+  }
+  const cap = maxConcurrencyFor({
+    dbPoolSize: num('dbPoolSize'),
+    apiRatePerSecond: num('apiRatePerSecond'),
+    itemTimeSeconds: num('itemTimeSeconds'),
+    callsPerItem: num('callsPerItem'),
+    explicitMax: num('maxConcurrency'),
+  });
+  const floor = num('minConcurrency');
+  const drivesEventSource = parsed.actuator !== undefined && parsed.actuator !== 'reserved';
+  if (drivesEventSource && floor !== undefined && floor < EVENT_SOURCE_MAX_CONCURRENCY.min) {
+    problems.push(
+      `${label('minConcurrency')} = ${floor}: must be at least ${EVENT_SOURCE_MAX_CONCURRENCY.min} with actuator '${parsed.actuator}', which drives the event source mapping's MaximumConcurrency (valid ${EVENT_SOURCE_MAX_CONCURRENCY.min}–${EVENT_SOURCE_MAX_CONCURRENCY.max})`,
+    );
+  }
+  if (drivesEventSource && cap !== undefined && cap > EVENT_SOURCE_MAX_CONCURRENCY.max) {
+    problems.push(
+      `${label('maxConcurrency')} = ${cap}: must be at most ${EVENT_SOURCE_MAX_CONCURRENCY.max} with actuator '${parsed.actuator}', which drives the event source mapping's MaximumConcurrency (valid ${EVENT_SOURCE_MAX_CONCURRENCY.min}–${EVENT_SOURCE_MAX_CONCURRENCY.max})`,
+    );
+  }
+  if (floor !== undefined && cap !== undefined && floor > cap) {
+    problems.push(
+      `${label('minConcurrency')} = ${floor}: must not exceed the cap ${cap} (the lowest of ${label('maxConcurrency')}, ${label('dbPoolSize')} and ${label('apiRatePerSecond')} × ${label('itemTimeSeconds')} ÷ ${label('callsPerItem')})`,
+    );
+  }
+  for (const field of SETTING_NAMES) {
+    if (merged[field] === undefined && REQUIRED.has(field)) {
+      problems.push(`${label(field)} is missing: ${describe(RULES[field])}`);
+    }
+  }
+  if (cap === undefined) {
+    problems.push(
+      `${label('maxConcurrency')} is missing: give it or a downstream limit (${label('dbPoolSize')}, ${label('apiRatePerSecond')})`,
+    );
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  return {
+    targetAgeSeconds: num('targetAgeSeconds') as number,
+    minConcurrency: floor as number,
+    maxConcurrency: cap as number,
+    dbPoolSize: num('dbPoolSize'),
+    apiRatePerSecond: num('apiRatePerSecond'),
+    itemTimeSeconds: num('itemTimeSeconds'),
+    callsPerItem: num('callsPerItem'),
+    tickSeconds: num('tickSeconds') as number,
+    maxScaleUpStep: num('maxScaleUpStep') as number,
+    scaleDownStep: num('scaleDownStep') as number,
+    scaleDownDelaySeconds: num('scaleDownDelaySeconds') as number,
+    scaleDownIntervalSeconds: num('scaleDownIntervalSeconds') as number,
+    targetUtilization: num('targetUtilization') as number,
+    idleAgeFraction: num('idleAgeFraction') as number,
+    slowdownFactor: num('slowdownFactor') as number,
+    backlogDrainSeconds: num('backlogDrainSeconds') as number,
+    maxDataAgeSeconds: num('maxDataAgeSeconds') as number,
+    actuator: parsed.actuator as ActuatorMode,
+  };
+}
+
+// Every field but the downstream limits must end up with a value (the defaults give one unless overridden
+// with custom defaults); `maxConcurrency` may come from the downstream limits instead.
+const REQUIRED = new Set<keyof ScalerSettings>([
+  'targetAgeSeconds',
+  'minConcurrency',
+  'tickSeconds',
+  'maxScaleUpStep',
+  'scaleDownStep',
+  'scaleDownDelaySeconds',
+  'scaleDownIntervalSeconds',
+  'targetUtilization',
+  'idleAgeFraction',
+  'slowdownFactor',
+  'backlogDrainSeconds',
+  'maxDataAgeSeconds',
+  'actuator',
+]);

@@ -1,0 +1,44 @@
+import type { ControllerState } from './snapshot.ts';
+
+/** Why the controller chose what it chose: one code per rule, logged and published with every decision. */
+export const REASON_CODES = [
+  'grow:age-above-target',
+  'grow:below-floor',
+  'shrink:above-cap',
+  'shrink:sustained-idle',
+  'hold:at-cap',
+  'hold:downstream-slower',
+  'hold:no-data',
+  'hold:draining',
+  'hold:steady',
+] as const;
+export type ReasonCode = (typeof REASON_CODES)[number];
+
+/** The numbers behind a decision, for the decision log. */
+export interface DecisionInputs {
+  /** The age the decision used: the datapoint, bounded by what real-time depth says now. */
+  readonly ageSeconds?: number;
+  /** Seconds since the age datapoint's period ended. */
+  readonly ageDataLagSeconds?: number;
+  /** The arrival rate the need was sized for: the metric, or the depth trend where that is higher. */
+  readonly arrivalRatePerSecond?: number;
+  readonly itemSeconds?: number;
+  /** Concurrency for the arrivals at the target utilisation plus draining the backlog over the drain horizon. */
+  readonly needConcurrency?: number;
+  /** Per-item time ÷ its healthy baseline. */
+  readonly slowdownRatio?: number;
+  readonly idleSeconds?: number;
+}
+
+export interface Decision {
+  /** The concurrency to apply: always within [floor, cap]. */
+  readonly desired: number;
+  readonly reason: ReasonCode;
+  /** The desired concurrency is the cap. */
+  readonly atCap: boolean;
+  /** At the cap with age above target: the shed signal. More concurrency would only hurt the downstream. */
+  readonly saturated: boolean;
+  readonly inputs: DecisionInputs;
+  /** The state to carry to the next tick. */
+  readonly state: ControllerState;
+}

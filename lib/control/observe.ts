@@ -1,0 +1,66 @@
+import type { Datapoint, MetricSeries, QueueDepth } from './ports.ts';
+import type { QueueSnapshot } from './snapshot.ts';
+
+/**
+ * Builds the control law's snapshot from CloudWatch series and real-time depth. Pure, so the Lambda and the
+ * simulator pick datapoints the same way: by timestamp, never by array position (AWS-FACTS: GetMetricData
+ * omits empty periods and its order is not a contract); a `PartialData` series counts as missing.
+ */
+export interface ObservationInput {
+  readonly now: number;
+  /** The metric period in seconds (CloudWatch's SQS metrics: 60). */
+  readonly periodSeconds: number;
+  readonly series: MetricSeries;
+  readonly depth?: QueueDepth;
+  readonly appliedConcurrency: number;
+}
+
+type SeriesName = keyof Omit<MetricSeries, 'partial'>;
+
+function usable(input: ObservationInput, name: SeriesName): readonly Datapoint[] {
+  if (input.series.partial?.includes(name)) return [];
+  // A datapoint for a period that has not ended yet is incomplete: a Sum over half a minute reads as half the rate.
+  return input.series[name].filter(
+    (d) => Number.isFinite(d.value) && d.timestamp + input.periodSeconds <= input.now + 1e-9,
+  );
+}
+
+function newest(points: readonly Datapoint[]): Datapoint | undefined {
+  let best: Datapoint | undefined;
+  for (const p of points) if (best === undefined || p.timestamp > best.timestamp) best = p;
+  return best;
+}
+
+function at(points: readonly Datapoint[], timestamp: number): Datapoint | undefined {
+  return points.find((p) => Math.abs(p.timestamp - timestamp) < 1e-6);
+}
+
+export function observe(input: ObservationInput): QueueSnapshot {
+  const period = input.periodSeconds;
+  const age = newest(usable(input, 'ageOfOldestMessage'));
+  const sent = newest(usable(input, 'messagesSent'));
+  const deleted = usable(input, 'messagesDeleted');
+  const newestDeleted = newest(deleted);
+  const duration = usable(input, 'consumerDurationMs');
+
+  // Per-item cost from the newest period where the consumer both ran and deleted messages.
+  let itemSeconds: number | undefined;
+  for (const d of [...duration].sort((a, b) => b.timestamp - a.timestamp)) {
+    const done = at(deleted, d.timestamp);
+    if (done !== undefined && done.value > 0 && d.value > 0) {
+      itemSeconds = d.value / 1000 / done.value;
+      break;
+    }
+  }
+
+  return {
+    now: input.now,
+    appliedConcurrency: input.appliedConcurrency,
+    oldestAge: age === undefined ? undefined : { seconds: age.value, observedAt: age.timestamp + period },
+    visibleMessages: input.depth?.visible,
+    inFlightMessages: input.depth?.inFlight,
+    arrivalRatePerSecond: sent === undefined ? undefined : sent.value / period,
+    completionRatePerSecond: newestDeleted === undefined ? undefined : newestDeleted.value / period,
+    itemSeconds,
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * What the controller knows at one tick. The Lambda builds it from CloudWatch and SQS, the simulator from its
+ * model of them; the control law sees nothing else.
+ */
+export interface QueueSnapshot {
+  /** When the snapshot was taken, in seconds (epoch seconds in Lambda, virtual seconds in the simulator). */
+  readonly now: number;
+  /** The concurrency currently applied to the consumer. */
+  readonly appliedConcurrency: number;
+  /**
+   * The newest `ApproximateAgeOfOldestMessage` datapoint and the time it describes (the end of its period).
+   * Absent when CloudWatch returned none: missing data.
+   */
+  readonly oldestAge?: { readonly seconds: number; readonly observedAt: number };
+  /** `ApproximateNumberOfMessages`, near real time from `GetQueueAttributes`. */
+  readonly visibleMessages?: number;
+  /** `ApproximateNumberOfMessagesNotVisible`. */
+  readonly inFlightMessages?: number;
+  /** Messages sent per second over the newest complete metric period (`NumberOfMessagesSent`). */
+  readonly arrivalRatePerSecond?: number;
+  /** Messages deleted per second over the newest complete metric period (`NumberOfMessagesDeleted`). */
+  readonly completionRatePerSecond?: number;
+  /** Concurrency-seconds one item costs: the consumer's `Duration` sum ÷ the items it processed. */
+  readonly itemSeconds?: number;
+}
+
+/**
+ * What one tick hands the next. Small on purpose: the Lambda rebuilds it from CloudWatch history, the simulator
+ * keeps it in memory.
+ */
+export interface ControllerState {
+  /** Since when the queue has been idle without a break (age at or below the idle threshold). */
+  readonly idleSince?: number;
+  /** When the applied concurrency last changed. */
+  readonly lastChangeAt?: number;
+  /** The per-item time while the downstream was healthy. */
+  readonly baselineItemSeconds?: number;
+  /** The arrival rate when the baseline was taken. */
+  readonly baselineArrivalRate?: number;
+  /** The visible depth at the previous tick, for a real-time arrival estimate between late datapoints. */
+  readonly lastVisible?: { readonly at: number; readonly messages: number };
+}
+
+export const INITIAL_STATE: ControllerState = {};
