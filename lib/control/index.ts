@@ -12,6 +12,7 @@ export {
   SETTING_NAMES,
 } from './config.ts';
 export { type Decision, type DecisionInputs, REASON_CODES, type ReasonCode } from './decision.ts';
+export { configFromEnvironment, environmentName, settingsToEnvironment } from './environment.ts';
 export { type ObservationInput, observe } from './observe.ts';
 export { clampConcurrency, decide } from './policy.ts';
 export type {
