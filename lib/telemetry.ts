@@ -22,4 +22,6 @@ export const CONTROLLER_METRICS = {
   noData: 'NoData',
   errors: 'ControllerErrors',
   clampedByAccountHeadroom: 'ClampedByAccountHeadroom',
+  // Ticks that did not run the control law: a stale or repeated schedule event.
+  skippedTicks: 'SkippedTicks',
 } as const;

@@ -1,0 +1,148 @@
+import type { ControllerState, Datapoint, ScalerConfig } from '../../lib/control/index.ts';
+import type { ControllerHistory } from './metric-queries.ts';
+
+/**
+ * The carried state, rebuilt at every tick from CloudWatch history that the same `GetMetricData` call already
+ * returns: no table, no parameter, nothing a cold start, a duplicate or a concurrent invocation can lose or race
+ * on. Each field is derived so that missing history errs towards *not shrinking* (AWS-FACTS: a scale-down that
+ * trusted missing metrics stopped workers mid-message). The full design is in docs/controller.md.
+ */
+export interface StateEvidence {
+  readonly now: number;
+  readonly periodSeconds: number;
+  readonly history: ControllerHistory;
+  /** The concurrency applied now, as just read from Lambda (undefined: none set). */
+  readonly applied: number | undefined;
+  /** When the event source mapping was last modified (GetEventSourceMapping `LastModified`), where read. */
+  readonly mappingModifiedAt?: number;
+}
+
+/** Fewer healthy periods than this and there is no per-item baseline: a median of one or two is an outlier. */
+export const MIN_BASELINE_PERIODS = 3;
+
+function median(values: readonly number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+function newest(points: readonly Datapoint[], before = Number.POSITIVE_INFINITY): Datapoint | undefined {
+  let best: Datapoint | undefined;
+  for (const p of points)
+    if (p.timestamp < before && (best === undefined || p.timestamp > best.timestamp)) best = p;
+  return best;
+}
+
+function complete(points: readonly Datapoint[], e: StateEvidence): Datapoint[] {
+  return points.filter((p) => p.timestamp + e.periodSeconds <= e.now + 1e-9);
+}
+
+/**
+ * Idle since: the unbroken run of idle age datapoints ending at the newest one. A missing period breaks the run
+ * (missing is unknown, not idle). The run counts only the time the data covers, so `now - idleSince` is the
+ * idleness actually observed, never the metric delay on top.
+ */
+export function idleSinceFrom(e: StateEvidence, config: ScalerConfig): number | undefined {
+  if (e.history.series.partial?.includes('ageOfOldestMessage')) return undefined;
+  const threshold = config.idleAgeFraction * config.targetAgeSeconds;
+  const age = new Map(complete(e.history.series.ageOfOldestMessage, e).map((p) => [p.timestamp, p.value]));
+  const last = newest([...age.keys()].map((timestamp) => ({ timestamp, value: 0 })));
+  if (last === undefined) return undefined;
+  let runStart: number | undefined;
+  for (let t = last.timestamp; (age.get(t) ?? Number.POSITIVE_INFINITY) <= threshold; t -= e.periodSeconds) {
+    runStart = t;
+  }
+  if (runStart === undefined) return undefined;
+  const observed = last.timestamp + e.periodSeconds - runStart;
+  return e.now - observed;
+}
+
+/**
+ * Evidence of a change made at or after `since`: the mapping's `LastModified` (exact, read this tick) or a
+ * `ScaleEvents` datapoint the controller published (the start of its period; visible after the EMF delay).
+ */
+export function lastRecordedChange(e: StateEvidence): number | undefined {
+  const published = e.history.scaleEvents.filter((p) => p.value > 0);
+  const fromMetric = newest(published)?.timestamp;
+  const candidates = [fromMetric, e.mappingModifiedAt].filter((v): v is number => v !== undefined);
+  return candidates.length === 0 ? undefined : Math.max(...candidates);
+}
+
+/**
+ * The last change. If the applied value is not one the controller's newest `AppliedConcurrency` period saw, a
+ * change happened that CloudWatch has not shown yet (a tick moments ago, or a hand edit): it counts as now, so
+ * the shrink spacing restarts. With no published history at all the spacing cannot be proven: also now.
+ */
+export function lastChangeFrom(e: StateEvidence): number | undefined {
+  const recorded = lastRecordedChange(e);
+  if (e.applied === undefined) return recorded;
+  const min = newest(e.history.appliedMin);
+  const max = newest(e.history.appliedMax);
+  const unseen = min === undefined || max === undefined || e.applied < min.value || e.applied > max.value;
+  return unseen ? e.now : recorded;
+}
+
+/** Per-item seconds and the arrival rate for each complete period where the consumer both ran and deleted. */
+function itemPeriods(e: StateEvidence): { timestamp: number; itemSeconds: number; arrivalRate?: number }[] {
+  const s = e.history.series;
+  const bad = new Set(s.partial ?? []);
+  if (bad.has('consumerDurationMs') || bad.has('messagesDeleted')) return [];
+  const deleted = new Map(s.messagesDeleted.map((p) => [p.timestamp, p.value]));
+  const sent = bad.has('messagesSent')
+    ? new Map()
+    : new Map(s.messagesSent.map((p) => [p.timestamp, p.value]));
+  const out = [];
+  for (const d of complete(s.consumerDurationMs, e)) {
+    const done = deleted.get(d.timestamp);
+    if (done === undefined || done <= 0 || d.value <= 0) continue;
+    const arrived = sent.get(d.timestamp);
+    out.push({
+      timestamp: d.timestamp,
+      itemSeconds: d.value / 1000 / done,
+      arrivalRate: arrived === undefined ? undefined : arrived / e.periodSeconds,
+    });
+  }
+  return out.sort((a, b) => a.timestamp - b.timestamp);
+}
+
+/**
+ * Baselines: the median over the periods before the newest one (which `observe` reports as the current per-item
+ * time). A median over the window ignores a few slow periods, so a slowdown that began minutes ago stands out;
+ * one that lasts more than half the window becomes the new normal, and the controller grows again.
+ */
+export function baselinesFrom(
+  e: StateEvidence,
+): Pick<ControllerState, 'baselineItemSeconds' | 'baselineArrivalRate'> {
+  const periods = itemPeriods(e).slice(0, -1);
+  if (periods.length < MIN_BASELINE_PERIODS) return {};
+  const rates = periods.map((p) => p.arrivalRate).filter((v): v is number => v !== undefined);
+  return {
+    baselineItemSeconds: median(periods.map((p) => p.itemSeconds)),
+    baselineArrivalRate: rates.length >= MIN_BASELINE_PERIODS ? median(rates) : undefined,
+  };
+}
+
+/**
+ * The visible depth the controller published at an earlier tick. Dropped when the applied concurrency changed in
+ * a later period: the law's depth trend assumes the applied value served the whole interval.
+ */
+export function lastVisibleFrom(
+  e: StateEvidence,
+  lastChangeAt: number | undefined,
+): ControllerState['lastVisible'] {
+  const sample = newest(e.history.visible, e.now);
+  if (sample === undefined) return undefined;
+  if (lastChangeAt !== undefined && lastChangeAt >= sample.timestamp + e.periodSeconds) return undefined;
+  return { at: sample.timestamp, messages: sample.value };
+}
+
+export function deriveState(e: StateEvidence, config: ScalerConfig): ControllerState {
+  const lastChangeAt = lastChangeFrom(e);
+  return {
+    idleSince: idleSinceFrom(e, config),
+    lastChangeAt,
+    ...baselinesFrom(e),
+    lastVisible: lastVisibleFrom(e, lastChangeAt),
+  };
+}

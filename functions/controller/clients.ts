@@ -1,0 +1,64 @@
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { InitializeMiddleware, MetadataBearer } from '@aws-sdk/types';
+
+export interface AwsClients {
+  readonly cloudwatch: CloudWatchClient;
+  readonly sqs: SQSClient;
+  readonly lambda: LambdaClient;
+}
+
+export interface ClientOptions {
+  /** An explicit endpoint (tests: the local emulator). Production leaves it to the SDK's defaults. */
+  readonly endpoint?: string;
+  readonly region?: string;
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+}
+
+/**
+ * Throttling (`TooManyRequestsException`: Lambda's control plane shares 15 requests/second per account) and 5xx
+ * are retried by the SDK's adaptive mode, which also slows this client down when the account is throttled.
+ * Three attempts keep a tick well inside one schedule period; whatever still fails holds this tick.
+ */
+export const RETRY_SETTINGS = { retryMode: 'adaptive', maxAttempts: 3 } as const;
+
+export function createAwsClients(options: ClientOptions = {}): AwsClients {
+  const config = { ...RETRY_SETTINGS, ...options };
+  return {
+    cloudwatch: new CloudWatchClient(config),
+    sqs: new SQSClient(config),
+    lambda: new LambdaClient(config),
+  };
+}
+
+/** Commands that change something; every other command a tick sends is a read. */
+export const WRITE_COMMANDS = new Set(['PutFunctionConcurrencyCommand', 'UpdateEventSourceMappingCommand']);
+
+/** The AWS commands sent, in order, so each tick can report its cost (reads, writes). */
+export class CallLog {
+  readonly commands: string[] = [];
+  reset(): void {
+    this.commands.length = 0;
+  }
+  get reads(): number {
+    return this.commands.filter((c) => !WRITE_COMMANDS.has(c)).length;
+  }
+  get writes(): number {
+    return this.commands.filter((c) => WRITE_COMMANDS.has(c)).length;
+  }
+}
+
+/** Records each command once, however many times the SDK retries it (the middleware runs before retries). */
+export function attachCallLog(clients: AwsClients): CallLog {
+  const log = new CallLog();
+  const middleware: InitializeMiddleware<object, MetadataBearer> = (next, context) => (args) => {
+    log.commands.push(context.commandName ?? 'unknown');
+    return next(args);
+  };
+  const options = { step: 'initialize', name: 'queueAgeScalerCallLog' } as const;
+  clients.cloudwatch.middlewareStack.add(middleware, options);
+  clients.sqs.middlewareStack.add(middleware, options);
+  clients.lambda.middlewareStack.add(middleware, options);
+  return log;
+}

@@ -1,0 +1,58 @@
+import {
+  GetEventSourceMappingCommand,
+  type GetEventSourceMappingCommandOutput,
+  GetFunctionConcurrencyCommand,
+  type LambdaClient,
+} from '@aws-sdk/client-lambda';
+
+/** What the actuator reads from Lambda at the start of a tick. */
+export interface ActuatorReading {
+  /** The concurrency applied now; undefined when none is set. */
+  readonly applied: number | undefined;
+  /** The mapping's `LastModified`, epoch seconds, where the mapping was read. */
+  readonly mappingModifiedAt?: number;
+}
+
+export class LambdaResponseError extends Error {
+  override name = 'LambdaResponseError';
+}
+
+function positiveIntegerOrUndefined(value: unknown, what: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+    throw new LambdaResponseError(`${what} = ${JSON.stringify(value)}: expected a non-negative integer`);
+  }
+  return value;
+}
+
+/** `LastModified` comes back as a Date from the SDK's JSON (epoch seconds on the wire). */
+function epochSeconds(value: unknown): number | undefined {
+  if (value instanceof Date) return value.getTime() / 1000;
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  return undefined;
+}
+
+export function parseMapping(
+  output: Pick<GetEventSourceMappingCommandOutput, 'ScalingConfig' | 'LastModified'>,
+): ActuatorReading {
+  return {
+    applied: positiveIntegerOrUndefined(
+      output.ScalingConfig?.MaximumConcurrency,
+      'ScalingConfig.MaximumConcurrency',
+    ),
+    mappingModifiedAt: epochSeconds(output.LastModified),
+  };
+}
+
+export function parseReserved(reserved: unknown): ActuatorReading {
+  return { applied: positiveIntegerOrUndefined(reserved, 'ReservedConcurrentExecutions') };
+}
+
+export async function readMapping(lambda: LambdaClient, uuid: string): Promise<ActuatorReading> {
+  return parseMapping(await lambda.send(new GetEventSourceMappingCommand({ UUID: uuid })));
+}
+
+export async function readReserved(lambda: LambdaClient, functionName: string): Promise<ActuatorReading> {
+  const out = await lambda.send(new GetFunctionConcurrencyCommand({ FunctionName: functionName }));
+  return parseReserved(out.ReservedConcurrentExecutions);
+}

@@ -1,0 +1,33 @@
+/** The fields of an EventBridge scheduled event the controller uses. Anything else is ignored. */
+export interface ScheduleEvent {
+  readonly id?: string;
+  /** When the schedule fired (ISO 8601, whole seconds). */
+  readonly time?: string;
+}
+
+/** The event's scheduled time in epoch seconds; undefined for a hand-made invocation without one. */
+export function eventTime(event: unknown): number | undefined {
+  const time = (event as ScheduleEvent | null | undefined)?.time;
+  if (typeof time !== 'string') return undefined;
+  const ms = Date.parse(time);
+  return Number.isFinite(ms) ? ms / 1000 : undefined;
+}
+
+/**
+ * EventBridge delivers at least once and Lambda retries async invokes: an event older than 1.5 periods has a
+ * newer tick behind it, and acting on it would apply a decision about the past (AWS-FACTS).
+ */
+export const STALE_AFTER_PERIODS = 1.5;
+
+export function isStale(scheduledAt: number, now: number, tickSeconds: number): boolean {
+  return now - scheduledAt > STALE_AFTER_PERIODS * tickSeconds;
+}
+
+/**
+ * A change recorded at or after this event's scheduled time was made by this very tick, delivered before
+ * (a duplicate), or by a concurrent one: acting again would step twice. The mapping's `LastModified` has
+ * whole-second resolution, so the event time is compared at whole seconds too.
+ */
+export function isRepeat(scheduledAt: number, lastRecordedChange: number | undefined): boolean {
+  return lastRecordedChange !== undefined && lastRecordedChange >= Math.floor(scheduledAt);
+}

@@ -1,0 +1,104 @@
+import { GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+import type { ScalerConfig, StatePort, TickOptions, TickPorts } from '../../lib/control/index.ts';
+import { LambdaActuator } from './actuator.ts';
+import { deriveState, type StateEvidence } from './carried-state.ts';
+import type { AwsClients } from './clients.ts';
+import {
+  buildMetricQueries,
+  type ControllerHistory,
+  metricWindow,
+  parseMetricData,
+} from './metric-queries.ts';
+import { sqsQueuePort } from './queue-depth.ts';
+import type { ControllerResources } from './resources.ts';
+
+/** SQS publishes its metrics at one-minute resolution. */
+export const METRIC_PERIOD_SECONDS = 60;
+// An hour of one-minute datapoints for the baselines (about 60 per series, far below GetMetricData's 100,800).
+const BASELINE_WINDOW_SECONDS = 3600;
+
+/**
+ * How far back a tick reads: long enough for the idle run the shrink waits for, on top of the longest delay a
+ * datapoint may have, and for the per-item baseline.
+ */
+export function tickOptions(config: ScalerConfig): TickOptions {
+  const period = METRIC_PERIOD_SECONDS;
+  return {
+    periodSeconds: period,
+    windowSeconds: Math.max(
+      BASELINE_WINDOW_SECONDS,
+      config.scaleDownDelaySeconds + config.maxDataAgeSeconds + 2 * period,
+    ),
+  };
+}
+
+/** The ports for one tick, and the evidence they share. Every read happens at most once per tick. */
+export interface ControllerTickPorts extends TickPorts {
+  readonly actuator: LambdaActuator;
+  /** The evidence the carried state and the duplicate check are built from (starts every read at once). */
+  evidence(): Promise<StateEvidence>;
+}
+
+export function createTickPorts(
+  clients: AwsClients,
+  resources: ControllerResources,
+  config: ScalerConfig,
+  now: number,
+): ControllerTickPorts {
+  const options = tickOptions(config);
+  const actuator = new LambdaActuator(
+    clients.lambda,
+    {
+      mode: config.actuator,
+      functionName: resources.consumerFunctionName,
+      mappingUuid: resources.eventSourceMappingUuid,
+    },
+    config,
+  );
+  const queue = sqsQueuePort(clients.sqs, resources.queueUrl);
+  let depth: ReturnType<typeof queue.depth> | undefined;
+  let history: Promise<ControllerHistory> | undefined;
+  const readHistory = () => {
+    history ??= (async () => {
+      const { startTime, endTime } = metricWindow(now, options.periodSeconds, options.windowSeconds);
+      const response = await clients.cloudwatch.send(
+        new GetMetricDataCommand({
+          StartTime: startTime,
+          EndTime: endTime,
+          ScanBy: 'TimestampDescending',
+          MetricDataQueries: buildMetricQueries(resources, options.periodSeconds),
+        }),
+      );
+      return parseMetricData(response.MetricDataResults ?? []);
+    })();
+    return history;
+  };
+  const readDepth = () => {
+    depth ??= queue.depth();
+    return depth;
+  };
+  const evidence = async (): Promise<StateEvidence> => {
+    const [h, reading] = await Promise.all([readHistory(), actuator.read(), readDepth()]);
+    return {
+      now,
+      periodSeconds: options.periodSeconds,
+      history: h,
+      applied: reading.applied,
+      mappingModifiedAt: reading.mappingModifiedAt,
+    };
+  };
+  // The state lives in CloudWatch: it is "saved" by the metrics the reporter publishes after the tick.
+  const state: StatePort = {
+    load: async () => deriveState(await evidence(), config),
+    save: async () => {},
+  };
+  return {
+    // runTick asks for the same window the tick options give; the one GetMetricData call serves both.
+    metrics: { read: async () => (await readHistory()).series },
+    queue: { depth: readDepth },
+    concurrency: actuator,
+    state,
+    actuator,
+    evidence,
+  };
+}
