@@ -1,0 +1,113 @@
+import { Duration } from 'aws-cdk-lib';
+import {
+  AlarmStatusWidget,
+  Dashboard,
+  GraphWidget,
+  type GraphWidgetProps,
+  type IWidget,
+  PeriodOverride,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { Construct } from 'constructs';
+import type { ScalerAlarms } from './alarms.ts';
+import type { ScalerMetricFactory } from './metrics.ts';
+
+export interface ScalerDashboardProps {
+  readonly dashboardName: string;
+  readonly metrics: ScalerMetricFactory;
+  readonly alarms: ScalerAlarms;
+  readonly targetAgeSeconds: number;
+  readonly maxConcurrency: number;
+  readonly minConcurrency: number;
+  readonly oscillationThreshold: number;
+}
+
+const WIDTH = 12;
+const HEIGHT = 6;
+
+/**
+ * One dashboard per scaler. The graphs that have an alarm show the alarm's own expression, so what the
+ * operator sees is what the alarm evaluates.
+ */
+export class ScalerDashboard extends Construct {
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: ScalerDashboardProps) {
+    super(scope, id);
+    const m = props.metrics;
+    const a = props.alarms;
+    const graph = (title: string, rest: Omit<GraphWidgetProps, 'title' | 'width' | 'height'>) =>
+      new GraphWidget({ title, width: WIDTH, height: HEIGHT, ...rest });
+
+    const widgets: IWidget[][] = [
+      [new AlarmStatusWidget({ title: 'Alarms', alarms: a.all, width: 2 * WIDTH, height: 3 })],
+      [
+        graph('Applied concurrency vs cap', {
+          left: [
+            m.metricAppliedConcurrency(),
+            m.metricDesiredConcurrency(),
+            m.metricCap(),
+            m.metricConsumerConcurrentExecutions(),
+          ],
+          leftAnnotations: [
+            { value: props.maxConcurrency, label: `cap ${props.maxConcurrency}` },
+            { value: props.minConcurrency, label: `floor ${props.minConcurrency}` },
+          ],
+          leftYAxis: { min: 0 },
+        }),
+        graph('Head age vs target (s)', {
+          left: [m.metricOldestMessageAge(), m.metricHeadAgeSeen()],
+          leftAnnotations: [{ value: props.targetAgeSeconds, label: `target ${props.targetAgeSeconds} s` }],
+          leftYAxis: { min: 0 },
+        }),
+      ],
+      [
+        graph('Queue depth: visible and in flight', {
+          left: [m.metricVisibleMessages(), m.metricInFlightMessages()],
+          leftYAxis: { min: 0 },
+        }),
+        graph('Arrivals vs deletions (per minute)', {
+          left: [m.metricMessagesSent(), m.metricMessagesDeleted()],
+          leftYAxis: { min: 0 },
+        }),
+      ],
+      [
+        graph('Consumer per-item duration (ms)', {
+          left: [m.metricConsumerPerItemMilliseconds(), m.metricConsumerDuration()],
+          leftYAxis: { min: 0 },
+        }),
+        graph('Errors and throttles', {
+          left: [
+            m.metricConsumerErrors(),
+            a.consumerThrottles.metric,
+            m.metricControllerErrors(),
+            m.metricControllerReportedErrors(),
+            ...(a.deadLetters ? [a.deadLetters.metric] : []),
+          ],
+          right: [a.controllerHealthyTicks],
+          leftYAxis: { min: 0 },
+          rightYAxis: { min: 0 },
+        }),
+      ],
+      [
+        graph('Scale events', {
+          left: [m.metricScaleEvents()],
+          right: [a.oscillationExpression],
+          rightAnnotations: [{ value: props.oscillationThreshold, label: 'oscillation threshold' }],
+          leftYAxis: { min: 0 },
+          rightYAxis: { min: 0 },
+        }),
+        graph('Saturated (at cap with age above target)', {
+          left: [a.saturatedExpression, m.metricSaturated(), m.metricAtCap()],
+          leftYAxis: { min: 0, max: 1 },
+        }),
+      ],
+    ];
+
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      dashboardName: props.dashboardName,
+      defaultInterval: Duration.hours(3),
+      periodOverride: PeriodOverride.INHERIT,
+      widgets,
+    });
+  }
+}

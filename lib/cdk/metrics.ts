@@ -1,0 +1,193 @@
+import { Duration } from 'aws-cdk-lib';
+import { MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { CONTROLLER_METRICS, METRIC_NAMESPACE, SCALER_DIMENSION } from '../telemetry.ts';
+
+/**
+ * Every metric a scaler's alarms and dashboard use, built in one place (cdk-monitoring-constructs' metric
+ * factory): an alarm and the graph beside it take the same object, so they cannot disagree about the
+ * statistic, period or dimensions.
+ */
+export interface ScalerMetricFactoryProps {
+  readonly queue: IQueue;
+  readonly deadLetterQueue?: IQueue;
+  readonly consumer: IFunction;
+  readonly controller: IFunction;
+  /** The value of the controller's `ScalerName` dimension. */
+  readonly scalerName: string;
+  /**
+   * Dimensions the controller adds to every metric besides `ScalerName` (e.g. Powertools' `service`).
+   * @default none
+   */
+  readonly extraControllerDimensions?: Record<string, string>;
+}
+
+// SQS publishes one-minute datapoints; the controller ticks once a minute. A finer period would show gaps.
+export const ONE_MINUTE = Duration.minutes(1);
+
+export class ScalerMetricFactory {
+  constructor(private readonly props: ScalerMetricFactoryProps) {}
+
+  private sqs(queue: IQueue, metricName: string, statistic: string, label: string): Metric {
+    return new Metric({
+      namespace: 'AWS/SQS',
+      metricName,
+      dimensionsMap: { QueueName: queue.queueName },
+      statistic,
+      period: ONE_MINUTE,
+      label,
+    });
+  }
+
+  private lambda(fn: IFunction, metricName: string, statistic: string, label: string): Metric {
+    return new Metric({
+      namespace: 'AWS/Lambda',
+      metricName,
+      dimensionsMap: { FunctionName: fn.functionName },
+      statistic,
+      period: ONE_MINUTE,
+      label,
+    });
+  }
+
+  private controllerMetric(
+    name: keyof typeof CONTROLLER_METRICS,
+    statistic: string,
+    label: string,
+    period: Duration = ONE_MINUTE,
+  ): Metric {
+    return new Metric({
+      namespace: METRIC_NAMESPACE,
+      metricName: CONTROLLER_METRICS[name],
+      dimensionsMap: { ...this.props.extraControllerDimensions, [SCALER_DIMENSION]: this.props.scalerName },
+      statistic,
+      period,
+      label,
+    });
+  }
+
+  // ---- the queue (AWS/SQS) ----
+
+  /** The head age: `ApproximateAgeOfOldestMessage`, Maximum, seconds. */
+  metricOldestMessageAge(): Metric {
+    return this.sqs(this.props.queue, 'ApproximateAgeOfOldestMessage', 'Maximum', 'head age (s)');
+  }
+
+  metricVisibleMessages(): Metric {
+    return this.sqs(this.props.queue, 'ApproximateNumberOfMessagesVisible', 'Maximum', 'visible');
+  }
+
+  metricInFlightMessages(): Metric {
+    return this.sqs(this.props.queue, 'ApproximateNumberOfMessagesNotVisible', 'Maximum', 'in flight');
+  }
+
+  metricMessagesSent(): Metric {
+    return this.sqs(this.props.queue, 'NumberOfMessagesSent', 'Sum', 'arrivals / min');
+  }
+
+  metricMessagesDeleted(): Metric {
+    return this.sqs(this.props.queue, 'NumberOfMessagesDeleted', 'Sum', 'deletions / min');
+  }
+
+  /** Messages waiting in the dead-letter queue, or undefined when the scaler knows no DLQ. */
+  metricDeadLetterMessages(): Metric | undefined {
+    const dlq = this.props.deadLetterQueue;
+    return dlq && this.sqs(dlq, 'ApproximateNumberOfMessagesVisible', 'Maximum', 'DLQ messages');
+  }
+
+  // ---- the consumer (AWS/Lambda) ----
+
+  metricConsumerDuration(): Metric {
+    return this.lambda(this.props.consumer, 'Duration', 'Average', 'consumer invocation (ms, avg)');
+  }
+
+  /**
+   * Milliseconds per message: the consumer's total Duration ÷ messages deleted. An invocation handles a batch,
+   * so Duration alone overstates an item's time by the batch size.
+   */
+  metricConsumerPerItemMilliseconds(): MathExpression {
+    return new MathExpression({
+      expression: 'IF(deleted > 0, duration / deleted)',
+      usingMetrics: {
+        duration: this.lambda(this.props.consumer, 'Duration', 'Sum', 'consumer duration (ms, sum)'),
+        deleted: this.metricMessagesDeleted(),
+      },
+      period: ONE_MINUTE,
+      label: 'per item (ms)',
+    });
+  }
+
+  metricConsumerConcurrentExecutions(): Metric {
+    return this.lambda(this.props.consumer, 'ConcurrentExecutions', 'Maximum', 'consumer running');
+  }
+
+  metricConsumerErrors(): Metric {
+    return this.lambda(this.props.consumer, 'Errors', 'Sum', 'consumer errors');
+  }
+
+  metricConsumerThrottles(): Metric {
+    return this.lambda(this.props.consumer, 'Throttles', 'Sum', 'consumer throttles');
+  }
+
+  // ---- the controller function (AWS/Lambda) ----
+
+  metricControllerInvocations(): Metric {
+    return this.lambda(this.props.controller, 'Invocations', 'Sum', 'controller invocations');
+  }
+
+  metricControllerErrors(): Metric {
+    return this.lambda(this.props.controller, 'Errors', 'Sum', 'controller crashes');
+  }
+
+  // ---- the controller's own metrics (QueueAgeScaler namespace) ----
+
+  metricAppliedConcurrency(): Metric {
+    return this.controllerMetric('appliedConcurrency', 'Maximum', 'applied');
+  }
+
+  metricDesiredConcurrency(period: Duration = ONE_MINUTE, statistic = 'Maximum'): Metric {
+    return this.controllerMetric(
+      'desiredConcurrency',
+      statistic,
+      `desired (${statistic.toLowerCase()})`,
+      period,
+    );
+  }
+
+  metricCap(): Metric {
+    return this.controllerMetric('cap', 'Maximum', 'cap');
+  }
+
+  metricFloor(): Metric {
+    return this.controllerMetric('floor', 'Minimum', 'floor');
+  }
+
+  metricHeadAgeSeen(): Metric {
+    return this.controllerMetric('headAgeSeconds', 'Maximum', 'head age the controller used (s)');
+  }
+
+  metricScaleEvents(period: Duration = ONE_MINUTE): Metric {
+    return this.controllerMetric('scaleEvents', 'Sum', 'scale events', period);
+  }
+
+  metricSaturated(): Metric {
+    return this.controllerMetric('saturated', 'Maximum', 'saturated (controller)');
+  }
+
+  metricAtCap(): Metric {
+    return this.controllerMetric('atCap', 'Maximum', 'at cap (controller)');
+  }
+
+  metricControllerReportedErrors(): Metric {
+    return this.controllerMetric('errors', 'Sum', 'controller errors (handled)');
+  }
+
+  metricNoData(): Metric {
+    return this.controllerMetric('noData', 'Sum', 'ticks without data');
+  }
+
+  metricDownstreamSlower(): Metric {
+    return this.controllerMetric('downstreamSlower', 'Maximum', 'downstream slower');
+  }
+}
