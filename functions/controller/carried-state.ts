@@ -58,14 +58,14 @@ export function idleSinceFrom(e: StateEvidence, config: ScalerConfig): number | 
   return e.now - observed;
 }
 
-/**
- * Evidence of a change made at or after `since`: the mapping's `LastModified` (exact, read this tick) or a
- * `ScaleEvents` datapoint the controller published (the start of its period; visible after the EMF delay).
- */
+/** The start of the newest period in which the controller published a scale event (after the EMF delay). */
+export function scaleEventPeriod(e: StateEvidence): number | undefined {
+  return newest(e.history.scaleEvents.filter((p) => p.value > 0))?.timestamp;
+}
+
+/** The newest recorded change: the mapping's `LastModified` (exact, read this tick) or a `ScaleEvents` period. */
 export function lastRecordedChange(e: StateEvidence): number | undefined {
-  const published = e.history.scaleEvents.filter((p) => p.value > 0);
-  const fromMetric = newest(published)?.timestamp;
-  const candidates = [fromMetric, e.mappingModifiedAt].filter((v): v is number => v !== undefined);
+  const candidates = [scaleEventPeriod(e), e.mappingModifiedAt].filter((v): v is number => v !== undefined);
   return candidates.length === 0 ? undefined : Math.max(...candidates);
 }
 

@@ -1,6 +1,6 @@
 import { runTick } from '../../lib/control/index.ts';
 import { errorMessage, failureKind } from './aws-errors.ts';
-import { lastRecordedChange } from './carried-state.ts';
+import { scaleEventPeriod } from './carried-state.ts';
 import type { AwsClients, CallLog } from './clients.ts';
 import { LambdaResponseError } from './lambda-reads.ts';
 import { appliedAfter, type TickOutcome } from './outcome.ts';
@@ -44,9 +44,12 @@ function failed(error: unknown): TickOutcome {
  * One scheduled tick. Never throws for an AWS failure: a scheduled Lambda that throws is retried and can
  * crash-loop, and a hold is always safe. Only a bug in this code (not an AWS answer) escapes.
  */
-export async function controllerTick(deps: ControllerDependencies, event: unknown): Promise<TickOutcome> {
+export async function controllerTick(
+  deps: ControllerDependencies,
+  event: unknown,
+  now: number,
+): Promise<TickOutcome> {
   const { config, resources } = deps.settings;
-  const now = deps.clock();
   const scheduledAt = eventTime(event);
   if (scheduledAt !== undefined && isStale(scheduledAt, now, config.tickSeconds)) {
     return { kind: 'skipped', reason: 'skip:stale-event', detail: { eventAgeSeconds: now - scheduledAt } };
@@ -54,11 +57,15 @@ export async function controllerTick(deps: ControllerDependencies, event: unknow
   const ports = createTickPorts(deps.clients, resources, config, now);
   try {
     const evidence = await ports.evidence();
-    const changedAt = lastRecordedChange(evidence);
-    if (scheduledAt !== undefined && isRepeat(scheduledAt, changedAt)) {
-      return { kind: 'skipped', reason: 'skip:repeat', detail: { scheduledAt, lastChangeAt: changedAt } };
+    const change = {
+      mappingModifiedAt: evidence.mappingModifiedAt,
+      scaleEventPeriod: scaleEventPeriod(evidence),
+    };
+    const options = tickOptions(config);
+    if (scheduledAt !== undefined && isRepeat(scheduledAt, change, options.periodSeconds)) {
+      return { kind: 'skipped', reason: 'skip:repeat', detail: { scheduledAt, ...change } };
     }
-    const result = await runTick(ports, config, now, tickOptions(config));
+    const result = await runTick(ports, config, now, options);
     const before = evidence.applied;
     return {
       kind: 'decided',
@@ -77,8 +84,9 @@ export async function controllerTick(deps: ControllerDependencies, event: unknow
 export function createHandler(deps: ControllerDependencies) {
   return async (event: unknown): Promise<TickOutcome> => {
     deps.calls.reset();
-    const outcome = await controllerTick(deps, event);
-    deps.reporter.report(outcome, deps.calls);
+    const now = deps.clock();
+    const outcome = await controllerTick(deps, event, now);
+    deps.reporter.report(outcome, deps.calls, now);
     return outcome;
   };
 }

@@ -82,7 +82,8 @@ export function logEntryFor(
 }
 
 export interface Reporter {
-  report(outcome: TickOutcome, calls: CallLog): void;
+  /** `now`: the tick's time, epoch seconds; the metrics are stamped with it. */
+  report(outcome: TickOutcome, calls: CallLog, now: number): void;
 }
 
 /**
@@ -90,8 +91,8 @@ export interface Reporter {
  * dimension by default; CloudWatch matches dimension sets exactly, so with it the next tick's query for
  * `ScalerName` alone would find none of the history the carried state is rebuilt from.
  */
-export function createMetrics(scalerName: string): Metrics {
-  const metrics = new Metrics({ namespace: METRIC_NAMESPACE });
+export function createMetrics(scalerName: string, MetricsClass: typeof Metrics = Metrics): Metrics {
+  const metrics = new MetricsClass({ namespace: METRIC_NAMESPACE });
   metrics.clearDefaultDimensions();
   metrics.setDefaultDimensions({ [SCALER_DIMENSION]: scalerName });
   return metrics;
@@ -100,11 +101,13 @@ export function createMetrics(scalerName: string): Metrics {
 /** Publishes in EMF through Powertools (no PutMetricData call: the metrics ride on the log line). */
 export function powertoolsReporter(metrics: Metrics, logger: Logger): Reporter {
   return {
-    report(outcome, calls) {
+    report(outcome, calls, now) {
       const entry = logEntryFor(outcome, calls);
       if (outcome.kind === 'failed') logger.error(entry.message, entry.fields);
       else logger.info(entry.message, entry.fields);
       for (const m of metricsFor(outcome)) metrics.addMetric(m.name, m.unit, m.value);
+      // Stamped with the tick's time, so the period the next tick reads them from is the one they describe.
+      metrics.setTimestamp(Math.round(now * 1000));
       metrics.publishStoredMetrics();
     },
   };

@@ -23,11 +23,24 @@ export function isStale(scheduledAt: number, now: number, tickSeconds: number): 
   return now - scheduledAt > STALE_AFTER_PERIODS * tickSeconds;
 }
 
+/** The evidence of the last change, as the carried state sees it. */
+export interface ChangeEvidence {
+  /** The mapping's `LastModified`, epoch seconds (whole seconds). */
+  readonly mappingModifiedAt?: number;
+  /** The start of the newest period with a published `ScaleEvents` above zero. */
+  readonly scaleEventPeriod?: number;
+}
+
 /**
- * A change recorded at or after this event's scheduled time was made by this very tick, delivered before
- * (a duplicate), or by a concurrent one: acting again would step twice. The mapping's `LastModified` has
- * whole-second resolution, so the event time is compared at whole seconds too.
+ * A change recorded in this event's slot was made by this very tick delivered before (a duplicate) or by a
+ * concurrent one: acting again would step twice. The mapping's `LastModified` has whole-second resolution, so
+ * the event time is compared at whole seconds; `ScaleEvents` is stamped with the period of the tick that
+ * changed, so it is compared by period.
  */
-export function isRepeat(scheduledAt: number, lastRecordedChange: number | undefined): boolean {
-  return lastRecordedChange !== undefined && lastRecordedChange >= Math.floor(scheduledAt);
+export function isRepeat(scheduledAt: number, evidence: ChangeEvidence, periodSeconds: number): boolean {
+  const slot = Math.floor(scheduledAt / periodSeconds) * periodSeconds;
+  return (
+    (evidence.mappingModifiedAt !== undefined && evidence.mappingModifiedAt >= Math.floor(scheduledAt)) ||
+    (evidence.scaleEventPeriod !== undefined && evidence.scaleEventPeriod >= slot)
+  );
 }

@@ -114,4 +114,6 @@ const DUMMY_ENV = {
   AWS_ACCESS_KEY_ID: DUMMY_CREDENTIALS.accessKeyId,
   AWS_SECRET_ACCESS_KEY: DUMMY_CREDENTIALS.secretAccessKey,
   AWS_DEFAULT_REGION: TEST_REGION,
+  // moto stamps a mapping's LastModified with mktime(utcnow()): only right when local time is UTC.
+  TZ: 'UTC',
 };

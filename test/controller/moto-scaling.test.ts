@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type MotoServer, startMotoServer } from '../support/moto-server.ts';
+import { type MinuteOfMetrics, World } from './support/world.ts';
+
+/**
+ * The real handler, real SDK clients, moto's real APIs: the decisions land in the emulator's reserved
+ * concurrency and the mapping's MaximumConcurrency. Lockstep (the default) unless a test says otherwise.
+ */
+let server: MotoServer;
+beforeAll(async () => {
+  server = await startMotoServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const ENV = {
+  TARGET_AGE_SECONDS: '60',
+  MIN_CONCURRENCY: '2',
+  MAX_CONCURRENCY: '20',
+  SCALE_DOWN_SURPLUS_FRACTION: '0',
+};
+
+/**
+ * 0.1 message/s arriving (6 a minute) and 100 s per item: Little's law needs 0.1 × 100 ÷ 0.9 = 11.1 → 12 at
+ * steady state. A queue whose oldest message is `age` seconds old at 0.1/s holds about `age ÷ 10` messages: the
+ * tests send them, since the law checks the late age datapoint against the real-time depth.
+ */
+const busy = (age: number): MinuteOfMetrics => ({
+  age,
+  sent: 6,
+  deleted: 6,
+  durationMs: 6 * 100_000,
+  invocations: 6,
+});
+const idle: MinuteOfMetrics = { age: 0, sent: 0, deleted: 0 };
+const repeat = <T>(n: number, x: T): T[] => Array.from({ length: n }, () => x);
+
+describe('the controller against moto (lockstep)', () => {
+  it("grows to the Little's-law need when the age is above the target, in 3 reads and 2 writes", async () => {
+    // GIVEN a consumer at the floor and a queue whose oldest message is 5 minutes old
+    const world = await World.create(server, { env: ENV, reserved: 2, mappingMax: 2 });
+    await world.seed([busy(300), ...repeat(9, busy(30))]);
+    await world.sendMessages(30);
+    // WHEN one tick runs
+    const outcome = await world.tick();
+    // THEN both values moved to the law's desired value (at least the steady need of 12), reserved first
+    expect(outcome.kind).toBe('decided');
+    const { reason, desired } = world.lastLog().fields;
+    expect(reason).toBe('grow:age-above-target');
+    expect(desired).toBeGreaterThanOrEqual(12);
+    expect(desired).toBeLessThanOrEqual(20);
+    expect(await world.applied()).toEqual({ reserved: desired, mapping: desired });
+    expect(world.calls.commands).toEqual([
+      'GetMetricDataCommand',
+      'GetEventSourceMappingCommand',
+      'GetQueueAttributesCommand',
+      'PutFunctionConcurrencyCommand',
+      'UpdateEventSourceMappingCommand',
+    ]);
+  });
+
+  it('holds at the target with no write at all', async () => {
+    const world = await World.create(server, { env: ENV, reserved: 12, mappingMax: 12 });
+    await world.seed([busy(50), ...repeat(9, busy(50))]);
+    await world.sendMessages(5);
+    await world.seedControllerHistory(12, 10, 5);
+    await world.tick();
+    expect(world.lastLog().fields.reason).toBe('hold:steady');
+    expect(await world.applied()).toEqual({ reserved: 12, mapping: 12 });
+    expect(world.calls.writes).toBe(0);
+    expect(world.calls.reads).toBe(3);
+  });
+
+  it('shrinks one step only after sustained idleness, one step per tick', async () => {
+    // GIVEN a consumer at 10 that the controller has held there, and 2 idle minutes
+    const world = await World.create(server, { env: ENV, reserved: 10, mappingMax: 10 });
+    await world.seed([idle, idle, busy(120), ...repeat(7, busy(120))]);
+    await world.seedControllerHistory(10, 10);
+    // WHEN a tick runs: 2 minutes is not the 5 the delay asks for
+    await world.tick();
+    expect(world.lastLog().fields.reason).toBe('hold:steady');
+    expect(await world.applied()).toEqual({ reserved: 10, mapping: 10 });
+
+    // GIVEN 10 idle minutes
+    const later = await World.create(server, { env: ENV, reserved: 10, mappingMax: 10 });
+    await later.seed(repeat(10, idle));
+    await later.seedControllerHistory(10, 10);
+    // WHEN a tick runs THEN one step down, the mapping first
+    await later.tick();
+    expect(later.lastLog().fields.reason).toBe('shrink:sustained-idle');
+    expect(await later.applied()).toEqual({ reserved: 9, mapping: 9 });
+    expect(later.instants.map((i) => i.command)).toEqual([
+      'UpdateEventSourceMappingCommand',
+      'PutFunctionConcurrencyCommand',
+    ]);
+    // WHEN the next minute's tick runs (still idle) THEN one more step, not two
+    later.advance();
+    await later.seed([idle]);
+    await later.tick();
+    expect(await later.applied()).toEqual({ reserved: 8, mapping: 8 });
+  });
+
+  it('pinned at the cap with the age above target: holds and reports Saturated', async () => {
+    const world = await World.create(server, {
+      env: { ...ENV, MAX_CONCURRENCY: '8' },
+      reserved: 8,
+      mappingMax: 8,
+    });
+    await world.seed([busy(400), ...repeat(9, busy(300))]);
+    await world.sendMessages(40);
+    await world.seedControllerHistory(8, 10, 40);
+    await world.tick();
+    expect(world.lastLog().fields).toMatchObject({ reason: 'hold:at-cap', atCap: true, saturated: true });
+    expect(await world.applied()).toEqual({ reserved: 8, mapping: 8 });
+    const emf = world.relay.documents.at(-1);
+    expect(emf?.Saturated).toBe(1);
+    expect(emf?.AtCap).toBe(1);
+  });
+
+  it.each([
+    { comment: 'no datapoints at all', minutes: [] as (MinuteOfMetrics | undefined)[] },
+    {
+      comment: 'only datapoints older than maxDataAgeSeconds',
+      minutes: [...repeat(6, undefined), ...repeat(4, idle)],
+    },
+  ])('missing data holds and never shrinks: $comment', async ({ minutes }) => {
+    const world = await World.create(server, { env: ENV, reserved: 10, mappingMax: 10 });
+    await world.seed(minutes);
+    await world.seedControllerHistory(10, 10);
+    await world.tick();
+    expect(world.lastLog().fields.reason).toBe('hold:no-data');
+    expect(await world.applied()).toEqual({ reserved: 10, mapping: 10 });
+    expect(world.relay.documents.at(-1)?.NoData).toBe(1);
+    expect(world.calls.writes).toBe(0);
+  });
+
+  it('holds when the downstream got slower (per-item time up 3×, arrivals not)', async () => {
+    const world = await World.create(server, { env: ENV, reserved: 6, mappingMax: 6 });
+    const slow: MinuteOfMetrics = { age: 300, sent: 6, deleted: 6, durationMs: 6 * 300_000, invocations: 6 };
+    const healthy: MinuteOfMetrics = {
+      age: 20,
+      sent: 6,
+      deleted: 6,
+      durationMs: 6 * 100_000,
+      invocations: 6,
+    };
+    await world.seed([slow, slow, ...repeat(10, healthy)]);
+    await world.sendMessages(30);
+    await world.seedControllerHistory(6, 12, 30);
+    await world.tick();
+    expect(world.lastLog().fields.reason).toBe('hold:downstream-slower');
+    expect(await world.applied()).toEqual({ reserved: 6, mapping: 6 });
+    expect(world.relay.documents.at(-1)?.DownstreamSlower).toBe(1);
+  });
+});

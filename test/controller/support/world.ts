@@ -1,0 +1,382 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { CloudWatchClient, type MetricDatum, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+import {
+  CreateEventSourceMappingCommand,
+  CreateFunctionCommand,
+  GetEventSourceMappingCommand,
+  GetFunctionConcurrencyCommand,
+  LambdaClient,
+  PutFunctionConcurrencyCommand,
+  UpdateEventSourceMappingCommand,
+} from '@aws-sdk/client-lambda';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  SendMessageBatchCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import { vi } from 'vitest';
+import { attachCallLog, createAwsClients } from '../../../functions/controller/clients.ts';
+import { createHandler } from '../../../functions/controller/handler.ts';
+import type { TickOutcome } from '../../../functions/controller/outcome.ts';
+import { createMetrics, powertoolsReporter } from '../../../functions/controller/report.ts';
+import { type ControllerSettings, settingsFromEnvironment } from '../../../functions/controller/resources.ts';
+import { CONTROLLER_METRICS, METRIC_NAMESPACE, SCALER_DIMENSION } from '../../../lib/telemetry.ts';
+import type { MotoServer } from '../../support/moto-server.ts';
+import { consumerZip } from './consumer-zip.ts';
+import { EmfRelay } from './emf-relay.ts';
+
+export const PERIOD = 60;
+const ACCOUNT = '123456789012';
+
+/** One minute of the queue's and the consumer's metrics, as AWS would publish them. */
+export interface MinuteOfMetrics {
+  readonly age?: number;
+  readonly sent?: number;
+  readonly deleted?: number;
+  /** Sum of the consumer's Duration over the minute, milliseconds. */
+  readonly durationMs?: number;
+  readonly invocations?: number;
+}
+
+let counter = 0;
+
+/** A name no other test in this process uses: moto ignores Namespace when Dimensions are given (AWS-FACTS). */
+export function uniqueName(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${process.pid}-${counter}`;
+}
+
+async function createRole(server: MotoServer, name: string): Promise<string> {
+  // @aws-sdk/client-iam is not a dependency: moto's IAM speaks the query protocol and checks no signature.
+  const body = new URLSearchParams({
+    Action: 'CreateRole',
+    Version: '2010-05-08',
+    RoleName: name,
+    AssumeRolePolicyDocument: JSON.stringify({
+      Version: '2012-10-17',
+      Statement: [
+        { Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' },
+      ],
+    }),
+  });
+  const response = await fetch(`${server.endpoint}/`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Authorization:
+        'AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/iam/aws4_request, SignedHeaders=host, Signature=0',
+    },
+    body,
+  });
+  if (!response.ok) throw new Error(`CreateRole failed: ${response.status} ${await response.text()}`);
+  return `arn:aws:iam::${ACCOUNT}:role/${name}`;
+}
+
+export interface WorldOptions {
+  /** Controller settings as environment variables (ACTUATOR, MAX_CONCURRENCY, …). */
+  readonly env?: Record<string, string>;
+  /** The consumer's reserved concurrency and the mapping's MaximumConcurrency before the first tick. */
+  readonly reserved?: number;
+  readonly mappingMax?: number;
+}
+
+/**
+ * A queue, its DLQ, a consumer and its (disabled) event source mapping in the emulator, and the real controller
+ * handler wired to real SDK clients pointed at it. Time is virtual (`now`, epoch seconds, starting at the real
+ * clock) so a test can step minutes without waiting; the seeded metrics use the same clock.
+ */
+export class World {
+  /**
+   * Virtual epoch seconds. It starts two minutes after the real clock at set-up and only moves forward, so
+   * timestamps moto takes from the real clock (a mapping's LastModified) are never in the virtual future, and
+   * creating the mapping reads as a change long enough ago for the shrink spacing.
+   */
+  now = 0;
+  readonly cloudwatch: CloudWatchClient;
+  readonly lambda: LambdaClient;
+  readonly sqs: SQSClient;
+  readonly relay: EmfRelay;
+  readonly logs: { message: string; fields: Record<string, unknown> }[] = [];
+  /** (reserved, mapping max) after every controller write, read back from the emulator. */
+  readonly instants: { command: string; reserved?: number; mapping?: number }[] = [];
+  settings!: ControllerSettings;
+  handler!: (event: unknown) => Promise<TickOutcome>;
+  calls!: ReturnType<typeof attachCallLog>;
+
+  private constructor(
+    readonly server: MotoServer,
+    readonly names: { queue: string; consumer: string; scaler: string },
+  ) {
+    this.cloudwatch = new CloudWatchClient(server.clientConfig);
+    this.lambda = new LambdaClient(server.clientConfig);
+    this.sqs = new SQSClient(server.clientConfig);
+    this.relay = new EmfRelay(this.cloudwatch);
+  }
+
+  static async create(server: MotoServer, options: WorldOptions = {}): Promise<World> {
+    const world = new World(server, {
+      queue: uniqueName('orders'),
+      consumer: uniqueName('consumer'),
+      scaler: uniqueName('scaler'),
+    });
+    await world.setUp(options);
+    return world;
+  }
+
+  queueUrl = '';
+  mappingUuid = '';
+
+  private async setUp(options: WorldOptions): Promise<void> {
+    const { queue, consumer, scaler } = this.names;
+    const dlq = await this.sqs.send(new CreateQueueCommand({ QueueName: `${queue}-dlq` }));
+    const dlqArn = (
+      await this.sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }),
+      )
+    ).Attributes?.QueueArn;
+    const created = await this.sqs.send(
+      new CreateQueueCommand({
+        QueueName: queue,
+        Attributes: {
+          VisibilityTimeout: '180',
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 5 }),
+        },
+      }),
+    );
+    this.queueUrl = created.QueueUrl ?? '';
+    const queueArn = `arn:aws:sqs:us-east-1:${ACCOUNT}:${queue}`;
+    const role = await createRole(this.server, uniqueName('consumer-role'));
+    await this.lambda.send(
+      new CreateFunctionCommand({
+        FunctionName: consumer,
+        Runtime: 'nodejs20.x',
+        Role: role,
+        Handler: 'index.handler',
+        Timeout: 30,
+        Code: { ZipFile: consumerZip() },
+      }),
+    );
+    // Disabled: moto would otherwise try to run the consumer for every message sent.
+    const mapping = await this.lambda.send(
+      new CreateEventSourceMappingCommand({
+        FunctionName: consumer,
+        EventSourceArn: queueArn,
+        Enabled: false,
+        ...(options.mappingMax === undefined
+          ? {}
+          : { ScalingConfig: { MaximumConcurrency: options.mappingMax } }),
+      }),
+    );
+    this.mappingUuid = mapping.UUID ?? '';
+    if (options.reserved !== undefined) {
+      await this.lambda.send(
+        new PutFunctionConcurrencyCommand({
+          FunctionName: consumer,
+          ReservedConcurrentExecutions: options.reserved,
+        }),
+      );
+    }
+    this.now = Math.floor(Date.now() / 1000) + 2 * PERIOD;
+    this.settings = settingsFromEnvironment({
+      SCALER_NAME: scaler,
+      QUEUE_URL: this.queueUrl,
+      QUEUE_NAME: queue,
+      CONSUMER_FUNCTION_NAME: consumer,
+      EVENT_SOURCE_MAPPING_UUID: this.mappingUuid,
+      ...options.env,
+    });
+    this.rewire();
+  }
+
+  /** Builds the handler exactly as index.ts does, but with the emulator's endpoint, the relay and this clock. */
+  rewire(): void {
+    const clients = createAwsClients(this.server.clientConfig);
+    this.observeWrites(clients.lambda);
+    this.calls = attachCallLog(clients);
+    const logger = new Logger({ logLevel: 'SILENT' });
+    for (const level of ['info', 'error'] as const) {
+      vi.spyOn(logger, level).mockImplementation((...args: unknown[]) => {
+        this.logs.push({ message: String(args[0]), fields: (args[1] ?? {}) as Record<string, unknown> });
+      });
+    }
+    this.handler = createHandler({
+      settings: this.settings,
+      clients,
+      calls: this.calls,
+      reporter: powertoolsReporter(createMetrics(this.names.scaler, this.relay.metricsClass()), logger),
+      clock: () => this.now,
+    });
+  }
+
+  private observeWrites(lambda: LambdaClient): void {
+    lambda.middlewareStack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        const command = context.commandName ?? '';
+        if (command === 'PutFunctionConcurrencyCommand' || command === 'UpdateEventSourceMappingCommand') {
+          this.instants.push({ command, ...(await this.applied()) });
+        }
+        return result;
+      },
+      { step: 'initialize', name: 'observeInstants' },
+    );
+  }
+
+  /** The emulator's reserved concurrency and mapping maximum now. */
+  async applied(): Promise<{ reserved?: number; mapping?: number }> {
+    const [fn, mapping] = await Promise.all([
+      this.lambda.send(new GetFunctionConcurrencyCommand({ FunctionName: this.names.consumer })),
+      this.lambda.send(new GetEventSourceMappingCommand({ UUID: this.mappingUuid })),
+    ]);
+    return { reserved: fn.ReservedConcurrentExecutions, mapping: mapping.ScalingConfig?.MaximumConcurrency };
+  }
+
+  async setApplied(values: { reserved?: number; mapping?: number }): Promise<void> {
+    if (values.reserved !== undefined) {
+      await this.lambda.send(
+        new PutFunctionConcurrencyCommand({
+          FunctionName: this.names.consumer,
+          ReservedConcurrentExecutions: values.reserved,
+        }),
+      );
+    }
+    if (values.mapping !== undefined) {
+      await this.lambda.send(
+        new UpdateEventSourceMappingCommand({
+          UUID: this.mappingUuid,
+          ScalingConfig: { MaximumConcurrency: values.mapping },
+        }),
+      );
+    }
+  }
+
+  /**
+   * Seeds the minutes before `now`: `minutes[0]` is the newest complete minute, `minutes[1]` the one before.
+   * An undefined entry is a minute with no datapoint at all.
+   */
+  async seed(minutes: readonly (MinuteOfMetrics | undefined)[]): Promise<void> {
+    const newest = Math.floor(this.now / PERIOD) * PERIOD - PERIOD;
+    const sqs: MetricDatum[] = [];
+    const lambda: MetricDatum[] = [];
+    minutes.forEach((m, i) => {
+      if (m === undefined) return;
+      const Timestamp = new Date((newest - i * PERIOD + 1) * 1000);
+      const q = [{ Name: 'QueueName', Value: this.names.queue }];
+      const f = [{ Name: 'FunctionName', Value: this.names.consumer }];
+      if (m.age !== undefined)
+        sqs.push({
+          MetricName: 'ApproximateAgeOfOldestMessage',
+          Dimensions: q,
+          Timestamp,
+          Value: m.age,
+          Unit: 'Seconds',
+        });
+      if (m.sent !== undefined)
+        sqs.push({
+          MetricName: 'NumberOfMessagesSent',
+          Dimensions: q,
+          Timestamp,
+          Value: m.sent,
+          Unit: 'Count',
+        });
+      if (m.deleted !== undefined)
+        sqs.push({
+          MetricName: 'NumberOfMessagesDeleted',
+          Dimensions: q,
+          Timestamp,
+          Value: m.deleted,
+          Unit: 'Count',
+        });
+      if (m.durationMs !== undefined)
+        lambda.push({
+          MetricName: 'Duration',
+          Dimensions: f,
+          Timestamp,
+          Value: m.durationMs,
+          Unit: 'Milliseconds',
+        });
+      if (m.invocations !== undefined)
+        lambda.push({
+          MetricName: 'Invocations',
+          Dimensions: f,
+          Timestamp,
+          Value: m.invocations,
+          Unit: 'Count',
+        });
+    });
+    await putAll(this.cloudwatch, 'AWS/SQS', sqs);
+    await putAll(this.cloudwatch, 'AWS/Lambda', lambda);
+  }
+
+  /**
+   * Seeds the controller's own history as its EMF would have: `AppliedConcurrency = applied` and no scale event
+   * in each of the `minutes` before now (a controller that has been holding there).
+   */
+  async seedControllerHistory(applied: number, minutes: number, visible = 0): Promise<void> {
+    const newest = Math.floor(this.now / PERIOD) * PERIOD - PERIOD;
+    const d = [{ Name: SCALER_DIMENSION, Value: this.names.scaler }];
+    const data: MetricDatum[] = [];
+    for (let i = 0; i < minutes; i++) {
+      const Timestamp = new Date((newest - i * PERIOD + 2) * 1000);
+      data.push({
+        MetricName: CONTROLLER_METRICS.appliedConcurrency,
+        Dimensions: d,
+        Timestamp,
+        Value: applied,
+      });
+      data.push({ MetricName: CONTROLLER_METRICS.scaleEvents, Dimensions: d, Timestamp, Value: 0 });
+      data.push({ MetricName: CONTROLLER_METRICS.visibleMessages, Dimensions: d, Timestamp, Value: visible });
+    }
+    await putAll(this.cloudwatch, METRIC_NAMESPACE, data);
+  }
+
+  async sendMessages(count: number): Promise<void> {
+    for (let i = 0; i < count; i += 10) {
+      const n = Math.min(10, count - i);
+      await this.sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: this.queueUrl,
+          Entries: Array.from({ length: n }, (_, j) => ({ Id: String(j), MessageBody: `m${i + j}` })),
+        }),
+      );
+    }
+  }
+
+  /** Moves the virtual clock on (a little more than a tick by default: moto's LastModified is real time). */
+  advance(seconds = PERIOD + 5): void {
+    this.now += seconds;
+  }
+
+  /** A scheduled event for the current virtual minute, as EventBridge sends it (whole seconds). */
+  event(at = this.now): { id: string; time: string; 'detail-type': string; source: string } {
+    return {
+      id: `evt-${at}`,
+      time: new Date(Math.floor(at) * 1000).toISOString().replace('.000Z', 'Z'),
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+    };
+  }
+
+  /** Runs one tick and relays its EMF into the emulator, as CloudWatch Logs would. */
+  async tick(event: unknown = this.event()): Promise<TickOutcome> {
+    const outcome = await this.handler(event);
+    await this.relay.flush();
+    return outcome;
+  }
+
+  lastLog(): { message: string; fields: Record<string, unknown> } {
+    const last = this.logs.at(-1);
+    if (!last) throw new Error('no log line');
+    return last;
+  }
+}
+
+async function putAll(cloudwatch: CloudWatchClient, namespace: string, data: MetricDatum[]): Promise<void> {
+  // PutMetricData takes up to 1,000 datums per request.
+  for (let i = 0; i < data.length; i += 500) {
+    await cloudwatch.send(
+      new PutMetricDataCommand({ Namespace: namespace, MetricData: data.slice(i, i + 500) }),
+    );
+  }
+}
