@@ -22,6 +22,7 @@ export interface ScalerSettings {
   readonly tickSeconds?: number | string;
   readonly maxScaleUpStep?: number | string;
   readonly scaleDownStep?: number | string;
+  readonly scaleDownSurplusFraction?: number | string;
   readonly scaleDownDelaySeconds?: number | string;
   readonly scaleDownIntervalSeconds?: number | string;
   readonly targetUtilization?: number | string;
@@ -48,8 +49,14 @@ export interface ScalerConfig {
   readonly tickSeconds: number;
   /** The most one tick may add. */
   readonly maxScaleUpStep: number;
-  /** What one shrink removes. */
+  /** What one shrink removes at least. */
   readonly scaleDownStep: number;
+  /**
+   * What one shrink removes at most, as a fraction of the surplus above the need: 0 keeps to `scaleDownStep`
+   * (the seed's one at a time); 0.5 halves the surplus each interval, so one-minute ticks return from a spike
+   * in minutes rather than an hour, and never below the need.
+   */
+  readonly scaleDownSurplusFraction: number;
   /** How long the queue must be idle before the first shrink. */
   readonly scaleDownDelaySeconds: number;
   /** The least time between two changes when shrinking. */
@@ -86,6 +93,8 @@ export const LAMBDA_DEFAULTS = {
   // Grow fast: one tick may go straight to the Little's-law need (the cap bounds it).
   maxScaleUpStep: 1000,
   scaleDownStep: 1,
+  // One-minute ticks at one step a minute would take half an hour back from a spike of 30: halve the surplus instead.
+  scaleDownSurplusFraction: 0.5,
   // Five minutes of idleness before the first shrink: longer than the 1–2 minute metric delay, so a scale-down
   // never trusts a single late datapoint (the Wellcome Collection failure in AWS-FACTS).
   scaleDownDelaySeconds: 300,
@@ -117,6 +126,13 @@ const RULES: Record<keyof ScalerSettings, Rule> = {
   tickSeconds: { kind: 'number', min: 0, minInclusive: false, max: 3_600, unit: 'seconds' },
   maxScaleUpStep: { kind: 'integer', min: 1, max: 10_000, unit: 'concurrent executions' },
   scaleDownStep: { kind: 'integer', min: 1, max: 10_000, unit: 'concurrent executions' },
+  scaleDownSurplusFraction: {
+    kind: 'number',
+    min: 0,
+    minInclusive: true,
+    max: 1,
+    unit: 'fraction of the surplus',
+  },
   scaleDownDelaySeconds: { kind: 'number', min: 0, minInclusive: true, max: 86_400, unit: 'seconds' },
   scaleDownIntervalSeconds: { kind: 'number', min: 0, minInclusive: true, max: 86_400, unit: 'seconds' },
   targetUtilization: { kind: 'number', min: 0, minInclusive: false, max: 1, unit: 'fraction' },
@@ -251,6 +267,7 @@ export function resolveScalerConfig(
     tickSeconds: num('tickSeconds') as number,
     maxScaleUpStep: num('maxScaleUpStep') as number,
     scaleDownStep: num('scaleDownStep') as number,
+    scaleDownSurplusFraction: num('scaleDownSurplusFraction') as number,
     scaleDownDelaySeconds: num('scaleDownDelaySeconds') as number,
     scaleDownIntervalSeconds: num('scaleDownIntervalSeconds') as number,
     targetUtilization: num('targetUtilization') as number,
@@ -270,6 +287,7 @@ const REQUIRED = new Set<keyof ScalerSettings>([
   'tickSeconds',
   'maxScaleUpStep',
   'scaleDownStep',
+  'scaleDownSurplusFraction',
   'scaleDownDelaySeconds',
   'scaleDownIntervalSeconds',
   'targetUtilization',

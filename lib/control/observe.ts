@@ -13,6 +13,8 @@ export interface ObservationInput {
   readonly series: MetricSeries;
   readonly depth?: QueueDepth;
   readonly appliedConcurrency: number;
+  /** The window for the peak arrival rate (the scale-down delay). @default one period */
+  readonly peakWindowSeconds?: number;
 }
 
 type SeriesName = keyof Omit<MetricSeries, 'partial'>;
@@ -38,7 +40,10 @@ function at(points: readonly Datapoint[], timestamp: number): Datapoint | undefi
 export function observe(input: ObservationInput): QueueSnapshot {
   const period = input.periodSeconds;
   const age = newest(usable(input, 'ageOfOldestMessage'));
-  const sent = newest(usable(input, 'messagesSent'));
+  const sentSeries = usable(input, 'messagesSent');
+  const sent = newest(sentSeries);
+  const peakFrom = input.now - Math.max(input.peakWindowSeconds ?? 0, period) - 1e-9;
+  const recentSent = sentSeries.filter((d) => d.timestamp + period >= peakFrom);
   const deleted = usable(input, 'messagesDeleted');
   const newestDeleted = newest(deleted);
   const duration = usable(input, 'consumerDurationMs');
@@ -60,6 +65,8 @@ export function observe(input: ObservationInput): QueueSnapshot {
     visibleMessages: input.depth?.visible,
     inFlightMessages: input.depth?.inFlight,
     arrivalRatePerSecond: sent === undefined ? undefined : sent.value / period,
+    peakArrivalRatePerSecond:
+      recentSent.length === 0 ? undefined : Math.max(...recentSent.map((d) => d.value)) / period,
     completionRatePerSecond: newestDeleted === undefined ? undefined : newestDeleted.value / period,
     itemSeconds,
   };

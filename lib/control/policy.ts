@@ -21,6 +21,8 @@ const ROUNDING_SLACK = 1e-9;
 // Weight of one healthy tick in the per-item baseline: the baseline follows slow drift over about five ticks
 // but not a step, which is what `slowdownFactor` is there to catch.
 const BASELINE_WEIGHT = 0.2;
+// The depth trend must exceed the measured rate by this much to count as a change rather than noise.
+const RATE_CHANGE_FACTOR = 1.5;
 
 export function clampConcurrency(value: number, config: ScalerConfig): number {
   return Math.min(config.maxConcurrency, Math.max(config.minConcurrency, Math.round(value)));
@@ -60,7 +62,7 @@ function maxDefined(...values: (number | undefined)[]): number | undefined {
 
 /**
  * The age now: the datapoint describes a period that ended `lag` seconds ago. Where the real-time depth is
- * known and the datapoint is older than one tick, the age now is at most the datapoint plus its lag, and
+ * known and the datapoint is not of this instant, the age now is at most the datapoint plus its lag, and
  * Little's law on the queue (W = V ÷ λ) estimates it from the depth; the lower of the two is the better bound.
  */
 function estimateAge(
@@ -68,9 +70,8 @@ function estimateAge(
   lag: number,
   snapshot: QueueSnapshot,
   drainRate: number | undefined,
-  config: ScalerConfig,
 ): number {
-  if (lag <= config.tickSeconds || snapshot.visibleMessages === undefined) return ageSeconds;
+  if (lag <= 0 || snapshot.visibleMessages === undefined) return ageSeconds;
   if (snapshot.visibleMessages === 0) return 0;
   if (drainRate === undefined || drainRate <= 0) return ageSeconds + lag;
   return Math.min(ageSeconds + lag, snapshot.visibleMessages / drainRate);
@@ -130,34 +131,47 @@ export function decide(snapshot: QueueSnapshot, state: ControllerState, config: 
   }
 
   const itemSeconds = snapshot.itemSeconds ?? state.baselineItemSeconds;
-  const arrivalRate = maxDefined(
-    snapshot.arrivalRatePerSecond,
-    arrivalRateFromDepth(snapshot, state, itemSeconds, config),
-  );
+  const measuredArrivals = snapshot.arrivalRatePerSecond;
   const ageSeconds = estimateAge(
     age.seconds,
     lag,
     snapshot,
-    maxDefined(arrivalRate, snapshot.completionRatePerSecond),
-    config,
+    maxDefined(measuredArrivals, snapshot.completionRatePerSecond),
   );
   const target = config.targetAgeSeconds;
+  const behind = ageSeconds > target;
+  // Only while behind is the queue known to have stayed backlogged, which the depth trend needs to mean anything:
+  // two samples of a near-empty queue say nothing about the minute between them. Even then the trend over one
+  // short tick is noisy (40 Poisson arrivals in 50 ms vary by ±16 %), so it overrides the metric only when it
+  // shows a change beyond that noise, as at a spike's onset before the late datapoint reports it.
+  const depthArrivals = behind ? arrivalRateFromDepth(snapshot, state, itemSeconds, config) : undefined;
+  const arrivalRate =
+    depthArrivals !== undefined &&
+    (measuredArrivals === undefined || depthArrivals > RATE_CHANGE_FACTOR * measuredArrivals)
+      ? depthArrivals
+      : measuredArrivals;
 
   // Little's law: L = λ·S busy workers, sized for the target utilisation so a Poisson queue stays stable.
   // Worked example (the seed): λ = 800/s, S = 20 ms, utilisation 0.9 → 16 ÷ 0.9 = 17.8 → 18.
-  const steadyNeed =
+  const busy =
     arrivalRate === undefined || (itemSeconds === undefined && arrivalRate > 0)
       ? undefined
-      : Math.ceil((arrivalRate * (itemSeconds ?? 0)) / config.targetUtilization - ROUNDING_SLACK);
-  // Messages above what the target allows (λ × target waiting is on target) are drained over the horizon.
-  // Worked example: 40,000 visible, λ = 800/s, target 60 s → 52,000 allowed, nothing extra; 100,000 visible →
-  // 48,000 extra over 300 s = 160/s × 20 ms = 3.2 more.
+      : arrivalRate * (itemSeconds ?? 0);
+  const steadyNeed =
+    busy === undefined ? undefined : Math.ceil(busy / config.targetUtilization - ROUNDING_SLACK);
+  // Messages above what the target allows (λ × target waiting is on target) must drain within the horizon. The
+  // utilisation headroom drains them already; only where it is too slow is more added.
+  // Worked example (the seed): λ = 800/s, target 50 ms → 40 allowed; 150 visible → 110 extra over 1 s = 110/s ×
+  // 20 ms = 2.2; 16 + 2.2 = 18.2 → 19, above the 18 the headroom alone gives.
   const excessBacklog = Math.max(0, (snapshot.visibleMessages ?? 0) - (arrivalRate ?? 0) * target);
   const need =
-    steadyNeed === undefined
+    busy === undefined || steadyNeed === undefined
       ? undefined
-      : Math.ceil(
-          steadyNeed + (excessBacklog * (itemSeconds ?? 0)) / config.backlogDrainSeconds - ROUNDING_SLACK,
+      : Math.max(
+          steadyNeed,
+          Math.ceil(
+            busy + (excessBacklog * (itemSeconds ?? 0)) / config.backlogDrainSeconds - ROUNDING_SLACK,
+          ),
         );
 
   const slowdownRatio =
@@ -189,7 +203,7 @@ export function decide(snapshot: QueueSnapshot, state: ControllerState, config: 
     slowdownRatio,
   };
 
-  if (ageSeconds > target) {
+  if (behind) {
     const next = { ...state, ...baselines, idleSince: undefined };
     if (downstreamSlower) return result(applied, 'hold:downstream-slower', inputs, next, true);
     if (applied >= cap) return result(applied, 'hold:at-cap', inputs, next, true);
@@ -214,10 +228,22 @@ export function decide(snapshot: QueueSnapshot, state: ControllerState, config: 
   const sustained = idleSeconds !== undefined && idleSeconds >= config.scaleDownDelaySeconds;
   const spaced =
     state.lastChangeAt === undefined || now - state.lastChangeAt >= config.scaleDownIntervalSeconds;
-  const candidate = Math.max(floor, applied - config.scaleDownStep);
+  // The shrink is sized for the busiest period of the scale-down window, so one quiet sample cannot undo a need.
+  const shrinkNeed =
+    busy === undefined || itemSeconds === undefined
+      ? steadyNeed
+      : Math.ceil(
+          (Math.max(measuredArrivals ?? 0, snapshot.peakArrivalRatePerSecond ?? 0) * itemSeconds) /
+            config.targetUtilization -
+            ROUNDING_SLACK,
+        );
+  // Worked example (one-minute ticks, fraction 0.5): 19 applied, need 2 → surplus 17 → remove 8 → 11 → 7 → 5 ….
+  const surplus = shrinkNeed === undefined ? 0 : applied - shrinkNeed;
+  const step = Math.max(config.scaleDownStep, Math.floor(surplus * config.scaleDownSurplusFraction));
+  const candidate = Math.max(floor, applied - step);
   // The shrink must still cover the need, or the next busy tick grows right back: that is an oscillation.
   // An unknown need is missing data, and missing data never shrinks.
-  if (sustained && spaced && applied > floor && steadyNeed !== undefined && candidate >= steadyNeed) {
+  if (sustained && spaced && applied > floor && shrinkNeed !== undefined && candidate >= shrinkNeed) {
     return result(candidate, 'shrink:sustained-idle', withIdle, next);
   }
   return result(applied, 'hold:steady', withIdle, next);

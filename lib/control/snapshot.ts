@@ -18,6 +18,11 @@ export interface QueueSnapshot {
   readonly inFlightMessages?: number;
   /** Messages sent per second over the newest complete metric period (`NumberOfMessagesSent`). */
   readonly arrivalRatePerSecond?: number;
+  /**
+   * The highest per-period arrival rate over the recent window (the scale-down delay): a shrink must cover the
+   * busiest recent period, not the latest sample, as the Kubernetes HPA's scale-down stabilisation does.
+   */
+  readonly peakArrivalRatePerSecond?: number;
   /** Messages deleted per second over the newest complete metric period (`NumberOfMessagesDeleted`). */
   readonly completionRatePerSecond?: number;
   /** Concurrency-seconds one item costs: the consumer's `Duration` sum ÷ the items it processed. */

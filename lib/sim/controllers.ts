@@ -1,0 +1,106 @@
+import type { ScalerConfig } from '../control/config.ts';
+import { observe } from '../control/observe.ts';
+import { runTick, type TickPorts } from '../control/tick.ts';
+import type { SimEnvironment } from './environment.ts';
+import type { SimController, TickReport } from './simulation.ts';
+
+/**
+ * The controllers the simulator can run. `ageLaw` is the product: the shared `runTick` → `decide`, exactly as
+ * the Lambda runs it. The rest are baselines for the bench, each reading the same ports.
+ */
+
+function tickOptions(env: SimEnvironment) {
+  return { periodSeconds: env.metricPeriodSeconds, windowSeconds: env.metricWindowSeconds };
+}
+
+export function ageLawController(config: ScalerConfig, env: SimEnvironment): SimController {
+  return {
+    name: 'age law (this project)',
+    async tick(ports, now) {
+      const { decision } = await runTick(ports, config, now, tickOptions(env));
+      return { reason: decision.reason, saturated: decision.saturated };
+    },
+  };
+}
+
+async function setIfDifferent(ports: TickPorts, desired: number): Promise<void> {
+  const applied = await ports.concurrency.applied();
+  if (applied !== desired) await ports.concurrency.apply(desired, applied ?? desired);
+}
+
+/** A fixed pool: the floor (cheap, slow under load) or the cap (fast, always paying for the peak). */
+export function fixedController(name: string, concurrency: number): SimController {
+  return {
+    name,
+    async tick(ports) {
+      await setIfDifferent(ports, concurrency);
+      return { reason: 'fixed' };
+    },
+  };
+}
+
+/**
+ * The seed article's literal rule: age above target → add min(4, room); queue empty for 20 ticks → remove one.
+ * It sees the same (late) age datapoint as the age law; "queue empty" is the real-time visible depth.
+ */
+export function seedStepController(config: ScalerConfig, env: SimEnvironment): SimController {
+  let idleTicks = 0;
+  return {
+    name: "seed's literal step rule",
+    async tick(ports, now): Promise<TickReport> {
+      const [series, depth, current] = await Promise.all([
+        ports.metrics.read(now, env.metricPeriodSeconds, env.metricWindowSeconds),
+        ports.queue.depth(),
+        ports.concurrency.applied(),
+      ]);
+      const applied = current ?? config.minConcurrency;
+      const snapshot = observe({
+        now,
+        periodSeconds: env.metricPeriodSeconds,
+        series,
+        depth,
+        appliedConcurrency: applied,
+      });
+      const age = snapshot.oldestAge?.seconds;
+      let desired = applied;
+      if (age !== undefined && age > config.targetAgeSeconds && applied < config.maxConcurrency) {
+        desired = applied + Math.min(4, config.maxConcurrency - applied);
+        idleTicks = 0;
+      } else if (depth.visible === 0 && applied > config.minConcurrency) {
+        idleTicks++;
+        if (idleTicks >= 20) {
+          desired = applied - 1;
+          idleTicks = 0;
+        }
+      }
+      if (desired !== applied) await ports.concurrency.apply(desired, applied);
+      return { reason: desired > applied ? 'grow' : desired < applied ? 'shrink' : 'hold' };
+    },
+  };
+}
+
+/**
+ * A depth-per-worker rule like KEDA's SQS scaler (queueLength 5, in-flight counted) under the HPA's scale-down
+ * stabilisation (the highest recommendation over the window; the HPA default is 300 s, here the preset's
+ * scale-down delay so both rules wait alike).
+ */
+export function depthController(config: ScalerConfig, queueLength = 5): SimController {
+  const recommendations: { at: number; value: number }[] = [];
+  return {
+    name: `depth rule (KEDA queueLength ${queueLength})`,
+    async tick(ports, now) {
+      const [depth, current] = await Promise.all([ports.queue.depth(), ports.concurrency.applied()]);
+      const raw = Math.ceil((depth.visible + depth.inFlight) / queueLength);
+      const bounded = Math.min(config.maxConcurrency, Math.max(config.minConcurrency, raw));
+      recommendations.push({ at: now, value: bounded });
+      while (
+        recommendations.length > 0 &&
+        (recommendations[0]?.at ?? now) < now - config.scaleDownDelaySeconds
+      )
+        recommendations.shift();
+      const desired = Math.max(...recommendations.map((r) => r.value));
+      if (desired !== current) await ports.concurrency.apply(desired, current ?? desired);
+      return { reason: 'depth' };
+    },
+  };
+}

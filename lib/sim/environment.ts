@@ -1,0 +1,76 @@
+/**
+ * The modelled system around the controller. `lambda` is SQS → event source mapping → Lambda with CloudWatch's
+ * late one-minute metrics; `pool` is the seed article's in-process worker pool (a worker takes one item at a
+ * time, the controller sees the head age the instant it asks).
+ */
+export interface SimEnvironment {
+  readonly kind: 'lambda' | 'pool';
+  /** Messages one receive returns at most (the mapping's BatchSize; the pool takes 1). */
+  readonly batchSize: number;
+  /** ReceiveMessage's round trip: messages arriving meanwhile join the batch. */
+  readonly receiveLatencySeconds: number;
+  /** Time an invocation spends outside the items (runtime, delete call). */
+  readonly invocationOverheadSeconds: number;
+  /** Each item's time is its phase's item_ms scaled by a uniform factor in [1 - jitter, 1 + jitter]. */
+  readonly itemJitter: number;
+  /** A throttled batch comes back after this (AWS: ≥ 6 × the function timeout). */
+  readonly visibilityTimeoutSeconds: number;
+  /** Redrive: a message received more often than this goes to the DLQ. */
+  readonly maxReceiveCount: number;
+  /** The mapping's pollers: start at 5, add up to 300 a minute while messages wait, at most 1,250. */
+  readonly initialPollers: number;
+  readonly pollerStepPerMinute: number;
+  readonly maxPollers: number;
+  /** How long a poller waits after a throttled invocation. */
+  readonly throttleBackoffSeconds: number;
+  /** CloudWatch period and how late each datapoint is published after its period ends. */
+  readonly metricPeriodSeconds: number;
+  readonly metricDelaySeconds: number;
+  /** How often the head age is sampled into the period's Maximum. */
+  readonly ageSampleSeconds: number;
+  /** The controller reads the head age itself, at the instant it asks (the seed's in-process pool). */
+  readonly instantAge: boolean;
+  /** How far back the controller reads metrics. */
+  readonly metricWindowSeconds: number;
+}
+
+export const LAMBDA_ENVIRONMENT: SimEnvironment = {
+  kind: 'lambda',
+  batchSize: 10,
+  receiveLatencySeconds: 0.02,
+  invocationOverheadSeconds: 0.005,
+  itemJitter: 0.25,
+  // 6 × a 30 s consumer timeout (AWS: visibility timeout ≥ 6 × the function timeout).
+  visibilityTimeoutSeconds: 180,
+  maxReceiveCount: 5,
+  initialPollers: 5,
+  pollerStepPerMinute: 300,
+  maxPollers: 1250,
+  throttleBackoffSeconds: 1,
+  metricPeriodSeconds: 60,
+  // SQS datapoints typically arrive one to two minutes late: model the pessimistic end.
+  metricDelaySeconds: 120,
+  ageSampleSeconds: 1,
+  instantAge: false,
+  metricWindowSeconds: 600,
+};
+
+export const POOL_ENVIRONMENT: SimEnvironment = {
+  kind: 'pool',
+  batchSize: 1,
+  receiveLatencySeconds: 0,
+  invocationOverheadSeconds: 0,
+  itemJitter: 0.25,
+  visibilityTimeoutSeconds: 180,
+  maxReceiveCount: 5,
+  initialPollers: 0,
+  pollerStepPerMinute: 0,
+  maxPollers: 0,
+  throttleBackoffSeconds: 0,
+  // Rates over the last second; the head age comes straight from the queue.
+  metricPeriodSeconds: 0.25,
+  metricDelaySeconds: 0,
+  ageSampleSeconds: 1,
+  instantAge: true,
+  metricWindowSeconds: 10,
+};

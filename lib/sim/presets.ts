@@ -1,0 +1,46 @@
+import { LAMBDA_DEFAULTS, type ScalerSettings } from '../control/config.ts';
+import { LAMBDA_ENVIRONMENT, POOL_ENVIRONMENT, type SimEnvironment } from './environment.ts';
+
+export interface Preset {
+  readonly description: string;
+  readonly environment: SimEnvironment;
+  /** The control law's defaults in this setting; a config file overrides them. */
+  readonly settings: ScalerSettings;
+}
+
+export const PRESETS = {
+  lambda: {
+    description:
+      'SQS → event source mapping → Lambda, one controller tick a minute on late CloudWatch metrics',
+    environment: LAMBDA_ENVIRONMENT,
+    settings: LAMBDA_DEFAULTS,
+  },
+  seed: {
+    description: "the seed article's in-process pool: 50 ms ticks, instantaneous head age, 50 ms target",
+    environment: POOL_ENVIRONMENT,
+    settings: {
+      targetAgeSeconds: 0.05,
+      minConcurrency: 2,
+      maxConcurrency: 32,
+      tickSeconds: 0.05,
+      // The article grows by at most 4 per tick and waits 20 idle ticks (1 s) before each shrink of one.
+      maxScaleUpStep: 4,
+      scaleDownStep: 1,
+      scaleDownSurplusFraction: 0,
+      scaleDownDelaySeconds: 1,
+      scaleDownIntervalSeconds: 1,
+      targetUtilization: 0.9,
+      // The article's idle tick is an empty queue (head age 0).
+      idleAgeFraction: 0,
+      slowdownFactor: 1.5,
+      backlogDrainSeconds: 1,
+      // Ten ticks without a reading is a broken gauge.
+      maxDataAgeSeconds: 0.5,
+      // An in-process pool has no event source mapping to drive.
+      actuator: 'reserved',
+    },
+  },
+} as const satisfies Record<string, Preset>;
+
+export type PresetName = keyof typeof PRESETS;
+export const PRESET_NAMES = Object.keys(PRESETS) as PresetName[];
