@@ -53,6 +53,7 @@ export async function runTick(
     series,
     depth,
     appliedConcurrency: applied,
+    peakWindowSeconds: config.scaleDownDelaySeconds,
   });
   const decision = decide(snapshot, state, config);
   const changed = decision.desired !== current;
