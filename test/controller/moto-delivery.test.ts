@@ -1,0 +1,108 @@
+import { DeleteEventSourceMappingCommand } from '@aws-sdk/client-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type MotoServer, startMotoServer } from '../support/moto-server.ts';
+import { type MinuteOfMetrics, World } from './support/world.ts';
+
+/** At-least-once schedules, concurrent ticks and vanished resources, against the emulator. */
+let server: MotoServer;
+beforeAll(async () => {
+  server = await startMotoServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const ENV = {
+  TARGET_AGE_SECONDS: '60',
+  MIN_CONCURRENCY: '2',
+  MAX_CONCURRENCY: '16',
+  SCALE_DOWN_SURPLUS_FRACTION: '0',
+};
+const idle: MinuteOfMetrics = { age: 0, sent: 0, deleted: 0 };
+const repeat = <T>(n: number, x: T): T[] => Array.from({ length: n }, () => x);
+
+async function idleAt(applied: number, env: Record<string, string> = ENV): Promise<World> {
+  const world = await World.create(server, { env, reserved: applied, mappingMax: applied });
+  await world.seed(repeat(10, idle));
+  await world.seedControllerHistory(applied, 10);
+  return world;
+}
+
+describe('schedule delivery', () => {
+  it('an event older than 1.5 periods is a no-op without a single AWS call', async () => {
+    const world = await idleAt(10);
+    const outcome = await world.tick(world.event(world.now - 91));
+    expect(outcome).toMatchObject({ kind: 'skipped', reason: 'skip:stale-event' });
+    expect(world.calls.commands).toEqual([]);
+    expect(await world.applied()).toEqual({ reserved: 10, mapping: 10 });
+    expect(world.relay.documents.at(-1)?.SkippedTicks).toBe(1);
+  });
+
+  it('an event 1.4 periods old still runs', async () => {
+    const world = await idleAt(10);
+    const outcome = await world.tick(world.event(world.now - 84));
+    expect(outcome.kind).toBe('decided');
+  });
+
+  it.each([
+    { comment: 'lockstep', env: ENV },
+    { comment: 'reserved', env: { ...ENV, ACTUATOR: 'reserved' } },
+  ])('the same event twice steps once ($comment)', async ({ env }) => {
+    const world = await idleAt(10, env);
+    const event = world.event();
+    await world.tick(event);
+    const second = await world.tick(event);
+    expect(second).toMatchObject({ kind: 'skipped', reason: 'skip:repeat' });
+    expect((await world.applied()).reserved).toBe(9);
+  });
+
+  it('a duplicate of a step-limited growth does not step again', async () => {
+    const world = await World.create(server, {
+      env: { ...ENV, MAX_SCALE_UP_STEP: '2' },
+      reserved: 3,
+      mappingMax: 3,
+    });
+    await world.seed([
+      { age: 300, sent: 6, deleted: 6, durationMs: 600_000 },
+      ...repeat(9, { age: 30, sent: 6, deleted: 6, durationMs: 600_000 }),
+    ]);
+    await world.sendMessages(30);
+    const event = world.event();
+    await world.tick(event);
+    await world.tick(event);
+    expect(await world.applied()).toEqual({ reserved: 5, mapping: 5 });
+  });
+
+  it('two concurrent ticks of one event end in the state one tick gives', async () => {
+    const world = await idleAt(10);
+    const event = world.event();
+    const outcomes = await Promise.all([world.handler(event), world.handler(event)]);
+    await world.relay.flush();
+    expect(outcomes.some((o) => o.kind === 'decided')).toBe(true);
+    expect(await world.applied()).toEqual({ reserved: 9, mapping: 9 });
+  });
+});
+
+describe('vanished resources', () => {
+  it('a deleted mapping: an error metric, a clear log line, no throw, and the next tick the same', async () => {
+    const world = await idleAt(10);
+    await world.lambda.send(new DeleteEventSourceMappingCommand({ UUID: world.mappingUuid }));
+    for (let i = 0; i < 2; i++) {
+      const outcome = await world.tick();
+      expect(outcome).toMatchObject({ kind: 'failed', failure: 'not-found' });
+      expect(world.lastLog().message).toBe('tick failed: holding');
+      expect(world.lastLog().fields.hint).toMatch(/EVENT_SOURCE_MAPPING_UUID/);
+      expect(world.relay.documents.at(-1)?.ControllerErrors).toBe(1);
+      world.advance();
+    }
+  });
+
+  it('a deleted queue: the same', async () => {
+    const world = await idleAt(10);
+    const { DeleteQueueCommand } = await import('@aws-sdk/client-sqs');
+    await world.sqs.send(new DeleteQueueCommand({ QueueUrl: world.queueUrl }));
+    const outcome = await world.tick();
+    expect(outcome).toMatchObject({ kind: 'failed', failure: 'not-found' });
+    expect((await world.applied()).reserved).toBe(10);
+  });
+});

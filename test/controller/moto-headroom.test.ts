@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type MotoServer, startMotoServer } from '../support/moto-server.ts';
+import { type MinuteOfMetrics, World } from './support/world.ts';
+
+/**
+ * The account's unreserved floor, as moto models it when MOTO_LAMBDA_CONCURRENCY_QUOTA is set: a quota of 110
+ * and the floor of 100 leave this consumer at most 10. moto does not implement GetAccountSettings, so the
+ * headroom is unknown and the controller keeps the value it knows fits. (With GetAccountSettings answering,
+ * the clamp to the headroom is tested with aws-sdk-client-mock in faults.test.ts.)
+ */
+let server: MotoServer;
+beforeAll(async () => {
+  server = await startMotoServer({ env: { MOTO_LAMBDA_CONCURRENCY_QUOTA: '110' } });
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const behind: MinuteOfMetrics = { age: 300, sent: 6, deleted: 6, durationMs: 600_000, invocations: 6 };
+const steady: MinuteOfMetrics = { age: 30, sent: 6, deleted: 6, durationMs: 600_000, invocations: 6 };
+
+it('the unreserved floor refuses the raise: the mapping stays, the clamp is reported, nothing throws', async () => {
+  const world = await World.create(server, {
+    env: { TARGET_AGE_SECONDS: '60', MIN_CONCURRENCY: '2', MAX_CONCURRENCY: '16' },
+    reserved: 3,
+    mappingMax: 3,
+  });
+  await world.seed([behind, ...Array.from({ length: 9 }, () => steady)]);
+  await world.sendMessages(30);
+  const outcome = await world.tick();
+  expect(outcome.kind).toBe('decided');
+  expect(world.lastLog().fields.actuation).toMatchObject({ kind: 'clamped', unreservedFloor: 100, value: 3 });
+  expect(world.relay.documents.at(-1)?.ClampedByAccountHeadroom).toBe(1);
+  expect(world.relay.documents.at(-1)?.ControllerErrors).toBe(0);
+  // The mapping was never raised above reserved: the refused write was the first one.
+  expect(await world.applied()).toEqual({ reserved: 3, mapping: 3 });
+  expect(world.calls.commands).toContain('GetAccountSettingsCommand');
+});
