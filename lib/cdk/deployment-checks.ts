@@ -57,7 +57,11 @@ function redriveOf(queue: CfnQueue): { maxReceiveCount?: unknown } | undefined |
   return { maxReceiveCount: record.maxReceiveCount ?? record.MaxReceiveCount };
 }
 
-export function checkAttachedResources(resources: AttachedResources, config: ScalerConfig): string[] {
+/** The checks that need the config (the actuator, the cap) run only when the config itself is valid. */
+export function checkAttachedResources(
+  resources: AttachedResources,
+  config: ScalerConfig | undefined,
+): string[] {
   const problems: string[] = [];
   const queue = cfnQueue(resources.queue);
   const consumer = cfnFunction(resources.consumer);
@@ -92,13 +96,18 @@ export function checkAttachedResources(resources: AttachedResources, config: Sca
     }
   }
 
-  if (consumer && readable(consumer.reservedConcurrentExecutions) && drivesReserved(config.actuator)) {
+  if (
+    config &&
+    consumer &&
+    readable(consumer.reservedConcurrentExecutions) &&
+    drivesReserved(config.actuator)
+  ) {
     problems.push(
       `consumer reservedConcurrentExecutions = ${consumer.reservedConcurrentExecutions}: the scaler owns the reserved concurrency with actuator '${config.actuator}', and every deploy would reset it to this value; remove reservedConcurrentExecutions from the consumer`,
     );
   }
 
-  if (mapping) {
+  if (config && mapping) {
     const scaling = mapping.scalingConfig;
     const maximum =
       scaling && !Token.isUnresolved(scaling)

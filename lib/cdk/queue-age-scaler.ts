@@ -110,6 +110,12 @@ export interface QueueAgeScalerSettings {
    */
   readonly scaleDownStep?: number;
   /**
+   * What one shrink removes at most, as a fraction of the surplus above the need (0 keeps to
+   * `scaleDownStep`; 0.5 halves the surplus each interval, never below the need). Valid: [0; 1].
+   * @default 0.5
+   */
+  readonly scaleDownSurplusFraction?: number;
+  /**
    * How long the queue must be idle before the first shrink; longer than the 1–2 minute metric delay.
    * Valid: [0; 86400] seconds.
    * @default 300
@@ -155,6 +161,12 @@ export interface QueueAgeScalerSettings {
    */
   readonly actuator?: ActuatorMode;
 }
+
+// Every setting of the shared validator is a documented prop: a setting added there without one here fails the
+// typecheck (the props are read by the validator's own field names).
+type UndocumentedSettings = Exclude<keyof ScalerSettings, keyof QueueAgeScalerSettings>;
+const everySettingIsAProp: [UndocumentedSettings] extends [never] ? true : UndocumentedSettings = true;
+void everySettingIsAProp;
 
 export interface QueueAgeScalerProps extends QueueAgeScalerSettings {
   /** The queue whose oldest message's age the scaler holds at the target. */
@@ -288,7 +300,7 @@ export class QueueAgeScaler extends Construct {
         `throttleThreshold = ${throttleThreshold}: must be an integer in [${THROTTLE_THRESHOLD_RANGE.min}; ${THROTTLE_THRESHOLD_RANGE.max}] (throttles per minute)`,
       );
     }
-    if (config) problems.push(...checkAttachedResources(props, config));
+    problems.push(...checkAttachedResources(props, config));
     if (problems.length > 0 || !config) throw new ConfigError(problems);
 
     this.config = config;

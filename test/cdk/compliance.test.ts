@@ -1,0 +1,109 @@
+import { execFileSync } from 'node:child_process';
+import { Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { pythonWithTools } from '../support/python-tools.ts';
+import { type SynthesizedExample, synthesizeExample } from './example-app.ts';
+
+// GIVEN the example app, synthesized once. Its synthesis already ran cdk-nag's AwsSolutions pack as a policy
+// validation plugin (lib/cdk/app.ts) and would have thrown on any unacknowledged finding.
+let example: SynthesizedExample;
+
+beforeAll(() => {
+  example = synthesizeExample();
+});
+
+interface Acknowledgement {
+  readonly path: string;
+  readonly id: string;
+  readonly reason: string;
+  readonly resources: number;
+}
+
+function acknowledgements(root: IConstruct): Acknowledgement[] {
+  const found: Acknowledgement[] = [];
+  for (const construct of root.node.findAll()) {
+    for (const entry of construct.node.metadata) {
+      if (entry.type !== Validations.ACKNOWLEDGED_RULES_METADATA_KEY) continue;
+      for (const [id, reason] of Object.entries(entry.data as Record<string, string>)) {
+        const resources = construct.node
+          .findAll()
+          .filter((c) => (c as { cfnResourceType?: string }).cfnResourceType);
+        // aws-cdk-lib stores a plain id as 'Annotation::<id>'; cdk-nag strips that prefix the same way.
+        found.push({
+          path: construct.node.path,
+          id: id.replace(/^annotation::/i, ''),
+          reason,
+          resources: resources.length,
+        });
+      }
+    }
+  }
+  return found;
+}
+
+describe('cdk-nag AwsSolutions (v3 validation plugin)', () => {
+  it('reports no findings', () => {
+    // WHEN the pack checks the whole app directly (the same rules synthesis ran)
+    const report = new AwsSolutionsChecks().validateScope(example.app);
+    // THEN
+    expect(report.violations).toEqual([]);
+    expect(report.success).toBe(true);
+  });
+
+  it('every acknowledgement names one finding, on one resource, with a reason', () => {
+    const found = acknowledgements(example.app);
+    expect(found.map((a) => `${a.path} ${a.id}`)).toEqual([
+      `${example.stack.stackName}/Scaler/ControllerUnscopedPolicy AwsSolutions-IAM5[Resource::*]`,
+    ]);
+    for (const ack of found) {
+      expect(ack.resources, `${ack.path} covers exactly one resource`).toBe(1);
+      expect(ack.reason).toMatch(/GetMetricData.*GetAccountSettings.*PutMetricData.*cloudwatch:namespace/);
+    }
+  });
+
+  it('the acknowledgement is needed: without it the pack reports the wildcard resource', () => {
+    // GIVEN a pack blind to acknowledgements (it reads them through its private isAcknowledged)
+    const blind = new AwsSolutionsChecks();
+    (blind as unknown as { isAcknowledged: () => boolean }).isAcknowledged = () => false;
+    // WHEN
+    const report = new AwsSolutionsChecks().validateScope(example.app);
+    const unacknowledged = blind.validateScope(example.app);
+    // THEN
+    expect(report.violations).toEqual([]);
+    expect(unacknowledged.violations.map((v) => v.ruleName)).toEqual(['AwsSolutions-IAM5[Resource::*]']);
+    expect(unacknowledged.violations[0]?.violatingResources.map((r) => r.constructPath)).toEqual([
+      `${example.stack.stackName}/Scaler/ControllerUnscopedPolicy/Resource`,
+    ]);
+  });
+});
+
+describe('cfn-lint', () => {
+  it('finds no error and no warning in the synthesized template', () => {
+    // WHEN cfn-lint (the module's runner; `python -m cfnlint` has no __main__) lints the template
+    const python = pythonWithTools();
+    let output = '';
+    let status = 0;
+    try {
+      output = execFileSync(
+        python,
+        [
+          '-c',
+          'import sys; from cfnlint.runner import main; sys.exit(main())',
+          '--format',
+          'parseable',
+          example.templatePath,
+        ],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+    } catch (error) {
+      const failure = error as { status: number; stdout: string; stderr: string };
+      status = failure.status;
+      output = `${failure.stdout}${failure.stderr}`;
+    }
+    // THEN: exit 0 means no errors, warnings or informational findings
+    expect(output).toBe('');
+    expect(status).toBe(0);
+  });
+});

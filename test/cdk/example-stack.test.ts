@@ -1,0 +1,423 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { METRIC_NAMESPACE } from '../../lib/telemetry.ts';
+import { synthesizeExample } from './example-app.ts';
+
+// GIVEN the example app with every setting from context (test/cdk/example-app.ts), synthesized once.
+let template: Template;
+let scalerName: string;
+
+function logicalId(type: string, pathFragment: string): string {
+  const ids = Object.entries(template.findResources(type)).filter(([id]) => id.startsWith(pathFragment));
+  expect(ids, `${type} starting with ${pathFragment}`).toHaveLength(1);
+  return (ids[0] as [string, unknown])[0];
+}
+
+function alarmProperties(suffix: string): Record<string, unknown> {
+  const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter(
+    (alarm) => (alarm.Properties as { AlarmName: string }).AlarmName === `${scalerName}-${suffix}`,
+  );
+  expect(alarms, `alarm ${suffix}`).toHaveLength(1);
+  return (alarms[0] as { Properties: Record<string, unknown> }).Properties;
+}
+
+beforeAll(() => {
+  const synthesized = synthesizeExample();
+  template = synthesized.template;
+  scalerName = synthesized.stack.scaler.scalerName;
+});
+
+describe('the queues', () => {
+  it('the queue is encrypted, redrives to the DLQ after 5 receives, and hides a message for 6 × the consumer timeout', () => {
+    // THEN: the consumer's timeout is 30 s, so visibility is 180 s (AWS: at least 6 × the function timeout).
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ WORK_MILLISECONDS: '20' }) },
+      Timeout: 30,
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: 180,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [logicalId('AWS::SQS::Queue', 'DeadLetterQueue'), 'Arn'] },
+        maxReceiveCount: 5,
+      },
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 14 * 24 * 3600,
+    });
+  });
+
+  it('both queues deny requests without TLS', () => {
+    for (const queue of ['Queue4', 'DeadLetterQueue']) {
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: logicalId('AWS::SQS::Queue', queue) }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    }
+  });
+});
+
+describe('the consumer and its mapping', () => {
+  it('reports partial batch failures and starts its pollers capped at the floor', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [logicalId('AWS::SQS::Queue', 'Queue4'), 'Arn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 2 },
+      BatchSize: 1,
+    });
+  });
+
+  it('leaves reserved concurrency to the scaler (a template value would be reset by every deploy)', () => {
+    const consumer = template.findResources('AWS::Lambda::Function', {
+      Properties: { Environment: { Variables: Match.objectLike({ WORK_MILLISECONDS: Match.anyValue() }) } },
+    });
+    expect(Object.values(consumer)).toHaveLength(1);
+    expect(Object.values(consumer)[0]?.Properties.ReservedConcurrentExecutions).toBeUndefined();
+  });
+});
+
+describe('the controller', () => {
+  it('runs the latest Node runtime, one at a time, with no async retries and a short event age', () => {
+    const controller = logicalId('AWS::Lambda::Function', 'ScalerController');
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs24.x',
+      Handler: 'index.handler',
+      ReservedConcurrentExecutions: 1,
+    });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: controller },
+      MaximumRetryAttempts: 0,
+      // 1.5 one-minute periods: an older tick is stale.
+      MaximumEventAgeInSeconds: 90,
+    });
+  });
+
+  it('is scheduled once a minute without EventBridge retries', () => {
+    template.resourceCountIs('AWS::Events::Rule', 1);
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Targets: [
+        Match.objectLike({
+          Arn: { 'Fn::GetAtt': [logicalId('AWS::Lambda::Function', 'ScalerController'), 'Arn'] },
+          RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 },
+        }),
+      ],
+    });
+  });
+
+  it('gets every setting and every resource through its environment', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      ReservedConcurrentExecutions: 1,
+      Environment: {
+        Variables: Match.objectLike({
+          TARGET_AGE_SECONDS: '45',
+          MIN_CONCURRENCY: '2',
+          // The cap: min(24 given, pool 20, 1000/s × 0.02 s ÷ 1 = 20).
+          MAX_CONCURRENCY: '20',
+          DB_POOL_SIZE: '20',
+          API_RATE_PER_SECOND: '1000',
+          ITEM_TIME_SECONDS: '0.02',
+          CALLS_PER_ITEM: '1',
+          TICK_SECONDS: '60',
+          ACTUATOR: 'lockstep',
+          QUEUE_URL: { Ref: logicalId('AWS::SQS::Queue', 'Queue4') },
+          QUEUE_NAME: { 'Fn::GetAtt': [logicalId('AWS::SQS::Queue', 'Queue4'), 'QueueName'] },
+          DLQ_NAME: { 'Fn::GetAtt': [logicalId('AWS::SQS::Queue', 'DeadLetterQueue'), 'QueueName'] },
+          CONSUMER_FUNCTION_NAME: { Ref: logicalId('AWS::Lambda::Function', 'Consumer') },
+          EVENT_SOURCE_MAPPING_UUID: { Ref: logicalId('AWS::Lambda::EventSourceMapping', 'ConsumerMapping') },
+          SCALER_NAME: scalerName,
+          METRIC_NAMESPACE,
+        }),
+      },
+    });
+  });
+});
+
+describe('the controller role: least privilege', () => {
+  it('scopes the concurrency, mapping and queue actions to the one consumer, mapping and queue', () => {
+    const role = logicalId('AWS::IAM::Role', 'ScalerControllerRole');
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      Roles: [{ Ref: role }],
+      PolicyDocument: {
+        Statement: [
+          {
+            Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+            Effect: 'Allow',
+            Resource: { 'Fn::GetAtt': [logicalId('AWS::Logs::LogGroup', 'ScalerControllerLogs'), 'Arn'] },
+          },
+          {
+            Sid: 'ReadQueueDepth',
+            Action: 'sqs:GetQueueAttributes',
+            Effect: 'Allow',
+            Resource: { 'Fn::GetAtt': [logicalId('AWS::SQS::Queue', 'Queue4'), 'Arn'] },
+          },
+          {
+            Sid: 'SetConsumerConcurrency',
+            Action: ['lambda:GetFunctionConcurrency', 'lambda:PutFunctionConcurrency'],
+            Effect: 'Allow',
+            Resource: { 'Fn::GetAtt': [logicalId('AWS::Lambda::Function', 'Consumer'), 'Arn'] },
+          },
+          {
+            Sid: 'SetMappingMaximumConcurrency',
+            Action: ['lambda:GetEventSourceMapping', 'lambda:UpdateEventSourceMapping'],
+            Effect: 'Allow',
+            Resource: {
+              'Fn::Join': [
+                '',
+                Match.arrayWith([
+                  ':event-source-mapping:',
+                  { Ref: logicalId('AWS::Lambda::EventSourceMapping', 'ConsumerMapping') },
+                ]),
+              ],
+            },
+          },
+        ],
+      },
+    });
+  });
+
+  it('grants only the resource-less actions on "*", and PutMetricData only in its namespace', () => {
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      Roles: [{ Ref: logicalId('AWS::IAM::Role', 'ScalerControllerRole') }],
+      PolicyDocument: {
+        Statement: [
+          {
+            Sid: 'ReadMetricsAndAccountLimits',
+            Action: ['cloudwatch:GetMetricData', 'lambda:GetAccountSettings'],
+            Effect: 'Allow',
+            Resource: '*',
+          },
+          {
+            Sid: 'PublishOwnMetrics',
+            Action: 'cloudwatch:PutMetricData',
+            Effect: 'Allow',
+            Resource: '*',
+            Condition: { StringEquals: { 'cloudwatch:namespace': METRIC_NAMESPACE } },
+          },
+        ],
+      },
+    });
+  });
+
+  it('no role carries a managed policy, and no statement grants a wildcard action', () => {
+    for (const role of Object.values(template.findResources('AWS::IAM::Role'))) {
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+    for (const policy of Object.values(template.findResources('AWS::IAM::Policy'))) {
+      for (const statement of policy.Properties.PolicyDocument.Statement) {
+        for (const action of [statement.Action].flat()) expect(action).not.toMatch(/\*/);
+      }
+    }
+  });
+});
+
+describe('the alarms', () => {
+  it('saturated: at the cap with age above target in 2 of 4 minutes; missing data is not breaching', () => {
+    const alarm = alarmProperties('saturated');
+    expect(alarm).toMatchObject({
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+      EvaluationPeriods: 4,
+      DatapointsToAlarm: 2,
+      TreatMissingData: 'notBreaching',
+    });
+    expect(alarm.Metrics).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Expression: 'IF(applied >= 20 AND age > 45, 1, 0)', ReturnData: true }),
+        expect.objectContaining({
+          Id: 'applied',
+          MetricStat: expect.objectContaining({
+            Metric: {
+              Namespace: METRIC_NAMESPACE,
+              MetricName: 'AppliedConcurrency',
+              Dimensions: [{ Name: 'ScalerName', Value: scalerName }],
+            },
+            Period: 60,
+            Stat: 'Maximum',
+          }),
+        }),
+        expect.objectContaining({
+          Id: 'age',
+          MetricStat: expect.objectContaining({
+            Metric: expect.objectContaining({
+              Namespace: 'AWS/SQS',
+              MetricName: 'ApproximateAgeOfOldestMessage',
+            }),
+            Stat: 'Maximum',
+          }),
+        }),
+      ]),
+    );
+  });
+
+  it('oscillation: more than 3 scale events per 10 minutes with a reversal; missing data is not breaching', () => {
+    const alarm = alarmProperties('oscillation');
+    expect(alarm).toMatchObject({
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 3,
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+    });
+    const metrics = alarm.Metrics as { Id: string; Expression?: string; MetricStat?: { Period: number } }[];
+    expect(metrics.find((m) => m.Expression)?.Expression).toBe('IF(events - (high - low) >= 2, events, 0)');
+    for (const m of metrics.filter((m) => m.MetricStat)) expect(m.MetricStat?.Period).toBe(600);
+  });
+
+  it('controller unhealthy: no clean tick in 5 minutes; missing data is breaching', () => {
+    const alarm = alarmProperties('controller-unhealthy');
+    expect(alarm).toMatchObject({
+      ComparisonOperator: 'LessThanThreshold',
+      Threshold: 1,
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 5,
+      TreatMissingData: 'breaching',
+    });
+    const metrics = alarm.Metrics as {
+      Expression?: string;
+      MetricStat?: { Metric: { MetricName: string } };
+    }[];
+    expect(metrics.find((m) => m.Expression)?.Expression).toBe(
+      'FILL(invocations, 0) - FILL(crashes, 0) - FILL(reported, 0)',
+    );
+    expect(metrics.flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric.MetricName] : [])).sort()).toEqual([
+      'ControllerErrors',
+      'Errors',
+      'Invocations',
+    ]);
+  });
+
+  it('dead letters: any message in the DLQ; missing data is not breaching', () => {
+    const alarm = alarmProperties('dead-letters');
+    expect(alarm).toMatchObject({
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+    });
+    expect(JSON.stringify(alarm.Metrics)).toContain(logicalId('AWS::SQS::Queue', 'DeadLetterQueue'));
+    expect(JSON.stringify(alarm.Metrics)).toContain('ApproximateNumberOfMessagesVisible');
+  });
+
+  it('consumer throttles: 1+ a minute in 2 of 3 minutes; missing data is not breaching', () => {
+    const alarm = alarmProperties('consumer-throttles');
+    expect(alarm).toMatchObject({
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+      TreatMissingData: 'notBreaching',
+    });
+    expect(JSON.stringify(alarm.Metrics)).toContain('"Throttles"');
+    expect(JSON.stringify(alarm.Metrics)).toContain(logicalId('AWS::Lambda::Function', 'Consumer'));
+  });
+
+  it('every alarm notifies the encrypted topic on alarm and on OK', () => {
+    const topic = logicalId('AWS::SNS::Topic', 'ScalerAlarmTopic');
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms).toHaveLength(5);
+    for (const alarm of alarms) {
+      expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
+      expect(alarm.Properties.OKActions).toEqual([{ Ref: topic }]);
+      expect(alarm.Properties.AlarmDescription.length).toBeGreaterThan(80);
+    }
+    template.hasResourceProperties('AWS::SNS::Topic', {
+      KmsMasterKeyId: { 'Fn::GetAtt': [logicalId('AWS::KMS::Key', 'ScalerAlarmTopicKey'), 'Arn'] },
+    });
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+      TopicArn: { Ref: topic },
+    });
+  });
+
+  it('CloudWatch may publish to the topic and use its key', () => {
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: 'sns:Publish',
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+          }),
+        ]),
+      },
+    });
+    template.hasResourceProperties('AWS::KMS::Key', {
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+          }),
+        ]),
+      },
+    });
+  });
+});
+
+describe('the dashboard', () => {
+  it('graphs what the alarms evaluate, beside every signal the issue names', () => {
+    const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+    expect(dashboards).toHaveLength(1);
+    const body = JSON.stringify(
+      (dashboards[0] as { Properties: { DashboardBody: unknown } }).Properties.DashboardBody,
+    );
+    for (const title of [
+      'Applied concurrency vs cap',
+      'Head age vs target',
+      'Queue depth: visible and in flight',
+      'Arrivals vs deletions',
+      'Consumer per-item duration',
+      'Errors and throttles',
+      'Scale events',
+      'Saturated',
+    ]) {
+      expect(body).toContain(title);
+    }
+    // The alarms' own expressions, not look-alikes.
+    expect(body).toContain('IF(applied >= 20 AND age > 45, 1, 0)');
+    expect(body).toContain('IF(events - (high - low) >= 2, events, 0)');
+    expect(body).toContain('FILL(invocations, 0) - FILL(crashes, 0) - FILL(reported, 0)');
+    for (const metric of [
+      'AppliedConcurrency',
+      'MaxConcurrency',
+      'ApproximateAgeOfOldestMessage',
+      'ApproximateNumberOfMessagesVisible',
+      'ApproximateNumberOfMessagesNotVisible',
+      'NumberOfMessagesSent',
+      'NumberOfMessagesDeleted',
+      'Throttles',
+      'ScaleEvents',
+      'Saturated',
+    ]) {
+      expect(body).toContain(metric);
+    }
+  });
+});
+
+describe('the outputs', () => {
+  it('name what the load and status tools need', () => {
+    const outputs = Object.keys(template.findOutputs('*'));
+    expect(outputs.sort()).toEqual(
+      [
+        'AlarmTopicArn',
+        'ConsumerFunctionName',
+        'ControllerFunctionName',
+        'DashboardName',
+        'DeadLetterQueueName',
+        'DeadLetterQueueUrl',
+        'EventSourceMappingUuid',
+        'QueueName',
+        'QueueUrl',
+        'ScalerName',
+      ].sort(),
+    );
+  });
+});
