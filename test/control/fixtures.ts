@@ -1,0 +1,32 @@
+import { resolveScalerConfig, type ScalerConfig, type ScalerSettings } from '../../lib/control/config.ts';
+import type { ControllerState, QueueSnapshot } from '../../lib/control/snapshot.ts';
+
+/** A one-minute controller: target 60 s, floor 2, cap 32, five minutes of idleness before a shrink. */
+export function config(settings: ScalerSettings = {}): ScalerConfig {
+  return resolveScalerConfig(settings);
+}
+
+export const NOW = 10_000;
+
+/**
+ * A healthy queue at 800/s with 20 ms items and 18 applied, its age datapoint fresh (lag 0) unless changed.
+ */
+export function snapshot(
+  overrides: Partial<QueueSnapshot> & { age?: number; lag?: number } = {},
+): QueueSnapshot {
+  const { age = 1, lag = 0, ...rest } = overrides;
+  return {
+    now: NOW,
+    appliedConcurrency: 18,
+    oldestAge: { seconds: age, observedAt: NOW - lag },
+    arrivalRatePerSecond: 800,
+    completionRatePerSecond: 800,
+    itemSeconds: 0.02,
+    ...rest,
+  };
+}
+
+/** Carried state of a healthy queue: baselines at 800/s and 20 ms. */
+export function state(overrides: Partial<ControllerState> = {}): ControllerState {
+  return { baselineItemSeconds: 0.02, baselineArrivalRate: 800, ...overrides };
+}

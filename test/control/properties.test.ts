@@ -1,0 +1,147 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { resolveScalerConfig, type ScalerConfig } from '../../lib/control/config.ts';
+import { decide } from '../../lib/control/policy.ts';
+import type { ControllerState, QueueSnapshot } from '../../lib/control/snapshot.ts';
+
+const NOW = 100_000;
+
+const arbConfig: fc.Arbitrary<ScalerConfig> = fc
+  .record({
+    minConcurrency: fc.integer({ min: 2, max: 20 }),
+    extra: fc.integer({ min: 0, max: 100 }),
+    targetAgeSeconds: fc.double({ min: 0.01, max: 600, noNaN: true }),
+    maxScaleUpStep: fc.integer({ min: 1, max: 50 }),
+    scaleDownSurplusFraction: fc.double({ min: 0, max: 1, noNaN: true }),
+    scaleDownDelaySeconds: fc.integer({ min: 0, max: 900 }),
+  })
+  .map(({ minConcurrency, extra, ...rest }) =>
+    resolveScalerConfig({ ...rest, minConcurrency, maxConcurrency: minConcurrency + extra }),
+  );
+
+const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
+
+const arbState: fc.Arbitrary<ControllerState> = fc.record({
+  idleSince: optional(fc.integer({ min: NOW - 10_000, max: NOW })),
+  lastChangeAt: optional(fc.integer({ min: NOW - 10_000, max: NOW })),
+  baselineItemSeconds: optional(fc.double({ min: 0.001, max: 10, noNaN: true })),
+  baselineArrivalRate: optional(fc.double({ min: 0, max: 10_000, noNaN: true })),
+  lastVisible: optional(
+    fc.record({
+      at: fc.integer({ min: NOW - 200, max: NOW - 1 }),
+      messages: fc.integer({ min: 0, max: 1_000_000 }),
+    }),
+  ),
+});
+
+/** A snapshot whose age datapoint is present and fresh enough, with everything else arbitrary. */
+const arbSnapshotParts = fc.record({
+  age: fc.double({ min: 0, max: 10_000, noNaN: true }),
+  lag: fc.integer({ min: 0, max: 200 }),
+  visibleMessages: optional(fc.integer({ min: 0, max: 1_000_000 })),
+  arrivalRatePerSecond: optional(fc.double({ min: 0, max: 10_000, noNaN: true })),
+  peakArrivalRatePerSecond: optional(fc.double({ min: 0, max: 10_000, noNaN: true })),
+  completionRatePerSecond: optional(fc.double({ min: 0, max: 10_000, noNaN: true })),
+  itemSeconds: optional(fc.double({ min: 0.001, max: 10, noNaN: true })),
+  appliedFraction: fc.double({ min: 0, max: 1, noNaN: true }),
+});
+
+type Parts = typeof arbSnapshotParts extends fc.Arbitrary<infer T> ? T : never;
+
+function build(parts: Parts, config: ScalerConfig, overrides: Partial<QueueSnapshot> = {}): QueueSnapshot {
+  const { age, lag, appliedFraction, ...rest } = parts;
+  const applied = Math.round(
+    config.minConcurrency + appliedFraction * (config.maxConcurrency - config.minConcurrency),
+  );
+  return {
+    now: NOW,
+    appliedConcurrency: applied,
+    oldestAge: { seconds: age, observedAt: NOW - lag },
+    ...rest,
+    ...overrides,
+  };
+}
+
+describe('control law invariants', () => {
+  it('never leaves [floor, cap], whatever it is given', () => {
+    fc.assert(
+      fc.property(
+        arbConfig,
+        arbState,
+        arbSnapshotParts,
+        fc.integer({ min: 0, max: 5000 }),
+        (config, state, parts, applied) => {
+          const decision = decide(build(parts, config, { appliedConcurrency: applied }), state, config);
+          expect(decision.desired).toBeGreaterThanOrEqual(config.minConcurrency);
+          expect(decision.desired).toBeLessThanOrEqual(config.maxConcurrency);
+          expect(Number.isInteger(decision.desired)).toBe(true);
+        },
+      ),
+    );
+  });
+
+  it('missing or stale age data never shrinks', () => {
+    fc.assert(
+      fc.property(arbConfig, arbState, arbSnapshotParts, fc.boolean(), (config, state, parts, absent) => {
+        const snapshot = absent
+          ? build(parts, config, { oldestAge: undefined })
+          : build(parts, config, {
+              oldestAge: { seconds: parts.age, observedAt: NOW - config.maxDataAgeSeconds - 1 },
+            });
+        const decision = decide(snapshot, state, config);
+        expect(decision.desired).toBeGreaterThanOrEqual(snapshot.appliedConcurrency);
+        expect(decision.reason).toBe('hold:no-data');
+      }),
+    );
+  });
+
+  it('a slower downstream never grows', () => {
+    fc.assert(
+      fc.property(
+        arbConfig,
+        arbState,
+        arbSnapshotParts,
+        fc.double({ min: 1.01, max: 20, noNaN: true }),
+        (config, state, parts, slower) => {
+          const baseline = 0.02;
+          const snapshot = build(parts, config, {
+            itemSeconds: baseline * config.slowdownFactor * slower,
+            arrivalRatePerSecond: 100,
+          });
+          const decision = decide(
+            snapshot,
+            { ...state, baselineItemSeconds: baseline, baselineArrivalRate: 100 },
+            config,
+          );
+          expect(decision.desired).toBeLessThanOrEqual(snapshot.appliedConcurrency);
+        },
+      ),
+    );
+  });
+
+  it('desired concurrency is monotone in age', () => {
+    fc.assert(
+      fc.property(
+        arbConfig,
+        arbState,
+        arbSnapshotParts,
+        fc.double({ min: 0, max: 10_000, noNaN: true }),
+        (config, state, parts, otherAge) => {
+          const [low, high] = parts.age <= otherAge ? [parts.age, otherAge] : [otherAge, parts.age];
+          const lag = parts.lag;
+          const younger = decide(
+            build(parts, config, { oldestAge: { seconds: low, observedAt: NOW - lag } }),
+            state,
+            config,
+          );
+          const older = decide(
+            build(parts, config, { oldestAge: { seconds: high, observedAt: NOW - lag } }),
+            state,
+            config,
+          );
+          expect(older.desired).toBeGreaterThanOrEqual(younger.desired);
+        },
+      ),
+    );
+  });
+});
