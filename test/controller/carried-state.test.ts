@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import {
+  baselinesFrom,
+  idleSinceFrom,
+  lastChangeFrom,
+  lastVisibleFrom,
+  type StateEvidence,
+} from '../../functions/controller/carried-state.ts';
+import type { ControllerHistory } from '../../functions/controller/metric-queries.ts';
+import { type Datapoint, resolveScalerConfig } from '../../lib/control/index.ts';
+
+/** The carried state, rebuilt from plain CloudWatch-shaped history: the pure half of the design. */
+const NOW = 10_000; // 10,000 s: 40 s into the minute that started at 9,960
+const NEWEST = 9_900; // the newest complete minute: [9,900; 9,960)
+const config = resolveScalerConfig({ targetAgeSeconds: 60, maxConcurrency: 20, idleAgeFraction: 0.25 });
+
+/** `values[0]` at the newest complete minute, `values[1]` a minute before …; undefined leaves a gap. */
+const series = (values: readonly (number | undefined)[], newest = NEWEST): Datapoint[] =>
+  values.flatMap((value, i) => (value === undefined ? [] : [{ timestamp: newest - 60 * i, value }]));
+
+type HistoryInput = Partial<Omit<ControllerHistory, 'series'>> & {
+  series?: Partial<ControllerHistory['series']>;
+};
+
+function evidence(history: HistoryInput, more: Partial<StateEvidence> = {}): StateEvidence {
+  return {
+    now: NOW,
+    periodSeconds: 60,
+    applied: 5,
+    ...more,
+    history: {
+      appliedMin: [],
+      appliedMax: [],
+      scaleEvents: [],
+      visible: [],
+      ...history,
+      series: {
+        ageOfOldestMessage: [],
+        messagesSent: [],
+        messagesDeleted: [],
+        consumerDurationMs: [],
+        consumerInvocations: [],
+        ...history.series,
+      },
+    },
+  };
+}
+
+describe('idleSince: the observed run of idle minutes', () => {
+  it.each([
+    {
+      comment: 'six idle minutes: idle for the 360 s the data covers',
+      ages: [0, 0, 10, 15, 0, 0, 200],
+      idleFor: 360,
+    },
+    { comment: 'the newest minute busy: not idle', ages: [40, 0, 0], idleFor: undefined },
+    {
+      comment: 'a missing minute breaks the run (missing is unknown)',
+      ages: [0, 0, undefined, 0, 0],
+      idleFor: 120,
+    },
+    { comment: 'no data: not idle', ages: [], idleFor: undefined },
+    { comment: '15 s is the threshold (0.25 × 60): idle', ages: [15], idleFor: 60 },
+    { comment: '16 s: not idle', ages: [16], idleFor: undefined },
+  ])('$comment', ({ ages, idleFor }) => {
+    const since = idleSinceFrom(evidence({ series: { ageOfOldestMessage: series(ages) } }), config);
+    expect(since === undefined ? undefined : NOW - since).toBe(idleFor);
+  });
+
+  it('the unfinished current minute does not count', () => {
+    const e = evidence({ series: { ageOfOldestMessage: series([0, 0, 0], NEWEST + 60) } });
+    expect(NOW - (idleSinceFrom(e, config) ?? NOW)).toBe(120);
+  });
+
+  it('a PartialData age series: not idle', () => {
+    const e = evidence({
+      series: { ageOfOldestMessage: series([0, 0, 0]), partial: ['ageOfOldestMessage'] },
+    });
+    expect(idleSinceFrom(e, config)).toBeUndefined();
+  });
+});
+
+describe('lastChangeAt', () => {
+  const held = { appliedMin: series([5, 5]), appliedMax: series([5, 5]) };
+  it.each([
+    { comment: 'held at 5, no scale event: no change known', history: held, more: {}, expected: undefined },
+    {
+      comment: 'a scale event two minutes ago: the start of its minute',
+      history: { ...held, scaleEvents: series([0, 0, 1]) },
+      more: {},
+      expected: NEWEST - 120,
+    },
+    {
+      comment: 'the mapping modified later than the scale event: the mapping',
+      history: { ...held, scaleEvents: series([0, 0, 1]) },
+      more: { mappingModifiedAt: NEWEST - 30 },
+      expected: NEWEST - 30,
+    },
+    {
+      comment: 'applied 4 but CloudWatch last saw 5: a change it has not shown yet, so now',
+      history: held,
+      more: { applied: 4 },
+      expected: NOW,
+    },
+    {
+      comment: 'no AppliedConcurrency history at all: spacing unprovable, so now',
+      history: {},
+      more: {},
+      expected: NOW,
+    },
+    {
+      comment: 'the newest minute saw 6 and 5 (a change within it): 5 is known',
+      history: { appliedMin: series([5, 6]), appliedMax: series([6, 6]), scaleEvents: series([1]) },
+      more: {},
+      expected: NEWEST,
+    },
+  ])('$comment', ({ history, more, expected }) => {
+    expect(lastChangeFrom(evidence(history, more))).toBe(expected);
+  });
+});
+
+describe('baselines: medians over the minutes before the newest', () => {
+  const minutes = (items: number[]) => ({
+    series: {
+      consumerDurationMs: series(items.map((s) => s * 1000 * 6)),
+      messagesDeleted: series(items.map(() => 6)),
+      messagesSent: series(items.map(() => 6)),
+    },
+  });
+  it('a slowdown in the newest two minutes does not move the baseline', () => {
+    const b = baselinesFrom(evidence(minutes([3, 3, 1, 1, 1, 1, 1.2])));
+    expect(b.baselineItemSeconds).toBe(1);
+    expect(b.baselineArrivalRate).toBeCloseTo(0.1);
+  });
+  it('fewer than three earlier minutes: no baseline', () => {
+    expect(baselinesFrom(evidence(minutes([1, 1, 1])))).toEqual({});
+  });
+  it('minutes with nothing deleted carry no per-item time', () => {
+    const e = evidence({
+      series: { consumerDurationMs: series([6000, 6000, 6000, 6000]), messagesDeleted: series([6, 0, 0, 6]) },
+    });
+    expect(baselinesFrom(e)).toEqual({});
+  });
+});
+
+describe('lastVisible', () => {
+  it('the depth the controller published at its previous tick', () => {
+    expect(lastVisibleFrom(evidence({ visible: series([40, 30]) }), undefined)).toEqual({
+      at: NEWEST,
+      messages: 40,
+    });
+  });
+  it('dropped when the applied value changed in a later minute (the depth trend would misread the service rate)', () => {
+    expect(lastVisibleFrom(evidence({ visible: series([40]) }), NEWEST + 60)).toBeUndefined();
+  });
+  it('kept when the change was made by that same tick', () => {
+    expect(lastVisibleFrom(evidence({ visible: series([40]) }), NEWEST + 5)).toEqual({
+      at: NEWEST,
+      messages: 40,
+    });
+  });
+});

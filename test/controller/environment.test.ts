@@ -1,0 +1,103 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { RESOURCE_VARIABLES, settingsFromEnvironment } from '../../functions/controller/resources.ts';
+import { ConfigError } from '../../lib/control/index.ts';
+import { ENVIRONMENT } from './support/unit-deps.ts';
+
+/** Init-time validation: every bad value fails the cold start, named by its variable. */
+describe('settingsFromEnvironment', () => {
+  it('reads a complete environment', () => {
+    const s = settingsFromEnvironment(ENVIRONMENT);
+    expect(s.resources).toEqual({
+      scalerName: 'orders',
+      queueUrl: ENVIRONMENT.QUEUE_URL,
+      queueName: 'orders',
+      consumerFunctionName: 'orders-consumer',
+      eventSourceMappingUuid: ENVIRONMENT.EVENT_SOURCE_MAPPING_UUID,
+    });
+    expect(s.config).toMatchObject({
+      targetAgeSeconds: 60,
+      minConcurrency: 2,
+      maxConcurrency: 16,
+      actuator: 'lockstep',
+    });
+  });
+
+  it.each([
+    { comment: 'a missing queue URL', env: { QUEUE_URL: undefined }, message: /QUEUE_URL is missing/ },
+    {
+      comment: "a queue name that is not the URL's",
+      env: { QUEUE_NAME: 'other' },
+      message: /QUEUE_NAME = 'other': must be the last part of QUEUE_URL/,
+    },
+    {
+      comment: 'a bad function name',
+      env: { CONSUMER_FUNCTION_NAME: 'no spaces' },
+      message: /CONSUMER_FUNCTION_NAME = 'no spaces'/,
+    },
+    {
+      comment: 'no mapping in lockstep',
+      env: { EVENT_SOURCE_MAPPING_UUID: undefined },
+      message: /EVENT_SOURCE_MAPPING_UUID is missing: .*actuator 'lockstep'/,
+    },
+    {
+      comment: 'a malformed mapping UUID',
+      env: { EVENT_SOURCE_MAPPING_UUID: 'abc' },
+      message: /EVENT_SOURCE_MAPPING_UUID = 'abc'/,
+    },
+    {
+      comment: 'a bad setting, from the shared validator',
+      env: { TARGET_AGE_SECONDS: '-5' },
+      message: /TARGET_AGE_SECONDS = '-5': must be a number in \(0; 86400\]/,
+    },
+    {
+      comment: 'a floor below 2 where the mapping is driven',
+      env: { MIN_CONCURRENCY: '1' },
+      message: /MIN_CONCURRENCY = 1: must be at least 2/,
+    },
+  ])('fails on $comment', ({ env, message }) => {
+    expect(() => settingsFromEnvironment({ ...ENVIRONMENT, ...env })).toThrow(message);
+  });
+
+  it('the reserved actuator needs no mapping', () => {
+    const s = settingsFromEnvironment({
+      ...ENVIRONMENT,
+      ACTUATOR: 'reserved',
+      EVENT_SOURCE_MAPPING_UUID: undefined,
+      MIN_CONCURRENCY: '1',
+    });
+    expect(s.resources.eventSourceMappingUuid).toBeUndefined();
+  });
+
+  it('collects every problem, config and resources, into one ConfigError', () => {
+    try {
+      settingsFromEnvironment({ TARGET_AGE_SECONDS: 'soon', MAX_CONCURRENCY: '8' });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const problems = (error as ConfigError).problems.join('\n');
+      for (const name of ['TARGET_AGE_SECONDS', ...Object.values(RESOURCE_VARIABLES)])
+        expect(problems).toContain(name);
+    }
+  });
+});
+
+describe('the Lambda module', () => {
+  const saved = { ...process.env };
+  beforeEach(() => {
+    vi.resetModules();
+  });
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+
+  it('fails its cold start on a bad variable, naming it', async () => {
+    process.env = { ...saved, ...ENVIRONMENT, MAX_CONCURRENCY: 'many' };
+    await expect(import('../../functions/controller/index.ts')).rejects.toThrow(/MAX_CONCURRENCY = 'many'/);
+  });
+
+  it('loads with a good environment and exports the handler', async () => {
+    process.env = { ...saved, ...ENVIRONMENT, AWS_REGION: 'us-east-1' };
+    const module = await import('../../functions/controller/index.ts');
+    expect(typeof module.handler).toBe('function');
+  });
+});

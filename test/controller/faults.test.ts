@@ -1,0 +1,256 @@
+import {
+  CloudWatchClient,
+  GetMetricDataCommand,
+  type GetMetricDataCommandInput,
+} from '@aws-sdk/client-cloudwatch';
+import {
+  GetAccountSettingsCommand,
+  GetEventSourceMappingCommand,
+  GetFunctionConcurrencyCommand,
+  LambdaClient,
+  PutFunctionConcurrencyCommand,
+  UpdateEventSourceMappingCommand,
+} from '@aws-sdk/client-lambda';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { LambdaActuator } from '../../functions/controller/actuator.ts';
+import { awsError, MAPPING_UUID, metricResults, unitWorld } from './support/unit-deps.ts';
+
+/**
+ * Faults the emulator cannot produce, with aws-sdk-client-mock in place of AWS. The handler, its ports and its
+ * SDK clients are the real ones; only `send` is answered by the mock.
+ */
+const cloudwatch = mockClient(CloudWatchClient);
+const lambda = mockClient(LambdaClient);
+const sqs = mockClient(SQSClient);
+
+// 0.1 message/s and 100 s per item (need 12), the oldest message 5 minutes old, 30 waiting.
+const BEHIND = [
+  { age: 300, sent: 6, deleted: 6, durationMs: 600_000, applied: 3, scaleEvents: 0 },
+  ...Array.from({ length: 9 }, () => ({
+    age: 30,
+    sent: 6,
+    deleted: 6,
+    durationMs: 600_000,
+    applied: 3,
+    scaleEvents: 0,
+  })),
+];
+const IDLE = Array.from({ length: 10 }, () => ({ age: 0, sent: 0, deleted: 0, applied: 7, scaleEvents: 0 }));
+const OLD = new Date((1_800_000_025 - 3600) * 1000);
+
+function answer(minutes: Parameters<typeof metricResults>[0], applied: number, waiting: number): void {
+  cloudwatch.on(GetMetricDataCommand).resolves({ MetricDataResults: metricResults(minutes) });
+  lambda
+    .on(GetEventSourceMappingCommand)
+    .resolves({ UUID: MAPPING_UUID, ScalingConfig: { MaximumConcurrency: applied }, LastModified: OLD });
+  lambda.on(GetFunctionConcurrencyCommand).resolves({ ReservedConcurrentExecutions: applied });
+  sqs.on(GetQueueAttributesCommand).resolves({
+    Attributes: {
+      ApproximateNumberOfMessages: String(waiting),
+      ApproximateNumberOfMessagesNotVisible: '0',
+      ApproximateNumberOfMessagesDelayed: '0',
+    },
+  });
+}
+
+const sent = (command: unknown) => lambda.commandCalls(command as never).map((c) => c.args[0].input);
+
+beforeEach(() => {
+  cloudwatch.reset();
+  lambda.reset();
+  sqs.reset();
+});
+
+describe("throttling and 5xx, after the SDK's own retries: hold this tick", () => {
+  it.each([
+    {
+      comment: 'CloudWatch throttles GetMetricData',
+      fault: () => cloudwatch.on(GetMetricDataCommand).rejects(awsError('Throttling', 'Rate exceeded')),
+      failure: 'throttled',
+    },
+    {
+      comment: 'Lambda throttles GetEventSourceMapping',
+      fault: () =>
+        lambda
+          .on(GetEventSourceMappingCommand)
+          .rejects(awsError('TooManyRequestsException', 'Rate exceeded', 429)),
+      failure: 'throttled',
+    },
+    {
+      comment: 'SQS answers 500',
+      fault: () => sqs.on(GetQueueAttributesCommand).rejects(awsError('InternalError', 'boom', 500)),
+      failure: 'service',
+    },
+  ])('a read fails: $comment', async ({ fault, failure }) => {
+    answer(BEHIND, 3, 30);
+    fault();
+    const { handler, reported } = unitWorld();
+    const outcome = await handler({});
+    expect(outcome).toMatchObject({ kind: 'failed', failure });
+    expect(reported[0]?.metrics.ControllerErrors).toBe(1);
+    expect(sent(PutFunctionConcurrencyCommand)).toEqual([]);
+    expect(sent(UpdateEventSourceMappingCommand)).toEqual([]);
+  });
+
+  it('the raise of reserved fails with 5xx: the mapping is not raised past it', async () => {
+    answer(BEHIND, 3, 30);
+    lambda.on(PutFunctionConcurrencyCommand).rejects(awsError('ServiceException', 'internal', 500));
+    const { handler, reported } = unitWorld();
+    const outcome = await handler({});
+    expect(outcome).toMatchObject({ kind: 'decided', actuation: { kind: 'failed', failure: 'service' } });
+    expect(sent(UpdateEventSourceMappingCommand)).toEqual([]);
+    expect(reported[0]?.metrics.ControllerErrors).toBe(1);
+    expect(reported[0]?.metrics.AppliedConcurrency).toBe(3);
+    expect(reported[0]?.metrics.ScaleEvents).toBe(0);
+  });
+});
+
+describe('ResourceConflictException (a deploy in progress): skip the tick', () => {
+  it('on the first write of a shrink: reserved is not lowered under a mapping that stayed', async () => {
+    answer(IDLE, 7, 0);
+    lambda
+      .on(UpdateEventSourceMappingCommand)
+      .rejects(awsError('ResourceConflictException', 'update in progress', 409));
+    const { handler } = unitWorld();
+    const outcome = await handler({});
+    expect(outcome).toMatchObject({ kind: 'decided', actuation: { kind: 'failed', failure: 'conflict' } });
+    expect(sent(PutFunctionConcurrencyCommand)).toEqual([]);
+  });
+
+  it('on a read', async () => {
+    answer(IDLE, 7, 0);
+    lambda
+      .on(GetEventSourceMappingCommand)
+      .rejects(awsError('ResourceConflictException', 'update in progress', 409));
+    const { handler, reported } = unitWorld();
+    expect(await handler({})).toMatchObject({
+      kind: 'failed',
+      failure: 'conflict',
+      hint: expect.stringMatching(/skipped this tick/),
+    });
+    expect(reported).toHaveLength(1);
+  });
+});
+
+describe("the account's unreserved floor", () => {
+  const floorError = (floor: number) =>
+    awsError(
+      'InvalidParameterValueException',
+      `Specified ReservedConcurrentExecutions for function decreases account's UnreservedConcurrentExecution below its minimum value of [${floor}].`,
+    );
+
+  it('with GetAccountSettings answering: clamps to the headroom and brings the mapping along', async () => {
+    answer(BEHIND, 3, 30);
+    // 3 held + 55 unreserved − floor 50 = 8 reservable.
+    lambda
+      .on(PutFunctionConcurrencyCommand)
+      .rejectsOnce(floorError(50))
+      .resolves({ ReservedConcurrentExecutions: 8 });
+    lambda.on(GetAccountSettingsCommand).resolves({ AccountLimit: { UnreservedConcurrentExecutions: 55 } });
+    const { handler, reported } = unitWorld();
+    const outcome = await handler({});
+    expect(outcome).toMatchObject({
+      kind: 'decided',
+      actuation: { kind: 'clamped', value: 8, unreservedFloor: 50, maxReservable: 8 },
+    });
+    expect(sent(PutFunctionConcurrencyCommand).map((i) => i.ReservedConcurrentExecutions)).toEqual([
+      expect.any(Number),
+      8,
+    ]);
+    expect(sent(UpdateEventSourceMappingCommand)).toEqual([
+      { UUID: MAPPING_UUID, ScalingConfig: { MaximumConcurrency: 8 } },
+    ]);
+    expect(reported[0]?.metrics).toMatchObject({
+      ClampedByAccountHeadroom: 1,
+      AppliedConcurrency: 8,
+      ControllerErrors: 0,
+    });
+  });
+
+  it('with GetAccountSettings failing: keeps the value known to fit, raises nothing', async () => {
+    answer(BEHIND, 3, 30);
+    lambda.on(PutFunctionConcurrencyCommand).rejects(floorError(100));
+    lambda.on(GetAccountSettingsCommand).rejects(new SyntaxError('Unexpected token < in JSON'));
+    const { handler, reported } = unitWorld();
+    const outcome = await handler({});
+    expect(outcome).toMatchObject({
+      kind: 'decided',
+      actuation: { kind: 'clamped', value: 3, unreservedFloor: 100 },
+    });
+    expect(sent(PutFunctionConcurrencyCommand)).toHaveLength(1);
+    expect(sent(UpdateEventSourceMappingCommand)).toEqual([]);
+    expect(reported[0]?.metrics.ClampedByAccountHeadroom).toBe(1);
+  });
+
+  it('another InvalidParameterValueException is an error, not a clamp', async () => {
+    answer(BEHIND, 3, 30);
+    lambda
+      .on(PutFunctionConcurrencyCommand)
+      .rejects(awsError('InvalidParameterValueException', 'something else'));
+    const { handler } = unitWorld();
+    expect(await handler({})).toMatchObject({ actuation: { kind: 'failed', failure: 'invalid-parameter' } });
+    expect(lambda.commandCalls(GetAccountSettingsCommand)).toHaveLength(0);
+  });
+});
+
+describe("CloudWatch's answer", () => {
+  it('PartialData on the age series holds and never shrinks', async () => {
+    answer(IDLE, 7, 0);
+    cloudwatch
+      .on(GetMetricDataCommand)
+      .resolves({ MetricDataResults: metricResults(IDLE, { age: 'PartialData' }) });
+    const { handler } = unitWorld();
+    const outcome = await handler({});
+    expect(outcome).toMatchObject({
+      kind: 'decided',
+      result: { decision: { reason: 'hold:no-data', desired: 7 } },
+    });
+    expect(sent(UpdateEventSourceMappingCommand)).toEqual([]);
+  });
+
+  it('the same idle history with Complete status does shrink (the control for the test above)', async () => {
+    answer(IDLE, 7, 0);
+    const { handler } = unitWorld();
+    expect(await handler({})).toMatchObject({
+      result: { decision: { reason: 'shrink:sustained-idle', desired: 6 } },
+    });
+  });
+
+  it('asks for everything in one GetMetricData request, aligned to whole minutes', async () => {
+    answer(IDLE, 7, 0);
+    const { handler } = unitWorld();
+    await handler({});
+    const calls = cloudwatch.commandCalls(GetMetricDataCommand);
+    expect(calls).toHaveLength(1);
+    const input = calls[0]?.args[0].input as GetMetricDataCommandInput;
+    expect(input.MetricDataQueries).toHaveLength(9);
+    expect((input.StartTime as Date).getTime() % 60_000).toBe(0);
+    expect((input.EndTime as Date).getTime() % 60_000).toBe(0);
+  });
+});
+
+describe('a mapping that answers nonsense', () => {
+  it('a negative MaximumConcurrency is refused as a response error, nothing is written', async () => {
+    answer(IDLE, 7, 0);
+    lambda.on(GetEventSourceMappingCommand).resolves({ ScalingConfig: { MaximumConcurrency: -1 } });
+    const { handler } = unitWorld();
+    expect(await handler({})).toMatchObject({ kind: 'failed', failure: 'response' });
+    expect(sent(UpdateEventSourceMappingCommand)).toEqual([]);
+  });
+});
+
+describe('the actuator never sends a value outside [floor; cap]', () => {
+  it.each([Number.NaN, 0, -1, 17, 3.5])('apply(%s) sends nothing and reports the refusal', async (value) => {
+    const { deps } = unitWorld();
+    const actuator = new LambdaActuator(
+      deps.clients.lambda,
+      { mode: 'lockstep', functionName: 'orders-consumer', mappingUuid: MAPPING_UUID },
+      deps.settings.config,
+    );
+    await actuator.apply(value, 3);
+    expect(actuator.actuation).toMatchObject({ kind: 'failed', failure: 'unsafe' });
+    expect(lambda.calls()).toHaveLength(0);
+  });
+});
