@@ -84,8 +84,8 @@ describe('npm start', () => {
     },
     {
       comment: 'a bad seed',
-      args: ['--seed', '-3'],
-      message: /^simulate: --seed '-3': must be a whole number/,
+      args: ['--seed', '1.5'],
+      message: /^simulate: --seed '1.5': must be a whole number/,
     },
     {
       comment: 'a missing trace file',
