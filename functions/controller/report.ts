@@ -1,4 +1,3 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { CONTROLLER_METRICS as M, METRIC_NAMESPACE, SCALER_DIMENSION } from '../../lib/telemetry.ts';
 import type { CallLog } from './clients.ts';
@@ -81,6 +80,12 @@ export function logEntryFor(
   }
 }
 
+/** What the reporter needs of Powertools' Logger (structured: a message and one object of fields). */
+export interface DecisionLogger {
+  info(message: string, fields: Record<string, unknown>): void;
+  error(message: string, fields: Record<string, unknown>): void;
+}
+
 export interface Reporter {
   /** `now`: the tick's time, epoch seconds; the metrics are stamped with it. */
   report(outcome: TickOutcome, calls: CallLog, now: number): void;
@@ -99,7 +104,7 @@ export function createMetrics(scalerName: string, MetricsClass: typeof Metrics =
 }
 
 /** Publishes in EMF through Powertools (no PutMetricData call: the metrics ride on the log line). */
-export function powertoolsReporter(metrics: Metrics, logger: Logger): Reporter {
+export function powertoolsReporter(metrics: Metrics, logger: DecisionLogger): Reporter {
   return {
     report(outcome, calls, now) {
       const entry = logEntryFor(outcome, calls);

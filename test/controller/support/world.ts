@@ -194,12 +194,9 @@ export class World {
     const clients = createAwsClients(this.server.clientConfig);
     this.observeWrites(clients.lambda);
     this.calls = attachCallLog(clients);
-    const logger = new Logger({ logLevel: 'SILENT' });
-    for (const level of ['info', 'error'] as const) {
-      vi.spyOn(logger, level).mockImplementation((...args: unknown[]) => {
-        this.logs.push({ message: String(args[0]), fields: (args[1] ?? {}) as Record<string, unknown> });
-      });
-    }
+    // Captures the decision lines the Powertools Logger would print (the reporter's only use of it).
+    const capture = (message: string, fields: Record<string, unknown>) => this.logs.push({ message, fields });
+    const logger = { info: capture, error: capture };
     this.handler = createHandler({
       settings: this.settings,
       clients,
