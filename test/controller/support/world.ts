@@ -1,4 +1,3 @@
-import { Logger } from '@aws-lambda-powertools/logger';
 import { CloudWatchClient, type MetricDatum, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import {
   CreateEventSourceMappingCommand,
@@ -15,7 +14,6 @@ import {
   SendMessageBatchCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { vi } from 'vitest';
 import { attachCallLog, createAwsClients } from '../../../functions/controller/clients.ts';
 import { createHandler } from '../../../functions/controller/handler.ts';
 import type { TickOutcome } from '../../../functions/controller/outcome.ts';
