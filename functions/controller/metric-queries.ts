@@ -6,7 +6,7 @@ import type { ControllerResources } from './resources.ts';
 /**
  * Everything a tick reads from CloudWatch, in one `GetMetricData` request: the queue's and the consumer's
  * signals, and the controller's own published history, from which the carried state is rebuilt
- * (see `carried-state.ts`). 11 metrics at $0.01 per 1,000 metrics: about $0.16 a month at one tick a minute.
+ * (see `carried-state.ts`). 9 metrics at $0.01 per 1,000 requested: about $3.90 a month at one tick a minute.
  */
 export interface ControllerHistory {
   /** The control law's inputs. */
