@@ -382,13 +382,16 @@ export class QueueAgeScaler extends Construct {
         resources: [props.consumer.functionArn],
       }),
     );
-    role.addToPolicy(
-      new PolicyStatement({
-        sid: 'SetMappingMaximumConcurrency',
-        actions: ['lambda:GetEventSourceMapping', 'lambda:UpdateEventSourceMapping'],
-        resources: [props.eventSourceMapping.eventSourceMappingArn],
-      }),
-    );
+    // The `reserved` actuator never reads or writes the mapping.
+    if (config.actuator !== 'reserved') {
+      role.addToPolicy(
+        new PolicyStatement({
+          sid: 'SetMappingMaximumConcurrency',
+          actions: ['lambda:GetEventSourceMapping', 'lambda:UpdateEventSourceMapping'],
+          resources: [props.eventSourceMapping.eventSourceMappingArn],
+        }),
+      );
+    }
     // The actions with no resource type live in a policy of their own, so the one acknowledgement below
     // covers exactly them.
     const unscoped = new Policy(this, 'ControllerUnscopedPolicy', {
