@@ -249,7 +249,10 @@ export function resolveScalerConfig(
       problems.push(`${label(field)} is missing: ${describe(RULES[field])}`);
     }
   }
-  if (cap === undefined) {
+  const capGiven = ['maxConcurrency', 'dbPoolSize', 'apiRatePerSecond'].some(
+    (field) => merged[field] !== undefined,
+  );
+  if (cap === undefined && !capGiven) {
     problems.push(
       `${label('maxConcurrency')} is missing: give it or a downstream limit (${label('dbPoolSize')}, ${label('apiRatePerSecond')})`,
     );

@@ -20,7 +20,7 @@ const LEFT = 70;
 const RIGHT = 20;
 const TOP = 40;
 
-function escape(text: string): string {
+function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
@@ -55,18 +55,20 @@ export function svgChart(input: SvgChartInput): string {
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="white"/>`,
-    `<text x="${LEFT}" y="22" font-size="15" font-weight="bold">${escape(input.title)}</text>`,
+    `<text x="${LEFT}" y="22" font-size="15" font-weight="bold">${escapeXml(input.title)}</text>`,
   ];
   lanes.forEach((lane, i) => {
     const top = TOP + i * (LANE + GAP);
     const max = Math.max(1e-9, ...lane.values, (lane.reference?.value ?? 0) * 1.1);
     const y = (v: number) => top + LANE - (v / max) * LANE;
-    parts.push(`<text x="${LEFT}" y="${top - 6}" font-weight="bold">${escape(lane.label)}</text>`);
+    parts.push(`<text x="${LEFT}" y="${top - 6}" font-weight="bold">${escapeXml(lane.label)}</text>`);
     parts.push(
       `<line x1="${LEFT}" y1="${top + LANE}" x2="${WIDTH - RIGHT}" y2="${top + LANE}" stroke="#999"/>`,
     );
     parts.push(`<line x1="${LEFT}" y1="${top}" x2="${LEFT}" y2="${top + LANE}" stroke="#999"/>`);
-    parts.push(`<text x="${LEFT - 6}" y="${top + 10}" text-anchor="end">${escape(lane.format(max))}</text>`);
+    parts.push(
+      `<text x="${LEFT - 6}" y="${top + 10}" text-anchor="end">${escapeXml(lane.format(max))}</text>`,
+    );
     parts.push(`<text x="${LEFT - 6}" y="${top + LANE}" text-anchor="end">0</text>`);
     if (lane.reference) {
       const ry = y(lane.reference.value).toFixed(1);
@@ -74,7 +76,7 @@ export function svgChart(input: SvgChartInput): string {
         `<line x1="${LEFT}" y1="${ry}" x2="${WIDTH - RIGHT}" y2="${ry}" stroke="#d62728" stroke-dasharray="6 4"/>`,
       );
       parts.push(
-        `<text x="${WIDTH - RIGHT}" y="${Number(ry) - 4}" text-anchor="end" fill="#d62728">${escape(lane.reference.label)}</text>`,
+        `<text x="${WIDTH - RIGHT}" y="${Number(ry) - 4}" text-anchor="end" fill="#d62728">${escapeXml(lane.reference.label)}</text>`,
       );
     }
     const path = points
@@ -88,7 +90,7 @@ export function svgChart(input: SvgChartInput): string {
   for (let k = 0; k <= 6; k++) {
     const t = (end * k) / 6;
     parts.push(
-      `<text x="${x(t).toFixed(1)}" y="${axisY}" text-anchor="middle">${escape(formatSeconds(t))}</text>`,
+      `<text x="${x(t).toFixed(1)}" y="${axisY}" text-anchor="middle">${escapeXml(formatSeconds(t))}</text>`,
     );
   }
   parts.push('</svg>');
