@@ -18,7 +18,7 @@ const LANE = 150;
 const GAP = 40;
 const LEFT = 70;
 const RIGHT = 20;
-const TOP = 40;
+const TOP = 60;
 
 function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

@@ -37,6 +37,7 @@ export function terminalChart(
 
 export function formatSeconds(seconds: number): string {
   if (seconds === 0) return '0';
+  if (seconds < 0.0001) return '<0.1ms';
   if (seconds < 1) return `${(seconds * 1000).toFixed(seconds < 0.01 ? 1 : 0)}ms`;
   if (seconds < 120) return `${seconds.toFixed(seconds < 10 ? 1 : 0)}s`;
   return `${(seconds / 60).toFixed(0)}m`;
