@@ -77,6 +77,8 @@ export interface WorldOptions {
   /** The consumer's reserved concurrency and the mapping's MaximumConcurrency before the first tick. */
   readonly reserved?: number;
   readonly mappingMax?: number;
+  /** Read both values back after every controller write (`instants`). @default true; off for timing. */
+  readonly observeWrites?: boolean;
 }
 
 /**
@@ -184,13 +186,13 @@ export class World {
       EVENT_SOURCE_MAPPING_UUID: this.mappingUuid,
       ...options.env,
     });
-    this.rewire();
+    this.rewire(options.observeWrites ?? true);
   }
 
   /** Builds the handler exactly as index.ts does, but with the emulator's endpoint, the relay and this clock. */
-  rewire(): void {
+  rewire(observeWrites = true): void {
     const clients = createAwsClients(this.server.clientConfig);
-    this.observeWrites(clients.lambda);
+    if (observeWrites) this.observeWrites(clients.lambda);
     this.calls = attachCallLog(clients);
     // Captures the decision lines the Powertools Logger would print (the reporter's only use of it).
     const capture = (message: string, fields: Record<string, unknown>) => this.logs.push({ message, fields });
