@@ -1,0 +1,168 @@
+import { parseArgs } from 'node:util';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { clientOptions, loadSqsClient, operatorClients } from '../lib/operator/clients.ts';
+import { LoadRun } from '../lib/operator/load-run.ts';
+import { planTable, progressLine, reportText } from '../lib/operator/load-view.ts';
+import { explained, OperatorError } from '../lib/operator/operator-error.ts';
+import { buildPlan, defaultSenders, PlanError } from '../lib/operator/plan.ts';
+import { batchSender } from '../lib/operator/sender.ts';
+import { readStack } from '../lib/operator/stack-outputs.ts';
+import { loadPhaseFile, loadScenario, shippedScenarios } from '../lib/sim/scenario.ts';
+import { runCli, UsageError } from './cli-error.ts';
+
+const HELP = `Sends the load of a phase file (the simulator's format) to an SQS queue, paced to the file's rates, so the
+load the simulator predicts and the load a deployed stack receives are the same file.
+
+Usage: npm run load -- (--scenario NAME | --trace FILE.csv) (--queue-url URL | --stack NAME) [options]
+
+Load:
+  --scenario NAME     a shipped phase file: ${shippedScenarios().join(', ')}
+  --trace FILE.csv    your own phase file (header duration_s,rate_per_s,item_ms; one row per phase)
+  --rate-scale X      multiply every rate by X (default 1; 0.1 sends a tenth)
+  --time-scale X      multiply every phase's duration by X (default 1; 0.1 plays 10 minutes in 1)
+Target:
+  --queue-url URL     the queue to send to
+  --stack NAME        read the queue URL from the deployed stack's QueueUrl output
+  --endpoint URL      an emulator's endpoint (e.g. http://127.0.0.1:5000); default: AWS
+  --region REGION     default: the SDK's (AWS_REGION, your profile)
+Running:
+  --senders N         SendMessageBatch calls in flight (default: 1 per 100 messages/s of the peak, 4–64)
+  --dry-run           print the plan and send nothing
+  --json              print the plan or the report as one JSON object (no progress bar)
+  --help              this text
+
+Each message's body: {"run","seq","phase","intendedAt","itemMs"}. Ctrl-C stops sending, waits for the calls in
+flight and prints what was sent. Exit status: 0 all sent, 1 some failed or the run stopped on an error,
+2 a mistake in the command, 130 interrupted.
+
+Examples:
+  npm run load -- --scenario seed-spike --rate-scale 0.1 --time-scale 0.1 --stack QueueAgeScalerExample --dry-run
+  npm run load -- --trace my-load.csv --queue-url https://sqs.eu-west-1.amazonaws.com/123456789012/orders`;
+
+function positiveNumber(flag: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || value <= 0) {
+    throw new UsageError(`${flag} '${raw}': must be a number > 0`);
+  }
+  return value;
+}
+
+async function main(): Promise<void> {
+  let values: ReturnType<typeof parse>['values'];
+  try {
+    values = parse().values;
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message} (see --help)`);
+  }
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
+  if (values.scenario !== undefined && values.trace !== undefined)
+    throw new UsageError('give --scenario or --trace, not both');
+  if (values.scenario === undefined && values.trace === undefined)
+    throw new UsageError('give the load: --scenario NAME or --trace FILE.csv (see --help)');
+  if (values['queue-url'] !== undefined && values.stack !== undefined)
+    throw new UsageError('give --queue-url or --stack, not both');
+  if (values['queue-url'] === undefined && values.stack === undefined && !values['dry-run'])
+    throw new UsageError('give the queue: --queue-url URL or --stack NAME (see --help)');
+  const rateScale = positiveNumber('--rate-scale', values['rate-scale'], 1);
+  const timeScale = positiveNumber('--time-scale', values['time-scale'], 1);
+
+  const scenario =
+    values.trace !== undefined ? loadPhaseFile(values.trace) : loadScenario(values.scenario ?? '');
+  const plan = buildPlan(scenario, rateScale, timeScale);
+  let senders = defaultSenders(plan);
+  if (values.senders !== undefined) {
+    senders = Number(values.senders);
+    if (!Number.isInteger(senders) || senders < 1 || senders > 512)
+      throw new UsageError(`--senders '${values.senders}': must be a whole number in [1; 512]`);
+  }
+
+  const options = clientOptions(values);
+  let queueUrl = values['queue-url'];
+  if (values.stack !== undefined) {
+    const stack = await explained(
+      () => readStack(operatorClients(options).cloudformation, values.stack ?? ''),
+      `DescribeStacks ${values.stack}`,
+      values.endpoint,
+    );
+    queueUrl = stack.queueUrl;
+    if (queueUrl === undefined)
+      throw new UsageError(`--stack ${values.stack}: the stack has no QueueUrl output`);
+  }
+
+  if (values['dry-run']) {
+    if (values.json) console.log(JSON.stringify({ queueUrl, senders, plan }, null, 2));
+    else console.log(planTable(plan, senders, queueUrl));
+    return;
+  }
+  if (queueUrl === undefined) throw new UsageError('give the queue: --queue-url URL or --stack NAME');
+  if (!/^https?:\/\//.test(queueUrl))
+    throw new UsageError(`--queue-url '${queueUrl}': must be an http(s) URL`);
+
+  const sqs = loadSqsClient(options, senders);
+  // One cheap call first: a wrong URL or endpoint fails here with one line, not as a run of failed batches.
+  await explained(
+    () => sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] })),
+    `queue ${queueUrl}`,
+    values.endpoint,
+  );
+
+  const stop = new AbortController();
+  const onSigint = () => {
+    if (stop.signal.aborted) process.exit(130);
+    stop.abort();
+  };
+  process.on('SIGINT', onSigint);
+  const run = new LoadRun({
+    plan,
+    sender: batchSender({ sqs, queueUrl, run: `${plan.scenario}-${new Date().toISOString()}` }),
+    senders,
+    signal: stop.signal,
+  });
+  const showProgress = !values.json && process.stderr.isTTY;
+  if (!values.json) console.error(planTable(plan, senders, queueUrl));
+  const timer = showProgress
+    ? setInterval(() => process.stderr.write(`\r${progressLine(run.progress())}\x1b[K`), 250)
+    : undefined;
+  const report = await run.run();
+  if (timer) clearInterval(timer);
+  if (showProgress) process.stderr.write(`\r${progressLine(run.progress())}\x1b[K\n`);
+  process.off('SIGINT', onSigint);
+  sqs.destroy();
+
+  if (values.json) console.log(JSON.stringify({ queueUrl, senders, ...report }, null, 2));
+  else console.log(reportText(report));
+  if (report.interrupted) process.exitCode = 130;
+  else if (report.failed > 0 || report.abortedBy !== undefined) process.exitCode = 1;
+}
+
+function parse() {
+  return parseArgs({
+    options: {
+      scenario: { type: 'string' },
+      trace: { type: 'string' },
+      'queue-url': { type: 'string' },
+      stack: { type: 'string' },
+      'rate-scale': { type: 'string' },
+      'time-scale': { type: 'string' },
+      endpoint: { type: 'string' },
+      region: { type: 'string' },
+      senders: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+}
+
+/** An operator's mistake (a wrong name, an unreachable endpoint, an impossible plan): one line, exit 2. */
+function oneLine(error: unknown): never {
+  throw error instanceof OperatorError || error instanceof PlanError ? new UsageError(error.message) : error;
+}
+
+await runCli('load', () => main().catch(oneLine));

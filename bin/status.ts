@@ -1,0 +1,163 @@
+import { parseArgs } from 'node:util';
+import { normalizeWatch } from '../lib/operator/cli-args.ts';
+import { clientOptions, operatorClients } from '../lib/operator/clients.ts';
+import { explained, OperatorError } from '../lib/operator/operator-error.ts';
+import { readStack } from '../lib/operator/stack-outputs.ts';
+import { readStatus, type StatusTarget } from '../lib/operator/status-reader.ts';
+import { statusScreen, summarize } from '../lib/operator/status-view.ts';
+import { runCli, UsageError } from './cli-error.ts';
+
+const HELP = `Shows what a queue-age scaler is doing now: the consumer's concurrency, cap and floor, the queue's head age
+against the target, its depth, saturation, the alarms and the controller's last decisions.
+
+Usage: npm run status -- (--stack NAME | --queue-url URL [--function-name F] [--mapping-uuid U] [--scaler-name S]) [options]
+
+Target:
+  --stack NAME          read everything below from the deployed stack's outputs (and its controller log group)
+  --queue-url URL       the queue (required without --stack)
+  --function-name NAME  the consumer: its reserved concurrency
+  --mapping-uuid UUID   the consumer's event source mapping: its MaximumConcurrency
+  --scaler-name NAME    the controller's ScalerName: its metrics (cap, floor, target, ticks) and alarms (NAME-*)
+  --log-group NAME      the controller's log group: its decisions with reason codes
+  --endpoint URL        an emulator's endpoint (e.g. http://127.0.0.1:5000); default: AWS
+  --region REGION       default: the SDK's (AWS_REGION, your profile)
+Showing:
+  --window MINUTES      how far back metrics and decisions are read (default 30, 5–1440)
+  --decisions N         decisions and ticks listed (default 8, 1–100)
+  --watch [SECONDS]     refresh every SECONDS (default 10, at least 5) until Ctrl-C
+  --json                one JSON object (one per refresh with --watch)
+  --help                this text
+
+Sources: concurrency and depth are read live (Lambda, SQS GetQueueAttributes); cap, floor, target, saturation
+and the per-minute ticks are the controller's own CloudWatch metrics; the head age is AWS/SQS's metric (1–2 min
+late); reason codes come only from the controller's log (CloudWatch Logs).
+
+Examples:
+  npm run status -- --stack QueueAgeScalerExample
+  npm run status -- --stack QueueAgeScalerExample --watch 15
+  npm run status -- --queue-url https://sqs.eu-west-1.amazonaws.com/123456789012/orders --scaler-name orders --json`;
+
+function wholeNumber(
+  flag: string,
+  raw: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isInteger(n) || n < min || n > max)
+    throw new UsageError(`${flag} '${raw}': must be a whole number in [${min}; ${max}]`);
+  return n;
+}
+
+async function main(): Promise<void> {
+  let values: ReturnType<typeof parse>['values'];
+  try {
+    values = parse().values;
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message} (see --help)`);
+  }
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
+  const explicit = ['queue-url', 'function-name', 'mapping-uuid', 'scaler-name', 'log-group'] as const;
+  if (values.stack !== undefined && explicit.some((k) => values[k] !== undefined))
+    throw new UsageError(`give --stack or the explicit names (--${explicit.join(', --')}), not both`);
+  if (values.stack === undefined && values['queue-url'] === undefined)
+    throw new UsageError('give --stack NAME or --queue-url URL (see --help)');
+  const windowSeconds = wholeNumber('--window', values.window, 30, 5, 1440) * 60;
+  const decisions = wholeNumber('--decisions', values.decisions, 8, 1, 100);
+  const watch = values.watch === undefined ? undefined : wholeNumber('--watch', values.watch, 10, 5, 3600);
+
+  const endpoint = values.endpoint;
+  const clients = operatorClients(clientOptions(values));
+  let target: StatusTarget;
+  if (values.stack !== undefined) {
+    const stack = await explained(
+      () => readStack(clients.cloudformation, values.stack ?? '', { resources: true }),
+      `DescribeStacks ${values.stack}`,
+      endpoint,
+    );
+    if (stack.queueUrl === undefined)
+      throw new UsageError(`--stack ${values.stack}: the stack has no QueueUrl output`);
+    target = {
+      queueUrl: stack.queueUrl,
+      functionName: stack.consumerFunctionName,
+      mappingUuid: stack.eventSourceMappingUuid,
+      scalerName: stack.scalerName,
+      logGroup: stack.controllerLogGroup,
+    };
+  } else {
+    target = {
+      queueUrl: values['queue-url'] ?? '',
+      functionName: values['function-name'],
+      mappingUuid: values['mapping-uuid'],
+      scalerName: values['scaler-name'],
+      logGroup: values['log-group'],
+    };
+  }
+
+  const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
+  const show = async () => {
+    const reading = await explained(
+      () => readStatus(clients, target, { now: Date.now() / 1000, windowSeconds, decisions }),
+      `queue ${target.queueUrl}`,
+      endpoint,
+    );
+    if (values.json)
+      console.log(JSON.stringify({ summary: summarize(reading), reading }, null, watch ? 0 : 2));
+    else {
+      if (watch !== undefined && process.stdout.isTTY) process.stdout.write('\x1b[2J\x1b[H');
+      console.log(statusScreen(reading, { color, ticks: decisions }));
+      if (watch !== undefined) console.log(`\nrefreshing every ${watch} s · Ctrl-C to stop`);
+    }
+  };
+  await show();
+  if (watch === undefined) return;
+  let stopped = false;
+  process.on('SIGINT', () => {
+    stopped = true;
+  });
+  while (!stopped) {
+    await new Promise((resolve) => setTimeout(resolve, watch * 1000));
+    if (stopped) break;
+    try {
+      await show();
+    } catch (error) {
+      // A refresh that fails (a blip in the network) is reported and the next one tried.
+      console.error(`status: ${(error as Error).message}`);
+    }
+  }
+}
+
+function parse() {
+  return parseArgs({
+    args: normalizeWatch(process.argv.slice(2)),
+    options: {
+      stack: { type: 'string' },
+      'queue-url': { type: 'string' },
+      'function-name': { type: 'string' },
+      'mapping-uuid': { type: 'string' },
+      'scaler-name': { type: 'string' },
+      'log-group': { type: 'string' },
+      endpoint: { type: 'string' },
+      region: { type: 'string' },
+      window: { type: 'string' },
+      decisions: { type: 'string' },
+      watch: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+}
+
+/** An operator's mistake (a wrong name, an unreachable endpoint) exits like a usage mistake: one line. */
+function oneLine(error: unknown): never {
+  throw error instanceof OperatorError ? new UsageError(error.message) : error;
+}
+
+await runCli('status', () => main().catch(oneLine));

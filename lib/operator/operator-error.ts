@@ -1,0 +1,68 @@
+import { errorMessage, failureKind } from '../../functions/controller/aws-errors.ts';
+
+/** Something the operator can fix (a wrong name, an unreachable endpoint): shown as one line, no stack. */
+export class OperatorError extends Error {
+  override name = 'OperatorError';
+}
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+]);
+
+function networkCode(error: unknown): string | undefined {
+  let e: unknown = error;
+  // Node puts the socket's code on the error or on its cause (fetch, AggregateError).
+  for (let depth = 0; e !== undefined && e !== null && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && NETWORK_CODES.has(code)) return code;
+    const errors = (e as { errors?: unknown[] }).errors;
+    const inner = Array.isArray(errors) ? errors[0] : undefined;
+    e = (e as { cause?: unknown }).cause ?? inner;
+  }
+  return undefined;
+}
+
+/**
+ * Turns an AWS or network failure into one line that says which call on what failed and what to check. Anything
+ * that is not recognisably the operator's to fix is returned as is (a bug keeps its stack).
+ */
+export function explainAwsError(error: unknown, what: string, endpoint: string | undefined): unknown {
+  if (error instanceof OperatorError) return error;
+  const where = endpoint ?? 'AWS';
+  const code = networkCode(error);
+  if (code !== undefined) return new OperatorError(`${what}: cannot reach ${where} (${code})`);
+  const name = (error as { name?: string } | undefined)?.name ?? '';
+  if (name === 'CredentialsProviderError') {
+    return new OperatorError(`${what}: no AWS credentials (set AWS_PROFILE or AWS_ACCESS_KEY_ID)`);
+  }
+  if (failureKind(error) === 'not-found')
+    return new OperatorError(`${what}: not found (${errorMessage(error)})`);
+  if ((error as { $metadata?: unknown } | undefined)?.$metadata !== undefined) {
+    return new OperatorError(`${what}: ${errorMessage(error)}`);
+  }
+  // The SDK's parser choking on an HTML page: not an AWS endpoint (or an API the emulator lacks).
+  if (error instanceof SyntaxError) {
+    return new OperatorError(`${what}: ${where} answered something that is not an AWS response`);
+  }
+  return error;
+}
+
+/** Runs an AWS call whose failure is the operator's to fix, turning it into one `OperatorError` line. */
+export async function explained<T>(
+  call: () => Promise<T>,
+  what: string,
+  endpoint: string | undefined,
+): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof Error && /Region is missing/.test(error.message))
+      throw new OperatorError('no AWS region: give --region or set AWS_REGION');
+    throw explainAwsError(error, what, endpoint);
+  }
+}

@@ -1,0 +1,137 @@
+import {
+  SendMessageBatchCommand,
+  type SendMessageBatchRequestEntry,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import { errorMessage, failureKind } from '../../functions/controller/aws-errors.ts';
+
+/** One message of the load: stamped so the receiving side can measure how late it arrived and spot gaps. */
+export interface LoadMessage {
+  readonly sequence: number;
+  readonly phase: number;
+  /** Epoch milliseconds at which the plan meant it to be sent. */
+  readonly intendedAt: number;
+  readonly itemMs: number;
+}
+
+export function messageBody(run: string, m: LoadMessage): string {
+  return JSON.stringify({
+    run,
+    seq: m.sequence,
+    phase: m.phase,
+    intendedAt: new Date(m.intendedAt).toISOString(),
+    itemMs: m.itemMs,
+  });
+}
+
+export interface BatchResult {
+  readonly sent: number;
+  /** Entries that still failed after every retry, with the last error code each got. */
+  readonly failed: readonly { readonly sequence: number; readonly code: string }[];
+  /** Entries re-sent after an entry or call failure (one count per re-send). */
+  readonly retried: number;
+}
+
+export interface RetryPolicy {
+  /** Attempts per entry, the first included. */
+  readonly attempts: number;
+  /** The first backoff; doubled per attempt, with full jitter. */
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 100, maxDelayMs: 2_000 };
+
+/** A call failure that no retry will fix (no such queue, access denied): the run stops. */
+export class SendAbortError extends Error {
+  override name = 'SendAbortError';
+}
+
+const ABORTING_CODES = new Set([
+  'AccessDenied',
+  'AccessDeniedException',
+  'InvalidClientTokenId',
+  'UnrecognizedClientException',
+  'InvalidAddress',
+  'KMS.AccessDeniedException',
+  'KMS.DisabledException',
+]);
+
+function aborts(error: unknown): boolean {
+  const name = (error as { name?: string } | undefined)?.name ?? '';
+  return failureKind(error) === 'not-found' || ABORTING_CODES.has(name);
+}
+
+export interface BatchSender {
+  send(entries: readonly LoadMessage[]): Promise<BatchResult>;
+}
+
+export interface SenderOptions {
+  readonly sqs: SQSClient;
+  readonly queueUrl: string;
+  readonly run: string;
+  readonly retry?: RetryPolicy;
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly random?: () => number;
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `SendMessageBatch` reports per-entry failures in `Failed` while the call itself succeeds: those entries are
+ * re-sent with exponential backoff until they go through or run out of attempts, and then counted as failed,
+ * never dropped. An entry failure marked `SenderFault` (the message itself is wrong) would fail identically
+ * again and is counted at once. A whole call that fails (after the SDK's own retries) retries all its entries
+ * the same way, unless no retry can help (`SendAbortError`).
+ */
+export function batchSender(options: SenderOptions): BatchSender {
+  const retry = options.retry ?? DEFAULT_RETRY;
+  const sleep = options.sleep ?? realSleep;
+  const random = options.random ?? Math.random;
+  const backoff = (attempt: number) =>
+    random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1));
+
+  return {
+    async send(messages) {
+      const bySequence = new Map(messages.map((m) => [String(m.sequence), m]));
+      let pending = [...messages];
+      const failed: { sequence: number; code: string }[] = [];
+      let sent = 0;
+      let retried = 0;
+      for (let attempt = 1; pending.length > 0; attempt++) {
+        if (attempt > 1) {
+          retried += pending.length;
+          await sleep(backoff(attempt - 1));
+        }
+        const entries: SendMessageBatchRequestEntry[] = pending.map((m) => ({
+          Id: String(m.sequence),
+          MessageBody: messageBody(options.run, m),
+        }));
+        const last = attempt >= retry.attempts;
+        let again: LoadMessage[] = [];
+        try {
+          const out = await options.sqs.send(
+            new SendMessageBatchCommand({ QueueUrl: options.queueUrl, Entries: entries }),
+          );
+          const failedIds = new Set<string>();
+          for (const f of out.Failed ?? []) {
+            const m = f.Id === undefined ? undefined : bySequence.get(f.Id);
+            if (m === undefined || failedIds.has(f.Id ?? '')) continue;
+            failedIds.add(f.Id ?? '');
+            const code = f.Code ?? 'unknown';
+            if (f.SenderFault || last) failed.push({ sequence: m.sequence, code });
+            else again.push(m);
+          }
+          sent += pending.length - failedIds.size;
+        } catch (error) {
+          if (aborts(error)) throw new SendAbortError(errorMessage(error));
+          const code = (error as { name?: string }).name ?? 'Error';
+          if (last) failed.push(...pending.map((m) => ({ sequence: m.sequence, code })));
+          else again = pending;
+        }
+        pending = again;
+      }
+      return { sent, failed, retried };
+    },
+  };
+}
