@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   try {
     values = parse().values;
   } catch (error) {
-    throw new UsageError(`${(error as Error).message} (see --help)`);
+    throw new UsageError(`${(error as Error).message.replace(/\s*\n\s*/g, ' ')} (see --help)`);
   }
   if (values.help) {
     console.log(HELP);

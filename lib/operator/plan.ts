@@ -118,7 +118,10 @@ export function dueBy(plan: LoadPlan, elapsedSeconds: number): number {
       continue;
     }
     if (elapsedSeconds < phase.startSeconds) break;
-    const k = Math.floor(((elapsedSeconds - phase.startSeconds) * phase.messages) / phase.durationSeconds);
+    // The epsilon keeps this consistent with `intendedSeconds` under floating point: k·d/m·m/d can be k − 1e-15.
+    const k = Math.floor(
+      ((elapsedSeconds - phase.startSeconds) * phase.messages) / phase.durationSeconds + 1e-9,
+    );
     due += Math.min(phase.messages, k + 1);
     break;
   }

@@ -1,0 +1,177 @@
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LoadRun } from '../../lib/operator/load-run.ts';
+import { reportText } from '../../lib/operator/load-view.ts';
+import { buildPlan } from '../../lib/operator/plan.ts';
+import { batchSender, type LoadMessage, SendAbortError } from '../../lib/operator/sender.ts';
+import { awsError } from '../controller/support/unit-deps.ts';
+
+const sqs = new SQSClient({
+  region: 'us-east-1',
+  // Never reached: the client is mocked. A closed local port, so a missed mock fails fast and locally.
+  endpoint: 'http://127.0.0.1:9',
+  credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+});
+const mock = mockClient(sqs);
+afterEach(() => mock.reset());
+
+const messages = (n: number): LoadMessage[] =>
+  Array.from({ length: n }, (_, i) => ({
+    sequence: i,
+    phase: 1,
+    intendedAt: 1_800_000_000_000 + i,
+    itemMs: 20,
+  }));
+
+const delays: number[] = [];
+const sender = (attempts = 4) =>
+  batchSender({
+    sqs,
+    queueUrl: 'http://127.0.0.1:9/123456789012/q',
+    run: 'test',
+    retry: { attempts, baseDelayMs: 100, maxDelayMs: 1000 },
+    sleep: async (ms) => {
+      delays.push(ms);
+    },
+    random: () => 1,
+  });
+
+const entryIds = (call: number) =>
+  (mock.commandCalls(SendMessageBatchCommand)[call]?.args[0].input.Entries ?? []).map((e) => e.Id);
+
+describe('batchSender', () => {
+  it('re-sends only the failed entries, with a doubling backoff, until they go through', async () => {
+    delays.length = 0;
+    mock
+      .on(SendMessageBatchCommand)
+      .resolvesOnce({
+        Successful: [],
+        Failed: [
+          { Id: '3', Code: 'InternalError', SenderFault: false },
+          { Id: '7', Code: 'InternalError', SenderFault: false },
+        ],
+      })
+      .resolvesOnce({ Successful: [], Failed: [{ Id: '7', Code: 'InternalError', SenderFault: false }] })
+      .resolves({ Successful: [], Failed: [] });
+    const result = await sender().send(messages(10));
+    expect(result).toEqual({ sent: 10, failed: [], retried: 3 });
+    expect(entryIds(0)).toHaveLength(10);
+    expect(entryIds(1)).toEqual(['3', '7']);
+    expect(entryIds(2)).toEqual(['7']);
+    expect(delays).toEqual([100, 200]);
+  });
+
+  it('stamps each body with the run, sequence, phase, intended time and item time', async () => {
+    mock.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    await sender().send(messages(1));
+    const body = mock.commandCalls(SendMessageBatchCommand)[0]?.args[0].input.Entries?.[0]?.MessageBody ?? '';
+    expect(JSON.parse(body)).toEqual({
+      run: 'test',
+      seq: 0,
+      phase: 1,
+      intendedAt: '2027-01-15T08:00:00.000Z',
+      itemMs: 20,
+    });
+  });
+
+  it('counts an entry that keeps failing as failed, with its code, after the last attempt', async () => {
+    mock
+      .on(SendMessageBatchCommand)
+      .resolves({ Successful: [], Failed: [{ Id: '2', Code: 'ServiceUnavailable', SenderFault: false }] });
+    const result = await sender(3).send(messages(5));
+    expect(result.sent).toBe(4);
+    expect(result.failed).toEqual([{ sequence: 2, code: 'ServiceUnavailable' }]);
+    expect(result.retried).toBe(2);
+    expect(mock.commandCalls(SendMessageBatchCommand)).toHaveLength(3);
+  });
+
+  it('does not re-send an entry that failed through its own fault', async () => {
+    mock
+      .on(SendMessageBatchCommand)
+      .resolves({ Successful: [], Failed: [{ Id: '0', Code: 'InvalidMessageContents', SenderFault: true }] });
+    const result = await sender().send(messages(2));
+    expect(result).toEqual({
+      sent: 1,
+      failed: [{ sequence: 0, code: 'InvalidMessageContents' }],
+      retried: 0,
+    });
+    expect(mock.commandCalls(SendMessageBatchCommand)).toHaveLength(1);
+  });
+
+  it('retries a whole call that failed, then counts its entries', async () => {
+    mock
+      .on(SendMessageBatchCommand)
+      .rejectsOnce(awsError('InternalError', 'boom', 500))
+      .resolves({ Successful: [], Failed: [] });
+    expect(await sender().send(messages(3))).toEqual({ sent: 3, failed: [], retried: 3 });
+    mock.reset();
+    mock.on(SendMessageBatchCommand).rejects(awsError('InternalError', 'boom', 500));
+    const result = await sender(2).send(messages(2));
+    expect(result.failed).toEqual([
+      { sequence: 0, code: 'InternalError' },
+      { sequence: 1, code: 'InternalError' },
+    ]);
+  });
+
+  it('stops on an error no retry can fix', async () => {
+    mock
+      .on(SendMessageBatchCommand)
+      .rejects(awsError('QueueDoesNotExist', 'The specified queue does not exist.'));
+    await expect(sender().send(messages(2))).rejects.toThrow(SendAbortError);
+  });
+});
+
+describe('LoadRun with failing entries', () => {
+  it('reports failed and retried entries per phase and accounts for every planned message', async () => {
+    mock.on(SendMessageBatchCommand).callsFake((input: { Entries: { Id: string }[] }) => ({
+      Successful: [],
+      // Every entry whose sequence ends in 7 always fails: retried to the last attempt, then counted.
+      Failed: input.Entries.filter((e) => e.Id.endsWith('7')).map((e) => ({
+        Id: e.Id,
+        Code: 'InternalError',
+        SenderFault: false,
+      })),
+    }));
+    const plan = buildPlan(
+      {
+        name: 'short',
+        phases: [
+          { durationSeconds: 0.2, ratePerSecond: 100, itemMs: 20 },
+          { durationSeconds: 0.2, ratePerSecond: 150, itemMs: 20 },
+        ],
+      },
+      1,
+      1,
+    );
+    const run = new LoadRun({ plan, sender: sender(3), senders: 4 });
+    const report = await run.run();
+    expect(report.planned).toBe(50);
+    expect(report.failed).toBe(5); // 7, 17, 27, 37, 47
+    expect(report.sent).toBe(45);
+    expect(report.unsent).toBe(0);
+    expect(report.retried).toBe(10); // each failing entry re-sent twice
+    expect(report.failureCodes).toEqual({ InternalError: 5 });
+    expect(report.phases.map((p) => p.failed)).toEqual([2, 3]);
+    expect(reportText(report)).toMatch(
+      /sent 45 of 50, failed 5 \(InternalError × 5\), unsent 0, 10 entries retried/,
+    );
+  });
+
+  it('stops dispatching when aborted and counts the rest as unsent', async () => {
+    mock.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    const plan = buildPlan({
+      name: 'long',
+      phases: [{ durationSeconds: 60, ratePerSecond: 10, itemMs: 20 }],
+    });
+    const stop = new AbortController();
+    const run = new LoadRun({ plan, sender: sender(), senders: 2, signal: stop.signal });
+    const done = run.run();
+    setTimeout(() => stop.abort(), 50);
+    const report = await done;
+    expect(report.interrupted).toBe(true);
+    expect(report.sent + report.unsent).toBe(600);
+    expect(report.unsent).toBeGreaterThan(0);
+    expect(reportText(report)).toMatch(/interrupted \(Ctrl-C\)/);
+  });
+});
