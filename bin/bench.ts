@@ -12,6 +12,7 @@ Usage: npm run bench -- [--preset lambda|seed] [--scenario NAME]... [--out FILE.
 
 The trade-off column is concurrency-seconds ÷ the clairvoyant's × max(1, p99 wait ÷ target): the cost of the
 concurrency, with a penalty only for missing the latency target. Lower is better; the best per scenario is bold.
+"settled events/h" counts scale events in flat phases of at least 25 minutes, after their first 15 minutes.
 Defaults: both presets (seed preset: seed-spike only, as in the article), every scenario, out/bench.md.`;
 
 async function main(): Promise<void> {

@@ -19,9 +19,10 @@ export interface BenchRow {
   readonly settledScaleEventsPerHour?: number;
 }
 
-// A phase counts as steady when it lasts at least this long; its first SETTLE seconds are excluded.
-const STEADY_PHASE_SECONDS = 1200;
-const SETTLE_SECONDS = 600;
+// A flat phase of at least 25 minutes counts as steady once 15 minutes have passed: long enough for the return
+// from a spike (delay 5 min + a step a minute) to finish, so what is left is the controller's own restlessness.
+const STEADY_PHASE_SECONDS = 1500;
+const SETTLE_SECONDS = 900;
 
 function settledScaleEventsPerHour(
   summary: RunSummary,
