@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { type BenchRow, benchScenario, benchTable } from '../lib/sim/bench.ts';
 import { PRESET_NAMES, type PresetName } from '../lib/sim/presets.ts';
 import { loadScenario, shippedScenarios } from '../lib/sim/scenario.ts';
-import { runCli, UsageError } from './cli-error.ts';
+import { parseOptions, runCli, UsageError } from './cli-error.ts';
 
 const HELP = `Runs every shipped scenario through the age law and the baselines (fixed at the floor, fixed at the cap,
 the seed's literal step rule, a KEDA-like depth rule) and prints a markdown table.
@@ -16,21 +16,17 @@ concurrency, with a penalty only for missing the latency target. Lower is better
 Defaults: both presets (seed preset: seed-spike only, as in the article), every scenario, out/bench.md.`;
 
 async function main(): Promise<void> {
-  const { values } = (() => {
-    try {
-      return parseArgs({
-        options: {
-          preset: { type: 'string', multiple: true },
-          scenario: { type: 'string', multiple: true },
-          out: { type: 'string' },
-          help: { type: 'boolean', short: 'h' },
-        },
-        strict: true,
-      });
-    } catch (error) {
-      throw new UsageError(`${(error as Error).message} (see --help)`);
-    }
-  })();
+  const { values } = parseOptions(() =>
+    parseArgs({
+      options: {
+        preset: { type: 'string', multiple: true },
+        scenario: { type: 'string', multiple: true },
+        out: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }),
+  );
   if (values.help) {
     console.log(HELP);
     return;

@@ -6,6 +6,15 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** Runs a parseArgs call, turning its complaint (an unknown option, a missing value) into one usage line. */
+export function parseOptions<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message.replace(/\s*\n\s*/g, ' ')} (see --help)`);
+  }
+}
+
 const USER_ERRORS = [UsageError, ConfigError, ScenarioError];
 
 /** Runs a CLI's main: a user's mistake exits 2 with one line; anything else is a bug and keeps its stack. */

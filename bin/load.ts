@@ -8,7 +8,7 @@ import { buildPlan, defaultSenders, PlanError } from '../lib/operator/plan.ts';
 import { batchSender } from '../lib/operator/sender.ts';
 import { readStack } from '../lib/operator/stack-outputs.ts';
 import { loadPhaseFile, loadScenario, shippedScenarios } from '../lib/sim/scenario.ts';
-import { runCli, UsageError } from './cli-error.ts';
+import { parseOptions, runCli, UsageError } from './cli-error.ts';
 
 const HELP = `Sends the load of a phase file (the simulator's format) to an SQS queue, paced to the file's rates, so the
 load the simulator predicts and the load a deployed stack receives are the same file.
@@ -49,12 +49,7 @@ function positiveNumber(flag: string, raw: string | undefined, fallback: number)
 }
 
 async function main(): Promise<void> {
-  let values: ReturnType<typeof parse>['values'];
-  try {
-    values = parse().values;
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message.replace(/\s*\n\s*/g, ' ')} (see --help)`);
-  }
+  const { values } = parseOptions(parse);
   if (values.help) {
     console.log(HELP);
     return;

@@ -9,7 +9,7 @@ import { loadPhaseFile, loadScenario, shippedScenarios } from '../lib/sim/scenar
 import { svgChart } from '../lib/sim/svg-chart.ts';
 import { terminalChart } from '../lib/sim/terminal-chart.ts';
 import { timelineCsv } from '../lib/sim/timeline-csv.ts';
-import { runCli, UsageError } from './cli-error.ts';
+import { parseOptions, runCli, UsageError } from './cli-error.ts';
 
 const HELP = `Replays a load through a model of SQS → Lambda (or the seed article's worker pool) driven by the
 queue-age controller, and reports what the controller did.
@@ -35,12 +35,7 @@ Examples:
   npm start -- --scenario overload --config my-settings.json`;
 
 async function main(): Promise<void> {
-  let values: ReturnType<typeof parse>['values'];
-  try {
-    values = parse().values;
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message} (see --help)`);
-  }
+  const { values } = parseOptions(parse);
   if (values.help) {
     console.log(HELP);
     return;

@@ -5,7 +5,7 @@ import { explained, OperatorError } from '../lib/operator/operator-error.ts';
 import { readStack } from '../lib/operator/stack-outputs.ts';
 import { readStatus, type StatusTarget } from '../lib/operator/status-reader.ts';
 import { statusScreen, summarize } from '../lib/operator/status-view.ts';
-import { runCli, UsageError } from './cli-error.ts';
+import { parseOptions, runCli, UsageError } from './cli-error.ts';
 
 const HELP = `Shows what a queue-age scaler is doing now: the consumer's concurrency, cap and floor, the queue's head age
 against the target, its depth, saturation, the alarms and the controller's last decisions.
@@ -52,12 +52,7 @@ function wholeNumber(
 }
 
 async function main(): Promise<void> {
-  let values: ReturnType<typeof parse>['values'];
-  try {
-    values = parse().values;
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message.replace(/\s*\n\s*/g, ' ')} (see --help)`);
-  }
+  const { values } = parseOptions(parse);
   if (values.help) {
     console.log(HELP);
     return;

@@ -20,12 +20,12 @@ import type { TickOutcome } from '../../../functions/controller/outcome.ts';
 import { createMetrics, powertoolsReporter } from '../../../functions/controller/report.ts';
 import { type ControllerSettings, settingsFromEnvironment } from '../../../functions/controller/resources.ts';
 import { CONTROLLER_METRICS, METRIC_NAMESPACE, SCALER_DIMENSION } from '../../../lib/telemetry.ts';
+import { createLambdaRole, MOTO_ACCOUNT } from '../../support/moto-iam.ts';
 import type { MotoServer } from '../../support/moto-server.ts';
 import { consumerZip } from './consumer-zip.ts';
 import { EmfRelay } from './emf-relay.ts';
 
 export const PERIOD = 60;
-const ACCOUNT = '123456789012';
 
 /** One minute of the queue's and the consumer's metrics, as AWS would publish them. */
 export interface MinuteOfMetrics {
@@ -43,32 +43,6 @@ let counter = 0;
 export function uniqueName(prefix: string): string {
   counter += 1;
   return `${prefix}-${process.pid}-${counter}`;
-}
-
-async function createRole(server: MotoServer, name: string): Promise<string> {
-  // @aws-sdk/client-iam is not a dependency: moto's IAM speaks the query protocol and checks no signature.
-  const body = new URLSearchParams({
-    Action: 'CreateRole',
-    Version: '2010-05-08',
-    RoleName: name,
-    AssumeRolePolicyDocument: JSON.stringify({
-      Version: '2012-10-17',
-      Statement: [
-        { Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' },
-      ],
-    }),
-  });
-  const response = await fetch(`${server.endpoint}/`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      Authorization:
-        'AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/iam/aws4_request, SignedHeaders=host, Signature=0',
-    },
-    body,
-  });
-  if (!response.ok) throw new Error(`CreateRole failed: ${response.status} ${await response.text()}`);
-  return `arn:aws:iam::${ACCOUNT}:role/${name}`;
 }
 
 export interface WorldOptions {
@@ -145,8 +119,8 @@ export class World {
       }),
     );
     this.queueUrl = created.QueueUrl ?? '';
-    const queueArn = `arn:aws:sqs:us-east-1:${ACCOUNT}:${queue}`;
-    const role = await createRole(this.server, uniqueName('consumer-role'));
+    const queueArn = `arn:aws:sqs:us-east-1:${MOTO_ACCOUNT}:${queue}`;
+    const role = await createLambdaRole(this.server, uniqueName('consumer-role'));
     await this.lambda.send(
       new CreateFunctionCommand({
         FunctionName: consumer,

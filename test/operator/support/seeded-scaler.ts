@@ -21,9 +21,8 @@ import { CreateQueueCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk
 import { CONTROLLER_METRICS as M, METRIC_NAMESPACE, SCALER_DIMENSION } from '../../../lib/telemetry.ts';
 import { consumerZip } from '../../controller/support/consumer-zip.ts';
 import { uniqueName } from '../../controller/support/world.ts';
+import { createLambdaRole, MOTO_ACCOUNT } from '../../support/moto-iam.ts';
 import type { MotoServer } from '../../support/moto-server.ts';
-
-const ACCOUNT = '123456789012';
 
 /** What the seeded scaler holds, so a test can compare the status it reads with what was put in. */
 export interface SeededScaler {
@@ -58,32 +57,6 @@ export interface SeedValues {
   readonly alarms: Readonly<Record<string, 'OK' | 'ALARM' | 'INSUFFICIENT_DATA'>>;
 }
 
-/** moto's IAM speaks the query protocol and checks no signature (test/controller/support/world.ts does the same). */
-async function createRole(server: MotoServer, name: string): Promise<string> {
-  const body = new URLSearchParams({
-    Action: 'CreateRole',
-    Version: '2010-05-08',
-    RoleName: name,
-    AssumeRolePolicyDocument: JSON.stringify({
-      Version: '2012-10-17',
-      Statement: [
-        { Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' },
-      ],
-    }),
-  });
-  const response = await fetch(`${server.endpoint}/`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      Authorization:
-        'AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/iam/aws4_request, SignedHeaders=host, Signature=0',
-    },
-    body,
-  });
-  if (!response.ok) throw new Error(`CreateRole failed: ${response.status}`);
-  return `arn:aws:iam::${ACCOUNT}:role/${name}`;
-}
-
 /**
  * A deployed scaler as the emulator can hold one: the example stack's outputs (a CloudFormation stack whose only
  * resource is the controller's log group), a queue with messages, a consumer with reserved concurrency, its
@@ -116,7 +89,7 @@ export async function seedScaler(server: MotoServer, values: SeedValues): Promis
     new CreateFunctionCommand({
       FunctionName: consumer,
       Runtime: 'nodejs20.x',
-      Role: await createRole(server, uniqueName('role')),
+      Role: await createLambdaRole(server, uniqueName('role')),
       Handler: 'index.handler',
       Code: { ZipFile: consumerZip() },
     }),
@@ -125,7 +98,7 @@ export async function seedScaler(server: MotoServer, values: SeedValues): Promis
   const mapping = await lambda.send(
     new CreateEventSourceMappingCommand({
       FunctionName: consumer,
-      EventSourceArn: `arn:aws:sqs:us-east-1:${ACCOUNT}:${queueName}`,
+      EventSourceArn: `arn:aws:sqs:us-east-1:${MOTO_ACCOUNT}:${queueName}`,
       Enabled: false,
       ScalingConfig: { MaximumConcurrency: values.mappingMax },
     }),
