@@ -42,6 +42,8 @@ export function svgChart(input: SvgChartInput): string {
       reference: { value: input.cap, label: `cap ${input.cap}` },
       format: (v: number) => v.toFixed(0),
       color: '#f58518',
+      // Concurrency changes at ticks and holds between them: a staircase, not a slope.
+      steps: true,
     },
     {
       label: 'head age',
@@ -80,9 +82,13 @@ export function svgChart(input: SvgChartInput): string {
       );
     }
     const path = points
-      .map(
-        (p, j) => `${j === 0 ? 'M' : 'L'}${x(p.time).toFixed(1)},${y(lane.values[j] as number).toFixed(1)}`,
-      )
+      .map((p, j) => {
+        const here = `${x(p.time).toFixed(1)},${y(lane.values[j] as number).toFixed(1)}`;
+        if (j === 0) return `M${here}`;
+        const step =
+          'steps' in lane ? `L${x(p.time).toFixed(1)},${y(lane.values[j - 1] as number).toFixed(1)} ` : '';
+        return `${step}L${here}`;
+      })
       .join(' ');
     parts.push(`<path d="${path}" fill="none" stroke="${lane.color}" stroke-width="1.5"/>`);
   });
