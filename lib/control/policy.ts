@@ -21,6 +21,8 @@ const ROUNDING_SLACK = 1e-9;
 // Weight of one healthy tick in the per-item baseline: the baseline follows slow drift over about five ticks
 // but not a step, which is what `slowdownFactor` is there to catch.
 const BASELINE_WEIGHT = 0.2;
+// Growth per tick when age says "behind" but the need cannot be computed: the seed article's step.
+const AGE_ONLY_STEP = 4;
 // The depth trend must exceed the measured rate by this much to count as a change rather than noise.
 const RATE_CHANGE_FACTOR = 1.5;
 
@@ -72,9 +74,14 @@ function estimateAge(
   drainRate: number | undefined,
 ): number {
   if (lag <= 0 || snapshot.visibleMessages === undefined) return ageSeconds;
-  if (snapshot.visibleMessages === 0) return 0;
-  if (drainRate === undefined || drainRate <= 0) return ageSeconds + lag;
-  return Math.min(ageSeconds + lag, snapshot.visibleMessages / drainRate);
+  // In-flight messages are not deleted yet and count towards the age (AWS: the oldest non-deleted message);
+  // a throttled batch waiting out its visibility timeout is the oldest of all (the overpull case).
+  const undeleted = snapshot.visibleMessages + (snapshot.inFlightMessages ?? 0);
+  if (undeleted === 0) return 0;
+  // Without a drain rate the depth says nothing about time: the datapoint stands as it is. Adding its lag would
+  // call a quiet queue with one message "behind" whenever the rate series is missing.
+  if (drainRate === undefined || drainRate <= 0) return ageSeconds;
+  return Math.min(ageSeconds + lag, undeleted / drainRate);
 }
 
 function updatedBaseline(previous: number | undefined, sample: number | undefined): number | undefined {
@@ -153,8 +160,10 @@ export function decide(snapshot: QueueSnapshot, state: ControllerState, config: 
 
   // Little's law: L = λ·S busy workers, sized for the target utilisation so a Poisson queue stays stable.
   // Worked example (the seed): λ = 800/s, S = 20 ms, utilisation 0.9 → 16 ÷ 0.9 = 17.8 → 18.
+  // Without a per-item time the need is known only when nothing arrives, now or at the window's peak.
+  const nothingArrives = arrivalRate === 0 && (snapshot.peakArrivalRatePerSecond ?? 0) === 0;
   const busy =
-    arrivalRate === undefined || (itemSeconds === undefined && arrivalRate > 0)
+    arrivalRate === undefined || (itemSeconds === undefined && !nothingArrives)
       ? undefined
       : arrivalRate * (itemSeconds ?? 0);
   const steadyNeed =
@@ -165,7 +174,7 @@ export function decide(snapshot: QueueSnapshot, state: ControllerState, config: 
   // 20 ms = 2.2; 16 + 2.2 = 18.2 → 19, above the 18 the headroom alone gives.
   const excessBacklog = Math.max(0, (snapshot.visibleMessages ?? 0) - (arrivalRate ?? 0) * target);
   const need =
-    busy === undefined || steadyNeed === undefined
+    busy === undefined || steadyNeed === undefined || (itemSeconds === undefined && excessBacklog > 0)
       ? undefined
       : Math.max(
           steadyNeed,
@@ -207,8 +216,9 @@ export function decide(snapshot: QueueSnapshot, state: ControllerState, config: 
     const next = { ...state, ...baselines, idleSince: undefined };
     if (downstreamSlower) return result(applied, 'hold:downstream-slower', inputs, next, true);
     if (applied >= cap) return result(applied, 'hold:at-cap', inputs, next, true);
-    // Without a per-item time or an arrival rate, age alone says "behind": grow by the step, as the seed does.
-    const wanted = need ?? applied + config.maxScaleUpStep;
+    // Without a per-item time or an arrival rate, age alone says "behind" but not by how much: grow by the seed's
+    // step of 4 (or less where maxScaleUpStep is smaller), never straight to the cap on a guess.
+    const wanted = need ?? applied + Math.min(AGE_ONLY_STEP, config.maxScaleUpStep);
     // Capacity already exceeds arrivals plus the drain: the backlog is shrinking; growing more would overshoot.
     if (wanted <= applied) return result(applied, 'hold:draining', inputs, next, true);
     return result(
@@ -231,7 +241,7 @@ export function decide(snapshot: QueueSnapshot, state: ControllerState, config: 
   // The shrink is sized for the busiest period of the scale-down window, so one quiet sample cannot undo a need.
   const shrinkNeed =
     busy === undefined || itemSeconds === undefined
-      ? steadyNeed
+      ? steadyNeed // known only when nothing arrives (above): 0
       : Math.ceil(
           (Math.max(measuredArrivals ?? 0, snapshot.peakArrivalRatePerSecond ?? 0) * itemSeconds) /
             config.targetUtilization -

@@ -321,3 +321,74 @@ describe('decide: shrinking', () => {
     expect(decision.state.lastVisible).toEqual({ at: NOW, messages: 12 });
   });
 });
+
+describe('decide: partial data (found in review)', () => {
+  it('an unknown per-item time with a backlog is an unknown need: grow by the age-only step, never hold', () => {
+    const snap = snapshot({
+      appliedConcurrency: 2,
+      age: 3000,
+      visibleMessages: 100_000,
+      arrivalRatePerSecond: 0,
+      itemSeconds: undefined,
+    });
+    const decision = decide(snap, {}, config());
+    expect(decision).toMatchObject({ desired: 6, reason: 'grow:age-above-target' });
+    expect(decision.inputs.needConcurrency).toBeUndefined();
+  });
+
+  it('an unknown per-item time never shrinks while the window saw arrivals', () => {
+    const snap = snapshot({
+      appliedConcurrency: 20,
+      age: 0,
+      arrivalRatePerSecond: 0,
+      peakArrivalRatePerSecond: 800,
+      itemSeconds: undefined,
+    });
+    const decision = decide(snap, { idleSince: NOW - 3600 }, config());
+    expect(decision).toMatchObject({ desired: 20, reason: 'hold:steady' });
+  });
+
+  it('with no arrivals at all the need is 0 even without a per-item time: an idle queue shrinks', () => {
+    const snap = snapshot({
+      appliedConcurrency: 20,
+      age: 0,
+      arrivalRatePerSecond: 0,
+      peakArrivalRatePerSecond: 0,
+      itemSeconds: undefined,
+      visibleMessages: 0,
+    });
+    const decision = decide(snap, { idleSince: NOW - 3600 }, config());
+    expect(decision.reason).toBe('shrink:sustained-idle');
+  });
+
+  it('without a drain rate a late datapoint is not inflated by its lag: one quiet message is not "behind"', () => {
+    const snap = snapshot({
+      appliedConcurrency: 2,
+      age: 0,
+      lag: 120,
+      visibleMessages: 1,
+      arrivalRatePerSecond: undefined,
+      completionRatePerSecond: undefined,
+      itemSeconds: undefined,
+    });
+    const decision = decide(snap, {}, config());
+    expect(decision).toMatchObject({ desired: 2, reason: 'hold:steady' });
+  });
+
+  it('in-flight messages count towards the age: throttled batches waiting out the visibility timeout are behind', () => {
+    // GIVEN overpull: nothing visible, 30,000 messages in flight (throttled), the late datapoint says 300 s
+    const snap = snapshot({
+      appliedConcurrency: 2,
+      age: 300,
+      lag: 120,
+      visibleMessages: 0,
+      inFlightMessages: 30_000,
+      arrivalRatePerSecond: 100,
+      completionRatePerSecond: 100,
+    });
+    const decision = decide(snap, state({ baselineArrivalRate: 100 }), config());
+    // THEN the age is min(300 + 120, 30,000 ÷ 100) = 300 s: behind, and it grows
+    expect(decision.inputs.ageSeconds).toBe(300);
+    expect(decision.reason).toBe('grow:age-above-target');
+  });
+});
