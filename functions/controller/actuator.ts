@@ -69,7 +69,17 @@ export class LambdaActuator implements ConcurrencyPort {
   }
 
   async apply(desired: number, applied: number): Promise<void> {
-    const plan = planWrites(this.target.mode, applied, desired, this.config);
+    // Nothing set yet (runTick then passes the floor as `applied`): order the writes as a shrink, capping the
+    // mapping's pollers first. Reserved-first would leave pollers unbounded above reserved if the second write
+    // failed (a deploy's ResourceConflictException).
+    // The reading is the one runTick already made (`applied()`); apply itself reads nothing.
+    const unset = this.#reading !== undefined && (await this.#reading).applied === undefined;
+    const plan = planWrites(
+      this.target.mode,
+      unset ? Number.POSITIVE_INFINITY : applied,
+      desired,
+      this.config,
+    );
     for (const [i, write] of plan.entries()) {
       try {
         await this.write(write);

@@ -65,7 +65,14 @@ export function scaleEventPeriod(e: StateEvidence): number | undefined {
 
 /** The newest recorded change: the mapping's `LastModified` (exact, read this tick) or a `ScaleEvents` period. */
 export function lastRecordedChange(e: StateEvidence): number | undefined {
-  const candidates = [scaleEventPeriod(e), e.mappingModifiedAt].filter((v): v is number => v !== undefined);
+  // The write lands a second or so into the tick that made it; the next tick, one period after that tick's
+  // start, would see 59-odd seconds and miss the one-minute shrink spacing every other time. The change belongs
+  // to its tick's period: count it from the period's start (ScaleEvents is stamped that way already).
+  const modifiedPeriod =
+    e.mappingModifiedAt === undefined
+      ? undefined
+      : Math.floor(e.mappingModifiedAt / e.periodSeconds) * e.periodSeconds;
+  const candidates = [scaleEventPeriod(e), modifiedPeriod].filter((v): v is number => v !== undefined);
   return candidates.length === 0 ? undefined : Math.max(...candidates);
 }
 

@@ -91,10 +91,17 @@ describe('lastChangeAt', () => {
       expected: NEWEST - 120,
     },
     {
-      comment: 'the mapping modified later than the scale event: the mapping',
+      comment: 'the mapping modified later than the scale event: the start of the mapping change’s minute',
       history: { ...held, scaleEvents: series([0, 0, 1]) },
       more: { mappingModifiedAt: NEWEST - 30 },
-      expected: NEWEST - 30,
+      expected: NEWEST - 60,
+    },
+    {
+      comment:
+        'a write a second into the tick counts from the tick’s period, so the next tick is a full period later',
+      history: held,
+      more: { mappingModifiedAt: NEWEST + 1 },
+      expected: NEWEST,
     },
     {
       comment: 'applied 4 but CloudWatch last saw 5: a change it has not shown yet, so now',

@@ -68,6 +68,22 @@ describe('lockstep: MaximumConcurrency ≤ reserved at every instant', () => {
     ]);
     expect(await world.applied()).toEqual({ reserved: 2, mapping: 2 });
   });
+
+  it('a first tick with nothing set that grows still caps the mapping first', async () => {
+    // Reserved first would leave the pollers unbounded above reserved if the mapping write then failed.
+    const world = await World.create(server, { env: ENV });
+    await world.seed(repeat(10, behind));
+    await world.sendMessages(30);
+    await world.tick();
+    expect(world.lastLog().fields.reason).toBe('grow:age-above-target');
+    expect(world.instants.map((i) => i.command)).toEqual([
+      'UpdateEventSourceMappingCommand',
+      'PutFunctionConcurrencyCommand',
+    ]);
+    const applied = await world.applied();
+    expect(applied.mapping).toBeGreaterThan(2);
+    expect(applied.reserved).toBe(applied.mapping);
+  });
 });
 
 describe("reserved: the function's reserved concurrency only", () => {
