@@ -20,6 +20,10 @@ export class EventQueue<T> {
     return this.times[0];
   }
 
+  peekItem(): T | undefined {
+    return this.items[0];
+  }
+
   pop(): { time: number; item: T } | undefined {
     const n = this.items.length;
     if (n === 0) return undefined;

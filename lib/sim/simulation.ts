@@ -74,9 +74,14 @@ export interface SimulationResult {
 }
 
 interface Batch {
+  readonly id: number;
   readonly sentAt: number[];
   readonly receiveCount: number[];
 }
+
+// AWS: a message received three times or more without being deleted is moved to the back of the queue, and
+// ApproximateAgeOfOldestMessage then shows the next one.
+const HIDDEN_AFTER_RECEIVES = 3;
 
 type SimEvent =
   | { kind: 'arrival' }
@@ -120,6 +125,12 @@ export class Simulation {
   private readonly events = new EventQueue<SimEvent>();
   private readonly fresh = new TimeFifo();
   private readonly returned = new ReturnedMessages();
+  /** Returned messages received HIDDEN_AFTER_RECEIVES times or more: at the back, hidden from the age. */
+  private readonly hidden = new ReturnedMessages();
+  /** In-flight batches by their oldest age-eligible message; entries of finished batches are skipped lazily. */
+  private readonly inFlightOldest = new EventQueue<number>();
+  private readonly liveBatches = new Set<number>();
+  private nextBatchId = 0;
   private readonly periods: PeriodMetrics[] = [];
   private readonly boundaries: number[];
   private readonly end: number;
@@ -260,20 +271,28 @@ export class Simulation {
   // ---- the queue -----------------------------------------------------------------------------------------
 
   private visibleCount(): number {
-    return this.fresh.length + this.returned.length;
+    return this.fresh.length + this.returned.length + this.hidden.length;
   }
 
-  /** The age of the oldest visible message; a message received 3+ times is moved to the back and hides. */
+  /**
+   * ApproximateAgeOfOldestMessage: the oldest message not yet deleted, visible or in flight (a throttled batch
+   * waiting out its visibility timeout counts), except those received three times or more, which hide. The
+   * seed's pool reads the head of its in-process queue: an item a worker took is no longer there.
+   */
   private headAge(): number {
+    while (this.inFlightOldest.size > 0 && !this.liveBatches.has(this.inFlightOldest.peekItem() as number)) {
+      this.inFlightOldest.pop();
+    }
     const oldest = Math.min(
       this.fresh.peek() ?? Number.POSITIVE_INFINITY,
       this.returned.oldest() ?? Number.POSITIVE_INFINITY,
+      (this.env.kind === 'lambda' ? this.inFlightOldest.peekTime() : undefined) ?? Number.POSITIVE_INFINITY,
     );
     return Number.isFinite(oldest) ? this.now - oldest : 0;
   }
 
   private take(max: number): Batch {
-    const batch: Batch = { sentAt: [], receiveCount: [] };
+    const batch: Batch = { id: this.nextBatchId++, sentAt: [], receiveCount: [] };
     while (batch.sentAt.length < max) {
       const returnedAt = this.returned.oldest();
       const freshAt = this.fresh.peek();
@@ -286,6 +305,11 @@ export class Simulation {
       } else if (freshAt !== undefined) {
         sentAt = this.fresh.shift() as number;
         count = 0;
+      } else if (this.hidden.length > 0) {
+        // The back of the queue: messages moved there after three receives come last.
+        const m = this.hidden.pop() as { sentAt: number; receiveCount: number };
+        sentAt = m.sentAt;
+        count = m.receiveCount;
       } else break;
       // Redrive: a message already received maxReceiveCount times goes to the DLQ on its next receive.
       if (count >= this.env.maxReceiveCount) {
@@ -296,13 +320,25 @@ export class Simulation {
       batch.receiveCount.push(count + 1);
     }
     this.inFlightMessages += batch.sentAt.length;
+    const eligible = batch.sentAt.filter((_, i) => (batch.receiveCount[i] as number) < HIDDEN_AFTER_RECEIVES);
+    if (eligible.length > 0) {
+      this.liveBatches.add(batch.id);
+      this.inFlightOldest.push(Math.min(...eligible), batch.id);
+    }
     return batch;
   }
 
-  private onReturn(batch: Batch): void {
+  private finish(batch: Batch): void {
     this.inFlightMessages -= batch.sentAt.length;
-    for (let i = 0; i < batch.sentAt.length; i++)
-      this.returned.push(batch.sentAt[i] as number, batch.receiveCount[i] as number);
+    this.liveBatches.delete(batch.id);
+  }
+
+  private onReturn(batch: Batch): void {
+    this.finish(batch);
+    for (let i = 0; i < batch.sentAt.length; i++) {
+      const count = batch.receiveCount[i] as number;
+      (count >= HIDDEN_AFTER_RECEIVES ? this.hidden : this.returned).push(batch.sentAt[i] as number, count);
+    }
     this.dispatch();
   }
 
@@ -379,7 +415,7 @@ export class Simulation {
 
   private onComplete(batch: Batch, receivedAt: number, durationSeconds: number): void {
     this.running--;
-    this.inFlightMessages -= batch.sentAt.length;
+    this.finish(batch);
     this.completed += batch.sentAt.length;
     for (const sentAt of batch.sentAt)
       (this.tally[this.phaseIndexAt(sentAt)] as PhaseTally).waits.push(receivedAt - sentAt);

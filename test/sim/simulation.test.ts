@@ -47,6 +47,28 @@ describe('simulator conservation', () => {
     expect(summary.lost).toBe(0);
   });
 
+  it('the age metric counts in-flight messages, and hides those received three times (AWS semantics)', async () => {
+    // GIVEN overpull (actuator 'reserved', reserved 2) during a one-minute burst, then silence
+    const { result } = await runScenario({
+      scenario: {
+        name: 'burst-then-silence',
+        phases: [
+          { durationSeconds: 60, ratePerSecond: 300, itemMs: 20 },
+          { durationSeconds: 400, ratePerSecond: 0, itemMs: 20 },
+        ],
+      },
+      preset: 'lambda',
+      controller: 'fixed-floor',
+      settings: { actuator: 'reserved' },
+      environment: { visibilityTimeoutSeconds: 120 },
+    });
+    const drained = result.timeline.filter((s) => s.visible === 0 && s.inFlight > 0);
+    // THEN with nothing visible, throttled batches waiting out their visibility timeout still make the head old
+    expect(drained.some((s) => s.headAgeSeconds > 100)).toBe(true);
+    // AND once every message left has been received three times, they hide from the age
+    expect(drained.some((s) => s.headAgeSeconds === 0)).toBe(true);
+  });
+
   it('lockstep keeps the pollers within reserved concurrency: no throttles', async () => {
     const { summary } = await runScenario({ scenario: shortSpike, preset: 'lambda', controller: 'age-law' });
     expect(summary.throttledInvocations).toBe(0);
