@@ -189,10 +189,15 @@ export function decide(snapshot: QueueSnapshot, state: ControllerState, config: 
     state.baselineItemSeconds > 0
       ? snapshot.itemSeconds / state.baselineItemSeconds
       : undefined;
+  // Load explains slower items only if arrivals rose at least as much as the per-item time did. A bare
+  // "arrivals up by slowdownFactor" test flipped on one noisy rate window: items 3× slower, arrivals 1.5× for a
+  // quarter of a second, and the controller grew into a slow downstream.
   const arrivalsUpAsMuch =
+    slowdownRatio !== undefined &&
     snapshot.arrivalRatePerSecond !== undefined &&
     state.baselineArrivalRate !== undefined &&
-    snapshot.arrivalRatePerSecond > config.slowdownFactor * state.baselineArrivalRate;
+    state.baselineArrivalRate > 0 &&
+    snapshot.arrivalRatePerSecond / state.baselineArrivalRate >= slowdownRatio;
   const downstreamSlower =
     slowdownRatio !== undefined && slowdownRatio > config.slowdownFactor && !arrivalsUpAsMuch;
   const healthy = !downstreamSlower;

@@ -392,3 +392,14 @@ describe('decide: partial data (found in review)', () => {
     expect(decision.reason).toBe('grow:age-above-target');
   });
 });
+
+describe('decide: what counts as a slower downstream', () => {
+  it('arrivals up 1.5× do not explain items 3× slower: still hold', () => {
+    const decision = decide(
+      snapshot({ appliedConcurrency: 14, age: 200, arrivalRatePerSecond: 450, itemSeconds: 0.06 }),
+      state({ baselineArrivalRate: 300 }),
+      config(),
+    );
+    expect(decision.reason).toBe('hold:downstream-slower');
+  });
+});
