@@ -426,12 +426,17 @@ export class Simulation {
     this.freeSlot();
   }
 
-  /** AWS: the mapping starts at 5 concurrent batches and adds up to 300 a minute while messages wait. */
+  /**
+   * AWS: the mapping starts at 5 concurrent batches and adds up to 300 a minute while messages wait; with none
+   * waiting it scales back down.
+   */
   private onPollerScale(): void {
     const limit = Math.min(this.env.maxPollers, this.eventSourceMax ?? this.env.maxPollers);
-    if (this.backlogSeenThisMinute)
-      this.pollers = Math.min(limit, this.pollers + this.env.pollerStepPerMinute);
-    else this.pollers = Math.max(this.env.initialPollers, Math.min(this.pollers, limit));
+    // AWS documents scaling "up or down based on workload" but not the rate down: assumed the same step.
+    const next = this.backlogSeenThisMinute
+      ? this.pollers + this.env.pollerStepPerMinute
+      : this.pollers - this.env.pollerStepPerMinute;
+    this.pollers = Math.max(this.env.initialPollers, Math.min(limit, next));
     this.backlogSeenThisMinute = false;
     this.resizeSlots();
     this.events.push(this.now + 60, { kind: 'poller-scale' });
