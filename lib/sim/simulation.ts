@@ -144,6 +144,7 @@ export class Simulation {
   private pendingReceives = 0;
   private running = 0;
   private backlogSeenThisMinute = false;
+  private peakBusySlotsThisMinute = 0;
 
   private sent = 0;
   private completed = 0;
@@ -375,6 +376,7 @@ export class Simulation {
       this.events.push(this.now + this.env.receiveLatencySeconds, { kind: 'receive' });
     }
     if (this.idleSlots === 0 && this.visibleCount() > 0) this.backlogSeenThisMinute = true;
+    this.peakBusySlotsThisMinute = Math.max(this.peakBusySlotsThisMinute, this.slots - this.idleSlots);
   }
 
   private freeSlot(): void {
@@ -432,11 +434,13 @@ export class Simulation {
    */
   private onPollerScale(): void {
     const limit = Math.min(this.env.maxPollers, this.eventSourceMax ?? this.env.maxPollers);
-    // AWS documents scaling "up or down based on workload" but not the rate down: assumed the same step.
+    // AWS documents scaling "up or down based on workload" but not how it scales down: assumed here that pollers
+    // nobody used during the minute are released, down to the starting five.
     const next = this.backlogSeenThisMinute
       ? this.pollers + this.env.pollerStepPerMinute
-      : this.pollers - this.env.pollerStepPerMinute;
+      : Math.min(this.pollers, this.peakBusySlotsThisMinute);
     this.pollers = Math.max(this.env.initialPollers, Math.min(limit, next));
+    this.peakBusySlotsThisMinute = this.slots - this.idleSlots;
     this.backlogSeenThisMinute = false;
     this.resizeSlots();
     this.events.push(this.now + 60, { kind: 'poller-scale' });
