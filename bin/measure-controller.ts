@@ -6,19 +6,16 @@
  *   npx tsx bin/measure-controller.ts
  */
 import { build } from 'esbuild';
+import {
+  BEHIND,
+  CONTROLLER_ENV,
+  growing,
+  idling,
+  repeat,
+  STEADY,
+} from '../test/controller/support/minutes.ts';
 import { World } from '../test/controller/support/world.ts';
 import { type MotoServer, startMotoServer, useDummyAwsEnvironment } from '../test/support/moto-server.ts';
-
-const ENV = {
-  TARGET_AGE_SECONDS: '60',
-  MIN_CONCURRENCY: '2',
-  MAX_CONCURRENCY: '16',
-  SCALE_DOWN_SURPLUS_FRACTION: '0',
-};
-const behind = { age: 300, sent: 6, deleted: 6, durationMs: 600_000, invocations: 6 };
-const steady = { age: 30, sent: 6, deleted: 6, durationMs: 600_000, invocations: 6 };
-const idle = { age: 0, sent: 0, deleted: 0 };
-const repeat = <T>(n: number, x: T): T[] => Array.from({ length: n }, () => x);
 
 async function bundleSize(minify: boolean): Promise<number> {
   const result = await build({
@@ -48,7 +45,7 @@ const BRANCHES: Branch[] = [
     name: 'hold (nothing changes), lockstep',
     applied: 12,
     setUp: async (w) => {
-      await w.seed(repeat(10, steady));
+      await w.seed(repeat(10, STEADY));
       await w.sendMessages(3);
       await w.seedControllerHistory(12, 10, 3);
     },
@@ -78,20 +75,10 @@ const BRANCHES: Branch[] = [
   },
 ];
 
-async function growing(world: World): Promise<void> {
-  await world.seed([behind, ...repeat(9, steady)]);
-  await world.sendMessages(30);
-}
-
-async function idling(world: World, applied: number): Promise<void> {
-  await world.seed(repeat(10, idle));
-  await world.seedControllerHistory(applied, 10);
-}
-
 async function worldFor(server: MotoServer, branch: Branch): Promise<World> {
   const eventSource = branch.env?.ACTUATOR === 'event-source';
   return World.create(server, {
-    env: { ...ENV, ...branch.env },
+    env: { ...CONTROLLER_ENV, ...branch.env },
     reserved: eventSource ? 16 : branch.applied,
     mappingMax: branch.applied,
     // The tests read both values back after each write; that would be timed here too.
@@ -142,7 +129,7 @@ async function main(): Promise<void> {
         row(`duplicate of the shrink → ${String(world.logs.at(-1)?.fields.reason)}`, world);
       }
     }
-    const floor = await World.create(quota, { env: ENV, reserved: 3, mappingMax: 3 });
+    const floor = await World.create(quota, { env: CONTROLLER_ENV, reserved: 3, mappingMax: 3 });
     await growing(floor);
     await floor.tick();
     const actuation = floor.logs.at(-1)?.fields.actuation as { kind?: string } | undefined;
@@ -159,7 +146,7 @@ async function main(): Promise<void> {
       // so every tick grows.
       await grow.setApplied({ mapping: 3, reserved: 3 });
       grow.advance();
-      await grow.seed([behind]);
+      await grow.seed([BEHIND]);
     });
     for (const [name, t] of [
       ['hold (3 reads)', holdTimes],

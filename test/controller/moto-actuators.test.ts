@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MotoServer, startMotoServer } from '../support/moto-server.ts';
-import { type MinuteOfMetrics, World } from './support/world.ts';
+import { BEHIND, CONTROLLER_ENV, growing, idling, repeat } from './support/minutes.ts';
+import { World } from './support/world.ts';
 
 /** The three actuator modes, and the order of the writes, observed in the emulator after every single write. */
 let server: MotoServer;
@@ -11,31 +12,9 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const ENV = {
-  TARGET_AGE_SECONDS: '60',
-  MIN_CONCURRENCY: '2',
-  MAX_CONCURRENCY: '16',
-  SCALE_DOWN_SURPLUS_FRACTION: '0',
-};
-// 0.1 message/s and 100 s per item (need 12), 30 messages waiting, the oldest 5 minutes old.
-const behind: MinuteOfMetrics = { age: 300, sent: 6, deleted: 6, durationMs: 600_000, invocations: 6 };
-const steady: MinuteOfMetrics = { age: 30, sent: 6, deleted: 6, durationMs: 600_000, invocations: 6 };
-const idle: MinuteOfMetrics = { age: 0, sent: 0, deleted: 0 };
-const repeat = <T>(n: number, x: T): T[] => Array.from({ length: n }, () => x);
-
-async function growing(world: World): Promise<void> {
-  await world.seed([behind, ...repeat(9, steady)]);
-  await world.sendMessages(30);
-}
-
-async function idling(world: World, applied: number): Promise<void> {
-  await world.seed(repeat(10, idle));
-  await world.seedControllerHistory(applied, 10);
-}
-
 describe('lockstep: MaximumConcurrency ≤ reserved at every instant', () => {
   it('growing raises reserved first, then the mapping', async () => {
-    const world = await World.create(server, { env: ENV, reserved: 3, mappingMax: 3 });
+    const world = await World.create(server, { env: CONTROLLER_ENV, reserved: 3, mappingMax: 3 });
     await growing(world);
     await world.tick();
     const desired = world.lastLog().fields.desired as number;
@@ -47,7 +26,7 @@ describe('lockstep: MaximumConcurrency ≤ reserved at every instant', () => {
   });
 
   it('shrinking lowers the mapping first, then reserved', async () => {
-    const world = await World.create(server, { env: ENV, reserved: 7, mappingMax: 7 });
+    const world = await World.create(server, { env: CONTROLLER_ENV, reserved: 7, mappingMax: 7 });
     await idling(world, 7);
     await world.tick();
     expect(world.instants).toEqual([
@@ -59,7 +38,7 @@ describe('lockstep: MaximumConcurrency ≤ reserved at every instant', () => {
 
   it('a first tick with nothing set caps the mapping first, then reserves the same', async () => {
     // Unset is unbounded on both sides (the mapping's pollers scale to ~1,250): reaching the floor is a shrink.
-    const world = await World.create(server, { env: ENV });
+    const world = await World.create(server, { env: CONTROLLER_ENV });
     await world.seed(repeat(10, { age: 0, sent: 0, deleted: 0 }));
     await world.tick();
     expect(world.instants).toEqual([
@@ -71,8 +50,8 @@ describe('lockstep: MaximumConcurrency ≤ reserved at every instant', () => {
 
   it('a first tick with nothing set that grows still caps the mapping first', async () => {
     // Reserved first would leave the pollers unbounded above reserved if the mapping write then failed.
-    const world = await World.create(server, { env: ENV });
-    await world.seed(repeat(10, behind));
+    const world = await World.create(server, { env: CONTROLLER_ENV });
+    await world.seed(repeat(10, BEHIND));
     await world.sendMessages(30);
     await world.tick();
     expect(world.lastLog().fields.reason).toBe('grow:age-above-target');
@@ -87,7 +66,7 @@ describe('lockstep: MaximumConcurrency ≤ reserved at every instant', () => {
 });
 
 describe("reserved: the function's reserved concurrency only", () => {
-  const env = { ...ENV, ACTUATOR: 'reserved' };
+  const env = { ...CONTROLLER_ENV, ACTUATOR: 'reserved' };
 
   it('grows reserved and leaves the mapping alone, reading reserved concurrency', async () => {
     const world = await World.create(server, { env, reserved: 3, mappingMax: 5 });
@@ -114,7 +93,7 @@ describe("reserved: the function's reserved concurrency only", () => {
 });
 
 describe("event-source: the mapping's MaximumConcurrency, reserved held at the cap", () => {
-  const env = { ...ENV, ACTUATOR: 'event-source' };
+  const env = { ...CONTROLLER_ENV, ACTUATOR: 'event-source' };
 
   it('growing asserts reserved at the cap before raising the mapping', async () => {
     const world = await World.create(server, { env, reserved: 16, mappingMax: 3 });

@@ -1,7 +1,8 @@
 import { DeleteEventSourceMappingCommand } from '@aws-sdk/client-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MotoServer, startMotoServer } from '../support/moto-server.ts';
-import { type MinuteOfMetrics, World } from './support/world.ts';
+import { CONTROLLER_ENV, IDLE, repeat } from './support/minutes.ts';
+import { World } from './support/world.ts';
 
 /** At-least-once schedules, concurrent ticks and vanished resources, against the emulator. */
 let server: MotoServer;
@@ -12,18 +13,9 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const ENV = {
-  TARGET_AGE_SECONDS: '60',
-  MIN_CONCURRENCY: '2',
-  MAX_CONCURRENCY: '16',
-  SCALE_DOWN_SURPLUS_FRACTION: '0',
-};
-const idle: MinuteOfMetrics = { age: 0, sent: 0, deleted: 0 };
-const repeat = <T>(n: number, x: T): T[] => Array.from({ length: n }, () => x);
-
-async function idleAt(applied: number, env: Record<string, string> = ENV): Promise<World> {
+async function idleAt(applied: number, env: Record<string, string> = CONTROLLER_ENV): Promise<World> {
   const world = await World.create(server, { env, reserved: applied, mappingMax: applied });
-  await world.seed(repeat(10, idle));
+  await world.seed(repeat(10, IDLE));
   await world.seedControllerHistory(applied, 10);
   return world;
 }
@@ -45,8 +37,8 @@ describe('schedule delivery', () => {
   });
 
   it.each([
-    { comment: 'lockstep', env: ENV },
-    { comment: 'reserved', env: { ...ENV, ACTUATOR: 'reserved' } },
+    { comment: 'lockstep', env: CONTROLLER_ENV },
+    { comment: 'reserved', env: { ...CONTROLLER_ENV, ACTUATOR: 'reserved' } },
   ])('the same event twice steps once ($comment)', async ({ env }) => {
     const world = await idleAt(10, env);
     const event = world.event();
@@ -58,7 +50,7 @@ describe('schedule delivery', () => {
 
   it('a duplicate of a step-limited growth does not step again', async () => {
     const world = await World.create(server, {
-      env: { ...ENV, MAX_SCALE_UP_STEP: '2' },
+      env: { ...CONTROLLER_ENV, MAX_SCALE_UP_STEP: '2' },
       reserved: 3,
       mappingMax: 3,
     });

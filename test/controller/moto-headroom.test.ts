@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type MotoServer, startMotoServer } from '../support/moto-server.ts';
-import { type MinuteOfMetrics, World } from './support/world.ts';
+import { BEHIND, STEADY } from './support/minutes.ts';
+import { World } from './support/world.ts';
 
 /**
  * The account's unreserved floor, as moto models it when MOTO_LAMBDA_CONCURRENCY_QUOTA is set: a quota of 110
@@ -16,16 +17,13 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const behind: MinuteOfMetrics = { age: 300, sent: 6, deleted: 6, durationMs: 600_000, invocations: 6 };
-const steady: MinuteOfMetrics = { age: 30, sent: 6, deleted: 6, durationMs: 600_000, invocations: 6 };
-
 it('the unreserved floor refuses the raise: the mapping stays, the clamp is reported, nothing throws', async () => {
   const world = await World.create(server, {
     env: { TARGET_AGE_SECONDS: '60', MIN_CONCURRENCY: '2', MAX_CONCURRENCY: '16' },
     reserved: 3,
     mappingMax: 3,
   });
-  await world.seed([behind, ...Array.from({ length: 9 }, () => steady)]);
+  await world.seed([BEHIND, ...Array.from({ length: 9 }, () => STEADY)]);
   await world.sendMessages(30);
   const outcome = await world.tick();
   expect(outcome.kind).toBe('decided');

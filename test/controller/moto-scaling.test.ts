@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MotoServer, startMotoServer } from '../support/moto-server.ts';
+import { busy, CONTROLLER_ENV, IDLE, repeat } from './support/minutes.ts';
 import { type MinuteOfMetrics, World } from './support/world.ts';
+
+const ENV = { ...CONTROLLER_ENV, MAX_CONCURRENCY: '20' };
 
 /**
  * The real handler, real SDK clients, moto's real APIs: the decisions land in the emulator's reserved
@@ -14,27 +17,11 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const ENV = {
-  TARGET_AGE_SECONDS: '60',
-  MIN_CONCURRENCY: '2',
-  MAX_CONCURRENCY: '20',
-  SCALE_DOWN_SURPLUS_FRACTION: '0',
-};
-
 /**
  * 0.1 message/s arriving (6 a minute) and 100 s per item: Little's law needs 0.1 × 100 ÷ 0.9 = 11.1 → 12 at
  * steady state. A queue whose oldest message is `age` seconds old at 0.1/s holds about `age ÷ 10` messages: the
  * tests send them, since the law checks the late age datapoint against the real-time depth.
  */
-const busy = (age: number): MinuteOfMetrics => ({
-  age,
-  sent: 6,
-  deleted: 6,
-  durationMs: 6 * 100_000,
-  invocations: 6,
-});
-const idle: MinuteOfMetrics = { age: 0, sent: 0, deleted: 0 };
-const repeat = <T>(n: number, x: T): T[] => Array.from({ length: n }, () => x);
 
 describe('the controller against moto (lockstep)', () => {
   it("grows to the Little's-law need when the age is above the target, in 3 reads and 2 writes", async () => {
@@ -75,7 +62,7 @@ describe('the controller against moto (lockstep)', () => {
   it('shrinks one step only after sustained idleness, one step per tick', async () => {
     // GIVEN a consumer at 10 that the controller has held there, and 2 idle minutes
     const world = await World.create(server, { env: ENV, reserved: 10, mappingMax: 10 });
-    await world.seed([idle, idle, busy(120), ...repeat(7, busy(120))]);
+    await world.seed([IDLE, IDLE, busy(120), ...repeat(7, busy(120))]);
     await world.seedControllerHistory(10, 10);
     // WHEN a tick runs: 2 minutes is not the 5 the delay asks for
     await world.tick();
@@ -84,7 +71,7 @@ describe('the controller against moto (lockstep)', () => {
 
     // GIVEN 10 idle minutes
     const later = await World.create(server, { env: ENV, reserved: 10, mappingMax: 10 });
-    await later.seed(repeat(10, idle));
+    await later.seed(repeat(10, IDLE));
     await later.seedControllerHistory(10, 10);
     // WHEN a tick runs THEN one step down, the mapping first
     await later.tick();
@@ -96,7 +83,7 @@ describe('the controller against moto (lockstep)', () => {
     ]);
     // WHEN the next minute's tick runs (still idle) THEN one more step, not two
     later.advance();
-    await later.seed([idle]);
+    await later.seed([IDLE]);
     await later.tick();
     expect(await later.applied()).toEqual({ reserved: 8, mapping: 8 });
   });
@@ -122,7 +109,7 @@ describe('the controller against moto (lockstep)', () => {
     { comment: 'no datapoints at all', minutes: [] as (MinuteOfMetrics | undefined)[] },
     {
       comment: 'only datapoints older than maxDataAgeSeconds',
-      minutes: [...repeat(6, undefined), ...repeat(4, idle)],
+      minutes: [...repeat(6, undefined), ...repeat(4, IDLE)],
     },
   ])('missing data holds and never shrinks: $comment', async ({ minutes }) => {
     const world = await World.create(server, { env: ENV, reserved: 10, mappingMax: 10 });
