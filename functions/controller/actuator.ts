@@ -3,10 +3,10 @@ import {
   PutFunctionConcurrencyCommand,
   UpdateEventSourceMappingCommand,
 } from '@aws-sdk/client-lambda';
+import { errorMessage, type FailureKind, failureKind } from '../../lib/aws/aws-errors.ts';
+import { type ActuatorReading, readMapping, readReserved } from '../../lib/aws/lambda-reads.ts';
 import type { ActuatorMode, ConcurrencyPort, ScalerConfig } from '../../lib/control/index.ts';
 import { parseUnreservedFloor, readMaxReservable } from './account-headroom.ts';
-import { errorMessage, type FailureKind, failureKind } from './aws-errors.ts';
-import { type ActuatorReading, readMapping, readReserved } from './lambda-reads.ts';
 import { assertWritable, planWrites, UnsafeWriteError, type Write } from './write-plan.ts';
 
 export interface ActuatorTarget {

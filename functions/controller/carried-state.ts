@@ -1,5 +1,5 @@
+import type { ControllerHistory } from '../../lib/aws/metric-queries.ts';
 import type { ControllerState, Datapoint, ScalerConfig } from '../../lib/control/index.ts';
-import type { ControllerHistory } from './metric-queries.ts';
 
 /**
  * The carried state, rebuilt at every tick from CloudWatch history that the same `GetMetricData` call already

@@ -1,10 +1,10 @@
+import { errorMessage, failureKind } from '../../lib/aws/aws-errors.ts';
+import type { AwsClients, CallLog } from '../../lib/aws/clients.ts';
+import { LambdaResponseError } from '../../lib/aws/lambda-reads.ts';
+import { QueueResponseError } from '../../lib/aws/queue-depth.ts';
 import { runTick } from '../../lib/control/index.ts';
-import { errorMessage, failureKind } from './aws-errors.ts';
 import { scaleEventPeriod } from './carried-state.ts';
-import type { AwsClients, CallLog } from './clients.ts';
-import { LambdaResponseError } from './lambda-reads.ts';
 import { appliedAfter, type TickOutcome } from './outcome.ts';
-import { QueueResponseError } from './queue-depth.ts';
 import type { Reporter } from './report.ts';
 import { type ControllerSettings, RESOURCE_VARIABLES } from './resources.ts';
 import { eventTime, isRepeat, isStale } from './schedule-event.ts';

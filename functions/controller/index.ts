@@ -1,5 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { attachCallLog, createAwsClients } from './clients.ts';
+import { attachCallLog, createAwsClients } from '../../lib/aws/clients.ts';
 import { createHandler } from './handler.ts';
 import { createMetrics, powertoolsReporter } from './report.ts';
 import { settingsFromEnvironment } from './resources.ts';

@@ -1,6 +1,6 @@
+import type { FailureKind } from '../../lib/aws/aws-errors.ts';
 import type { ScalerConfig, TickResult } from '../../lib/control/index.ts';
 import type { Actuation, WriteLog } from './actuator.ts';
-import type { FailureKind } from './aws-errors.ts';
 
 /** Why a tick did not run the control law. */
 export type SkipReason = 'skip:stale-event' | 'skip:repeat';

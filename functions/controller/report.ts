@@ -1,6 +1,6 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { CallLog } from '../../lib/aws/clients.ts';
 import { CONTROLLER_METRICS as M, METRIC_NAMESPACE, SCALER_DIMENSION } from '../../lib/telemetry.ts';
-import type { CallLog } from './clients.ts';
 import type { TickOutcome } from './outcome.ts';
 
 export interface MetricValue {

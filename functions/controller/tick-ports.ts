@@ -1,15 +1,15 @@
 import { GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
-import type { ScalerConfig, StatePort, TickOptions, TickPorts } from '../../lib/control/index.ts';
-import { LambdaActuator } from './actuator.ts';
-import { deriveState, type StateEvidence } from './carried-state.ts';
-import type { AwsClients } from './clients.ts';
+import type { AwsClients } from '../../lib/aws/clients.ts';
 import {
   buildMetricQueries,
   type ControllerHistory,
   metricWindow,
   parseMetricData,
-} from './metric-queries.ts';
-import { sqsQueuePort } from './queue-depth.ts';
+} from '../../lib/aws/metric-queries.ts';
+import { sqsQueuePort } from '../../lib/aws/queue-depth.ts';
+import type { ScalerConfig, StatePort, TickOptions, TickPorts } from '../../lib/control/index.ts';
+import { LambdaActuator } from './actuator.ts';
+import { deriveState, type StateEvidence } from './carried-state.ts';
 import type { ControllerResources } from './resources.ts';
 
 /** SQS publishes its metrics at one-minute resolution. */

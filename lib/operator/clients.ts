@@ -1,12 +1,7 @@
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import {
-  type AwsClients,
-  type ClientOptions,
-  createAwsClients,
-  RETRY_SETTINGS,
-} from '../../functions/controller/clients.ts';
+import { type AwsClients, type ClientOptions, createAwsClients, RETRY_SETTINGS } from '../aws/clients.ts';
 
 /** The controller's clients (same retry settings) plus what only the operator tools read. */
 export interface OperatorClients extends AwsClients {

@@ -1,4 +1,4 @@
-import { errorMessage, failureKind } from '../../functions/controller/aws-errors.ts';
+import { errorMessage, failureKind } from '../aws/aws-errors.ts';
 
 /** Something the operator can fix (a wrong name, an unreachable endpoint): shown as one line, no stack. */
 export class OperatorError extends Error {

@@ -3,7 +3,7 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { errorMessage, failureKind } from '../../functions/controller/aws-errors.ts';
+import { errorMessage, failureKind } from '../aws/aws-errors.ts';
 
 /** One message of the load: stamped so the receiving side can measure how late it arrived and spot gaps. */
 export interface LoadMessage {

@@ -1,8 +1,8 @@
 import { DescribeAlarmsCommand, GetMetricDataCommand, type MetricAlarm } from '@aws-sdk/client-cloudwatch';
 import { type FilteredLogEvent, FilterLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
-import { readMapping, readReserved } from '../../functions/controller/lambda-reads.ts';
-import { metricWindow } from '../../functions/controller/metric-queries.ts';
-import { sqsQueuePort } from '../../functions/controller/queue-depth.ts';
+import { readMapping, readReserved } from '../aws/lambda-reads.ts';
+import { metricWindow } from '../aws/metric-queries.ts';
+import { sqsQueuePort } from '../aws/queue-depth.ts';
 import type { QueueDepth } from '../control/index.ts';
 import type { OperatorClients } from './clients.ts';
 import { type LoggedDecision, lastDecisions } from './decision-log.ts';

@@ -6,7 +6,7 @@ import {
   lastVisibleFrom,
   type StateEvidence,
 } from '../../functions/controller/carried-state.ts';
-import type { ControllerHistory } from '../../functions/controller/metric-queries.ts';
+import type { ControllerHistory } from '../../lib/aws/metric-queries.ts';
 import { type Datapoint, resolveScalerConfig } from '../../lib/control/index.ts';
 
 /** The carried state, rebuilt from plain CloudWatch-shaped history: the pure half of the design. */

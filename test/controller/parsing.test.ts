@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { maxReservableFor, parseUnreservedFloor } from '../../functions/controller/account-headroom.ts';
-import { failureKind } from '../../functions/controller/aws-errors.ts';
-import { LambdaResponseError, parseMapping, parseReserved } from '../../functions/controller/lambda-reads.ts';
-import { metricWindow, parseMetricData } from '../../functions/controller/metric-queries.ts';
-import { parseQueueDepth, QueueResponseError } from '../../functions/controller/queue-depth.ts';
 import { eventTime, isRepeat, isStale } from '../../functions/controller/schedule-event.ts';
+import { failureKind } from '../../lib/aws/aws-errors.ts';
+import { LambdaResponseError, parseMapping, parseReserved } from '../../lib/aws/lambda-reads.ts';
+import { metricWindow, parseMetricData } from '../../lib/aws/metric-queries.ts';
+import { parseQueueDepth, QueueResponseError } from '../../lib/aws/queue-depth.ts';
 
 /** The SDK responses, parsed by pure functions fed plain objects (KEDA's habit). */
 describe('GetMetricData', () => {

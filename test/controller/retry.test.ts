@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createAwsClients, RETRY_SETTINGS } from '../../functions/controller/clients.ts';
-import { readReserved } from '../../functions/controller/lambda-reads.ts';
+import { createAwsClients, RETRY_SETTINGS } from '../../lib/aws/clients.ts';
+import { readReserved } from '../../lib/aws/lambda-reads.ts';
 
 /**
  * The SDK's adaptive retry, for real: a local HTTP server plays Lambda and answers 429 TooManyRequestsException

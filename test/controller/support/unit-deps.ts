@@ -1,9 +1,9 @@
 import type { MetricDataResult } from '@aws-sdk/client-cloudwatch';
-import { attachCallLog, createAwsClients } from '../../../functions/controller/clients.ts';
 import { type ControllerDependencies, createHandler } from '../../../functions/controller/handler.ts';
 import type { TickOutcome } from '../../../functions/controller/outcome.ts';
 import { metricsFor } from '../../../functions/controller/report.ts';
 import { settingsFromEnvironment } from '../../../functions/controller/resources.ts';
+import { attachCallLog, createAwsClients } from '../../../lib/aws/clients.ts';
 
 export const NOW = 1_800_000_025; // 25 s into a minute
 export const MAPPING_UUID = '8c3d1f4e-2a6b-4c9d-9e7f-0a1b2c3d4e5f';

@@ -14,11 +14,11 @@ import {
   SendMessageBatchCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { attachCallLog, createAwsClients } from '../../../functions/controller/clients.ts';
 import { createHandler } from '../../../functions/controller/handler.ts';
 import type { TickOutcome } from '../../../functions/controller/outcome.ts';
 import { createMetrics, powertoolsReporter } from '../../../functions/controller/report.ts';
 import { type ControllerSettings, settingsFromEnvironment } from '../../../functions/controller/resources.ts';
+import { attachCallLog, createAwsClients } from '../../../lib/aws/clients.ts';
 import { CONTROLLER_METRICS, METRIC_NAMESPACE, SCALER_DIMENSION } from '../../../lib/telemetry.ts';
 import { createLambdaRole, MOTO_ACCOUNT } from '../../support/moto-iam.ts';
 import type { MotoServer } from '../../support/moto-server.ts';

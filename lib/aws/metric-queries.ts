@@ -1,6 +1,6 @@
 import type { MetricDataQuery, MetricDataResult } from '@aws-sdk/client-cloudwatch';
-import type { Datapoint, MetricSeries } from '../../lib/control/index.ts';
-import { CONTROLLER_METRICS, METRIC_NAMESPACE, SCALER_DIMENSION } from '../../lib/telemetry.ts';
+import type { Datapoint, MetricSeries } from '../control/index.ts';
+import { CONTROLLER_METRICS, METRIC_NAMESPACE, SCALER_DIMENSION } from '../telemetry.ts';
 import type { ControllerResources } from './resources.ts';
 
 /**

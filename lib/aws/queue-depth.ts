@@ -1,5 +1,5 @@
 import { GetQueueAttributesCommand, type QueueAttributeName, type SQSClient } from '@aws-sdk/client-sqs';
-import type { QueueDepth, QueuePort } from '../../lib/control/index.ts';
+import type { QueueDepth, QueuePort } from '../control/index.ts';
 
 /** Near real-time depth: one `GetQueueAttributes` per tick (it has no age attribute: that is CloudWatch's). */
 export const DEPTH_ATTRIBUTES: QueueAttributeName[] = [

@@ -1,0 +1,12 @@
+/** The AWS resources one controller drives, from its environment (the CDK construct writes these variables). */
+export interface ControllerResources {
+  /** The value of the `ScalerName` dimension the controller publishes under. */
+  readonly scalerName: string;
+  readonly queueUrl: string;
+  /** The queue's name: the `QueueName` dimension of its `AWS/SQS` metrics. */
+  readonly queueName: string;
+  /** The consumer's name: the `FunctionName` dimension of its `AWS/Lambda` metrics. */
+  readonly consumerFunctionName: string;
+  /** The consumer's SQS event source mapping; required unless the actuator is `reserved`. */
+  readonly eventSourceMappingUuid?: string;
+}
