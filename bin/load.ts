@@ -1,12 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { clientOptions, loadSqsClient, operatorClients } from '../lib/operator/clients.ts';
+import { loadSqsClient, operatorClients } from '../lib/operator/clients.ts';
 import { LoadRun } from '../lib/operator/load-run.ts';
 import { planTable, progressLine, reportText } from '../lib/operator/load-view.ts';
 import { explained, OperatorError } from '../lib/operator/operator-error.ts';
 import { buildPlan, defaultSenders, PlanError } from '../lib/operator/plan.ts';
 import { batchSender } from '../lib/operator/sender.ts';
 import { readStack } from '../lib/operator/stack-outputs.ts';
+import { checkQueueUrl, checkStackName, clientOptions } from '../lib/operator/target-options.ts';
 import { loadPhaseFile, loadScenario, shippedScenarios } from '../lib/sim/scenario.ts';
 import { parseOptions, runCli, UsageError } from './cli-error.ts';
 
@@ -27,13 +29,15 @@ Target:
   --region REGION     default: the SDK's (AWS_REGION, your profile)
 Running:
   --senders N         SendMessageBatch calls in flight (default: 1 per 100 messages/s of the peak, 4–64)
+  --groups N          a FIFO (.fifo) queue's message groups: message k goes to group g<k mod N> (default 100)
   --dry-run           print the plan and send nothing
   --json              print the plan or the report as one JSON object (no progress bar)
   --help              this text
 
-Each message's body: {"run","seq","phase","intendedAt","itemMs"}. Ctrl-C stops sending, waits for the calls in
-flight and prints what was sent. Exit status: 0 all sent, 1 some failed or the run stopped on an error,
-2 a mistake in the command, 130 interrupted.
+Each message's body: {"run","seq","phase","intendedAt","itemMs"}; to a FIFO queue each also gets a message group
+and a deduplication id. Ctrl-C (or SIGTERM) stops sending, waits for the calls in flight and prints what was
+sent. Exit status: 0 all sent, 1 some failed or the run stopped on an error, 2 a mistake in the command,
+130 interrupted (143 on SIGTERM).
 
 Examples:
   npm run load -- --scenario seed-spike --rate-scale 0.1 --time-scale 0.1 --stack QueueAgeScalerExample --dry-run
@@ -47,6 +51,18 @@ function positiveNumber(flag: string, raw: string | undefined, fallback: number)
   }
   return value;
 }
+
+function wholeNumber(flag: string, raw: string, min: number, max: number): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max)
+    throw new UsageError(`${flag} '${raw}': must be a whole number in [${min}; ${max}]`);
+  return value;
+}
+
+// A FIFO queue's consumer runs at most one batch per message group at a time: 100 groups let it reach 100
+// concurrent batches, more than the scaler's default cap of 32. SQS sets no limit on the number of groups.
+const DEFAULT_GROUPS = 100;
+const MAX_GROUPS = 100_000;
 
 async function main(): Promise<void> {
   const { values } = parseOptions(parse);
@@ -62,24 +78,26 @@ async function main(): Promise<void> {
     throw new UsageError('give --queue-url or --stack, not both');
   if (values['queue-url'] === undefined && values.stack === undefined && !values['dry-run'])
     throw new UsageError('give the queue: --queue-url URL or --stack NAME (see --help)');
+  // Every name and address is checked before the phase file is read or anything is sent.
+  const options = clientOptions(values);
+  if (values['queue-url'] !== undefined) checkQueueUrl(values['queue-url']);
+  if (values.stack !== undefined) checkStackName(values.stack);
+  const groupsGiven =
+    values.groups === undefined ? undefined : wholeNumber('--groups', values.groups, 1, MAX_GROUPS);
   const rateScale = positiveNumber('--rate-scale', values['rate-scale'], 1);
   const timeScale = positiveNumber('--time-scale', values['time-scale'], 1);
 
   const scenario =
     values.trace !== undefined ? loadPhaseFile(values.trace) : loadScenario(values.scenario ?? '');
   const plan = buildPlan(scenario, rateScale, timeScale);
-  let senders = defaultSenders(plan);
-  if (values.senders !== undefined) {
-    senders = Number(values.senders);
-    if (!Number.isInteger(senders) || senders < 1 || senders > 512)
-      throw new UsageError(`--senders '${values.senders}': must be a whole number in [1; 512]`);
-  }
+  const senders =
+    values.senders === undefined ? defaultSenders(plan) : wholeNumber('--senders', values.senders, 1, 512);
 
-  const options = clientOptions(values);
+  const aws = operatorClients(options);
   let queueUrl = values['queue-url'];
   if (values.stack !== undefined) {
     const stack = await explained(
-      () => readStack(operatorClients(options).cloudformation, values.stack ?? ''),
+      () => readStack(aws.cloudformation, values.stack ?? ''),
       `DescribeStacks ${values.stack}`,
       values.endpoint,
     );
@@ -87,52 +105,71 @@ async function main(): Promise<void> {
     if (queueUrl === undefined)
       throw new UsageError(`--stack ${values.stack}: the stack has no QueueUrl output`);
   }
+  // Only a FIFO queue's name ends in `.fifo` (SQS naming rules), so the URL says which kind the queue is.
+  const fifo = queueUrl === undefined ? groupsGiven !== undefined : queueUrl.endsWith('.fifo');
+  if (groupsGiven !== undefined && !fifo)
+    throw new UsageError(
+      `--groups ${groupsGiven}: ${queueUrl} is a standard queue (its name does not end in .fifo); message groups are for FIFO queues`,
+    );
+  const groups = fifo ? (groupsGiven ?? DEFAULT_GROUPS) : undefined;
 
   if (values['dry-run']) {
-    if (values.json) console.log(JSON.stringify({ queueUrl, senders, plan }, null, 2));
-    else console.log(planTable(plan, senders, queueUrl));
+    if (values.json) console.log(JSON.stringify({ queueUrl, senders, groups, plan }, null, 2));
+    else console.log(planTable(plan, senders, queueUrl, groups));
     return;
   }
   if (queueUrl === undefined) throw new UsageError('give the queue: --queue-url URL or --stack NAME');
-  if (!/^https?:\/\//.test(queueUrl))
-    throw new UsageError(`--queue-url '${queueUrl}': must be an http(s) URL`);
 
-  const sqs = loadSqsClient(options, senders);
-  // One cheap call first: a wrong URL or endpoint fails here with one line, not as a run of failed batches.
+  // One cheap call first, with the tools' short timeouts: a wrong URL or endpoint fails here with one line, not as
+  // a run of failed batches.
   await explained(
-    () => sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] })),
+    () => aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] })),
     `queue ${queueUrl}`,
     values.endpoint,
   );
 
+  const sqs = loadSqsClient(options, senders);
+  // Ctrl-C (SIGINT) or a SIGTERM (`timeout`, a CI job's limit) stops dispatching, waits for the calls in flight and
+  // still prints the report: what was sent is never lost. A second signal exits at once.
   const stop = new AbortController();
-  const onSigint = () => {
-    if (stop.signal.aborted) process.exit(130);
+  let stoppedBy: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stop.signal.aborted) process.exit(SIGNAL_EXIT[signal] ?? 1);
+    stoppedBy = signal;
     stop.abort();
   };
-  process.on('SIGINT', onSigint);
+  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
   const run = new LoadRun({
     plan,
-    sender: batchSender({ sqs, queueUrl, run: `${plan.scenario}-${new Date().toISOString()}` }),
+    sender: batchSender({
+      sqs,
+      queueUrl,
+      run: `${plan.scenario}-${new Date().toISOString()}`,
+      fifo: groups === undefined ? undefined : { groups, runId: randomUUID() },
+    }),
     senders,
     signal: stop.signal,
   });
   const showProgress = !values.json && process.stderr.isTTY;
-  if (!values.json) console.error(planTable(plan, senders, queueUrl));
+  if (!values.json) console.error(planTable(plan, senders, queueUrl, groups));
   const timer = showProgress
     ? setInterval(() => process.stderr.write(`\r${progressLine(run.progress())}\x1b[K`), 250)
     : undefined;
   const report = await run.run();
   if (timer) clearInterval(timer);
   if (showProgress) process.stderr.write(`\r${progressLine(run.progress())}\x1b[K\n`);
-  process.off('SIGINT', onSigint);
+  for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
   sqs.destroy();
 
-  if (values.json) console.log(JSON.stringify({ queueUrl, senders, ...report }, null, 2));
-  else console.log(reportText(report));
-  if (report.interrupted) process.exitCode = 130;
+  if (values.json) console.log(JSON.stringify({ queueUrl, senders, groups, ...report }, null, 2));
+  else console.log(reportText(report, stoppedBy === 'SIGTERM' ? 'SIGTERM' : 'Ctrl-C'));
+  if (report.interrupted) process.exitCode = SIGNAL_EXIT[stoppedBy ?? 'SIGINT'];
   else if (report.failed > 0 || report.abortedBy !== undefined) process.exitCode = 1;
 }
+
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+/** 128 + the signal's number, as a shell reports a process the signal ended. */
+const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 
 function parse() {
   return parseArgs({
@@ -146,6 +183,7 @@ function parse() {
       endpoint: { type: 'string' },
       region: { type: 'string' },
       senders: { type: 'string' },
+      groups: { type: 'string' },
       'dry-run': { type: 'boolean' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },

@@ -1,10 +1,21 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { normalizeWatch } from '../lib/operator/cli-args.ts';
-import { clientOptions, operatorClients } from '../lib/operator/clients.ts';
+import { operatorClients } from '../lib/operator/clients.ts';
 import { explained, OperatorError } from '../lib/operator/operator-error.ts';
 import { readStack } from '../lib/operator/stack-outputs.ts';
 import { readStatus, type StatusTarget } from '../lib/operator/status-reader.ts';
+import { troubles } from '../lib/operator/status-trouble.ts';
 import { statusScreen, summarize } from '../lib/operator/status-view.ts';
+import {
+  checkFunctionName,
+  checkLogGroup,
+  checkMappingUuid,
+  checkQueueUrl,
+  checkScalerName,
+  checkStackName,
+  clientOptions,
+} from '../lib/operator/target-options.ts';
 import { parseOptions, runCli, UsageError } from './cli-error.ts';
 
 const HELP = `Shows what a queue-age scaler is doing now: the consumer's concurrency, cap and floor, the queue's head age
@@ -31,6 +42,11 @@ Showing:
 Sources: concurrency and depth are read live (Lambda, SQS GetQueueAttributes); cap, floor, target, saturation
 and the per-minute ticks are the controller's own CloudWatch metrics; the head age is AWS/SQS's metric (1–2 min
 late); reason codes come only from the controller's log (CloudWatch Logs).
+
+What needs acting on is listed first, under "trouble": overpull (the mapping's MaximumConcurrency above the
+consumer's reserved concurrency), saturation, alarms in ALARM, parts that could not be read. A part that could
+not be read shows the reason where its value would be. Exit status: 0 everything asked for was read, 1 shown
+but some part could not be read, 2 a mistake in the command or the queue could not be read.
 
 Examples:
   npm run status -- --stack QueueAgeScalerExample
@@ -66,8 +82,20 @@ async function main(): Promise<void> {
   const decisions = wholeNumber('--decisions', values.decisions, 8, 1, 100);
   const watch = values.watch === undefined ? undefined : wholeNumber('--watch', values.watch, 10, 5, 3600);
 
+  // Every name is checked before the first call: a malformed one is a mistake in the command, not a part that
+  // "could not be read".
+  const options = clientOptions(values);
+  const optional = <T>(value: T | undefined, check: (v: T) => T) =>
+    value === undefined ? undefined : check(value);
+  optional(values.stack, checkStackName);
+  optional(values['queue-url'], checkQueueUrl);
+  optional(values['function-name'], checkFunctionName);
+  optional(values['mapping-uuid'], checkMappingUuid);
+  optional(values['scaler-name'], checkScalerName);
+  optional(values['log-group'], checkLogGroup);
+
   const endpoint = values.endpoint;
-  const clients = operatorClients(clientOptions(values));
+  const clients = operatorClients(options);
   let target: StatusTarget;
   if (values.stack !== undefined) {
     const stack = await explained(
@@ -95,29 +123,35 @@ async function main(): Promise<void> {
   }
 
   const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
-  const show = async () => {
+  /** Shows one reading; returns whether every part asked for was read. */
+  const show = async (): Promise<boolean> => {
     const reading = await explained(
       () => readStatus(clients, target, { now: Date.now() / 1000, windowSeconds, decisions }),
       `queue ${target.queueUrl}`,
       endpoint,
     );
-    if (values.json)
-      console.log(JSON.stringify({ summary: summarize(reading), reading }, null, watch ? 0 : 2));
-    else {
+    const summary = summarize(reading);
+    if (values.json) {
+      const trouble = troubles(reading, summary);
+      console.log(JSON.stringify({ summary, trouble, reading }, null, watch ? 0 : 2));
+    } else {
       if (watch !== undefined && process.stdout.isTTY) process.stdout.write('\x1b[2J\x1b[H');
       console.log(statusScreen(reading, { color, ticks: decisions }));
       if (watch !== undefined) console.log(`\nrefreshing every ${watch} s · Ctrl-C to stop`);
     }
+    return reading.problems.length === 0;
   };
-  await show();
-  if (watch === undefined) return;
-  let stopped = false;
-  process.on('SIGINT', () => {
-    stopped = true;
-  });
-  while (!stopped) {
-    await new Promise((resolve) => setTimeout(resolve, watch * 1000));
-    if (stopped) break;
+  // Exit 1 when a part asked for could not be read: the screen says which, in place of its value.
+  const complete = await show();
+  if (watch === undefined) {
+    if (!complete) process.exitCode = 1;
+    return;
+  }
+  const stop = new AbortController();
+  process.once('SIGINT', () => stop.abort());
+  while (!stop.signal.aborted) {
+    await sleep(watch * 1000, undefined, { signal: stop.signal }).catch(() => {});
+    if (stop.signal.aborted) break;
     try {
       await show();
     } catch (error) {

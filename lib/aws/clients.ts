@@ -14,6 +14,8 @@ export interface ClientOptions {
   readonly endpoint?: string;
   readonly region?: string;
   readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  /** Per-attempt limits of every HTTP call. @default CONTROLLER_TIMEOUTS */
+  readonly timeouts?: HttpTimeouts;
 }
 
 /**
@@ -23,8 +25,55 @@ export interface ClientOptions {
  */
 export const RETRY_SETTINGS = { retryMode: 'adaptive', maxAttempts: 3 } as const;
 
+/** How long one attempt of one call may take; the SDK retries a timed-out attempt like any transient error. */
+export interface HttpTimeouts {
+  /** Until the TCP connection is up (DNS included). */
+  readonly connectMs: number;
+  /** From sending the request until the response starts; also the longest a socket may sit silent after that. */
+  readonly answerMs: number;
+}
+
+/**
+ * Sized for a tick. The controller's function timeout is min(60, tick ÷ 2) s and the tick is a whole number of
+ * minutes (EventBridge rates), so a tick has 30 s at the least. Its calls come in at most 5 rounds, one after
+ * another: the reads (in parallel), a raise the unreserved floor refuses, the account-headroom reads (in
+ * parallel), and 2 writes in order (docs/controller.md, "One tick"). A round whose 3 attempts all time out ends the
+ * tick (it holds), so the longest tick times out twice in each of 4 rounds and three times in the last:
+ * (4 × 2 + 3) × 2 s = 22 s, plus the SDK's backoff (under 0.2 s a call for a timeout) and the answers
+ * themselves, inside 30 s with room for init and the log line. A silent endpoint holds the tick after about 6 s
+ * (3 × 2 s). In the same region an AWS API call answers in tens to hundreds of milliseconds and connects in a
+ * few, so 2 s and 1 s leave 10× slack.
+ */
+export const CONTROLLER_TIMEOUTS: HttpTimeouts = { connectMs: 1_000, answerMs: 2_000 };
+
+/**
+ * The SDK's request-handler options for these timeouts. Without them a call to an endpoint that accepts the
+ * connection and never answers waits forever (the SDK sets no timeout by default). `requestTimeout` only throws
+ * with `throwOnRequestTimeout` in @smithy/node-http-handler 4.x (older releases, such as the one a Lambda runtime
+ * may provide, treat it as a socket idle timeout, which throws too); `socketTimeout` covers a response that stalls
+ * midway.
+ */
+export function timeoutSettings(timeouts: HttpTimeouts) {
+  return {
+    connectionTimeout: timeouts.connectMs,
+    requestTimeout: timeouts.answerMs,
+    throwOnRequestTimeout: true,
+    socketTimeout: timeouts.answerMs,
+  };
+}
+
+/** The SDK client config for these options: endpoint, region, credentials, retry and timeouts. */
+export function clientConfig(options: ClientOptions, timeouts?: HttpTimeouts) {
+  const { timeouts: given, ...rest } = options;
+  return {
+    ...RETRY_SETTINGS,
+    ...rest,
+    requestHandler: timeoutSettings(timeouts ?? given ?? CONTROLLER_TIMEOUTS),
+  };
+}
+
 export function createAwsClients(options: ClientOptions = {}): AwsClients {
-  const config = { ...RETRY_SETTINGS, ...options };
+  const config = clientConfig(options);
   return {
     cloudwatch: new CloudWatchClient(config),
     sqs: new SQSClient(config),

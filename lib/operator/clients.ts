@@ -1,7 +1,9 @@
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { type AwsClients, type ClientOptions, createAwsClients, RETRY_SETTINGS } from '../aws/clients.ts';
+import { type AwsClients, type ClientOptions, clientConfig, type HttpTimeouts } from '../aws/clients.ts';
 
 /** The controller's clients (same retry settings) plus what only the operator tools read. */
 export interface OperatorClients extends AwsClients {
@@ -9,12 +11,36 @@ export interface OperatorClients extends AwsClients {
   readonly logs: CloudWatchLogsClient;
 }
 
+/**
+ * The tools run on an operator's machine, often far from the region: 3 s to connect allows for a slow link's DNS
+ * and handshake. A describe or get call (SQS, Lambda, CloudFormation) answers in well under a second, so 4 s
+ * per attempt is ample, and an endpoint that accepts the connection and never answers is reported after about
+ * 12 s (the SDK's 3 attempts).
+ */
+export const OPERATOR_TIMEOUTS: HttpTimeouts = { connectMs: 3_000, answerMs: 4_000 };
+
+/**
+ * `GetMetricData` over a window of up to a day and `FilterLogEvents` (which scans the log group) can take
+ * seconds; they run only after the queue answered, so a longer wait does not delay the verdict on a dead endpoint.
+ */
+export const QUERY_TIMEOUTS: HttpTimeouts = { connectMs: 3_000, answerMs: 10_000 };
+
+/**
+ * The load's sends. A timed-out `SendMessageBatch` that SQS did carry out is sent again by the retry, and a
+ * standard queue then holds its messages twice: so a send may take 10 s (a busy emulator answers in hundreds of
+ * milliseconds, SQS in tens) before it is given up.
+ */
+export const SEND_TIMEOUTS: HttpTimeouts = { connectMs: 3_000, answerMs: 10_000 };
+
 export function operatorClients(options: ClientOptions): OperatorClients {
-  const config = { ...RETRY_SETTINGS, ...options };
+  const quick = clientConfig(options, OPERATOR_TIMEOUTS);
+  const query = clientConfig(options, QUERY_TIMEOUTS);
   return {
-    ...createAwsClients(options),
-    cloudformation: new CloudFormationClient(config),
-    logs: new CloudWatchLogsClient(config),
+    sqs: new SQSClient(quick),
+    lambda: new LambdaClient(quick),
+    cloudformation: new CloudFormationClient(quick),
+    cloudwatch: new CloudWatchClient(query),
+    logs: new CloudWatchLogsClient(query),
   };
 }
 
@@ -25,21 +51,15 @@ export function operatorClients(options: ClientOptions): OperatorClients {
  */
 export function loadSqsClient(options: ClientOptions, senders: number): SQSClient {
   const sockets = Math.max(50, senders);
+  const config = clientConfig(options, SEND_TIMEOUTS);
   return new SQSClient({
-    ...options,
+    ...config,
     retryMode: 'standard',
     maxAttempts: 3,
     requestHandler: {
+      ...config.requestHandler,
       httpAgent: { keepAlive: true, maxSockets: sockets },
       httpsAgent: { keepAlive: true, maxSockets: sockets },
     },
   });
-}
-
-/** Region and endpoint from the flags; the SDK's own chain (AWS_REGION, profile) otherwise. */
-export function clientOptions(flags: { endpoint?: string; region?: string }): ClientOptions {
-  return {
-    ...(flags.endpoint === undefined ? {} : { endpoint: flags.endpoint }),
-    ...(flags.region === undefined ? {} : { region: flags.region }),
-  };
 }

@@ -5,13 +5,18 @@ const rate = (r: number) => (r >= 100 ? r.toFixed(0) : r.toFixed(1));
 const seconds = (s: number) => (s >= 120 ? `${(s / 60).toFixed(1)} min` : `${s.toFixed(1)} s`);
 
 /** The dry run's answer: what would be sent, phase by phase. */
-export function planTable(plan: LoadPlan, senders: number, queueUrl: string | undefined): string {
+export function planTable(
+  plan: LoadPlan,
+  senders: number,
+  queueUrl: string | undefined,
+  groups?: number,
+): string {
   const rows = plan.phases.map(
     (p) =>
       `| ${p.index} | ${seconds(p.startSeconds)} | ${seconds(p.durationSeconds)} | ${rate(p.ratePerSecond)} | ${p.messages} | ${p.itemMs} |`,
   );
   return [
-    `plan for ${plan.scenario} (rate × ${plan.rateScale}, time × ${plan.timeScale}) → ${queueUrl ?? '(no queue: dry run)'}`,
+    `plan for ${plan.scenario} (rate × ${plan.rateScale}, time × ${plan.timeScale}) → ${queueUrl ?? '(no queue: dry run)'}${groups === undefined ? '' : ` (FIFO: ${groups} message groups)`}`,
     '',
     '| phase | starts | lasts | rate/s | messages | item ms |',
     '|---:|---:|---:|---:|---:|---:|',
@@ -35,7 +40,7 @@ export function progressLine(p: LoadProgress, width = 24): string {
 }
 
 /** The closing summary: per-phase target vs achieved rate and lateness, then the counts. */
-export function reportText(report: LoadReport): string {
+export function reportText(report: LoadReport, stoppedBy = 'Ctrl-C'): string {
   const rows = report.phases.map(
     (p) =>
       `| ${p.index} | ${p.planned} | ${p.sent} | ${p.failed} | ${p.retried} | ${rate(p.targetRatePerSecond)} | ${rate(p.achievedRatePerSecond)} | ${(p.pacingError * 100).toFixed(1)}% | ${p.maxLagSeconds.toFixed(2)} s${p.fellBehind ? ' (fell behind)' : ''} |`,
@@ -53,7 +58,7 @@ export function reportText(report: LoadReport): string {
     );
   }
   if (report.interrupted)
-    lines.push('interrupted (Ctrl-C): stopped dispatching, waited for the calls in flight');
+    lines.push(`interrupted (${stoppedBy}): stopped dispatching, waited for the calls in flight`);
   if (report.abortedBy !== undefined) lines.push(`stopped: ${report.abortedBy}`);
   const codes = Object.entries(report.failureCodes)
     .map(([code, n]) => `${code} × ${n}`)

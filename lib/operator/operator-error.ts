@@ -28,12 +28,32 @@ function networkCode(error: unknown): string | undefined {
 }
 
 /**
+ * The SDK's own timeouts (lib/operator/clients.ts sets them) end an attempt with a `TimeoutError`; after its last
+ * attempt that error is what the call throws. Says which of the two limits was hit, and after how many attempts.
+ */
+function explainTimeout(error: unknown, endpoint: string | undefined): string | undefined {
+  const e = error as { name?: unknown; message?: unknown; $metadata?: { attempts?: number } } | undefined;
+  if (e?.name !== 'TimeoutError') return undefined;
+  const message = String(e.message ?? '');
+  const limit = /(\d+) ms/.exec(message)?.[1];
+  const within = limit === undefined ? '' : ` within ${Number(limit) / 1000} s`;
+  const tries = e.$metadata?.attempts === undefined ? '' : `, ${e.$metadata.attempts} attempts`;
+  const where = endpoint ?? 'AWS';
+  const check = endpoint === undefined ? 'check the network (a proxy?) and the region' : 'check --endpoint';
+  return /establish a connection/.test(message)
+    ? `cannot connect to ${where} (no connection${within}${tries}): ${check}`
+    : `${where} accepted the connection but did not answer${within}${tries}: ${check}`;
+}
+
+/**
  * Turns an AWS or network failure into one line that says which call on what failed and what to check. Anything
  * that is not recognisably the operator's to fix is returned as is (a bug keeps its stack).
  */
 export function explainAwsError(error: unknown, what: string, endpoint: string | undefined): unknown {
   if (error instanceof OperatorError) return error;
   const where = endpoint ?? 'AWS';
+  const timedOut = explainTimeout(error, endpoint);
+  if (timedOut !== undefined) return new OperatorError(`${what}: ${timedOut}`);
   const code = networkCode(error);
   if (code !== undefined) return new OperatorError(`${what}: cannot reach ${where} (${code})`);
   const name = (error as { name?: string } | undefined)?.name ?? '';
@@ -63,6 +83,13 @@ export async function explained<T>(
   } catch (error) {
     if (error instanceof Error && /Region is missing/.test(error.message))
       throw new OperatorError('no AWS region: give --region or set AWS_REGION');
+    // A region from AWS_REGION or the profile (--region is checked before any call).
+    const badRegion =
+      error instanceof Error ? /Region not accepted: region="(.*)"/.exec(error.message) : null;
+    if (badRegion)
+      throw new OperatorError(
+        `region '${badRegion[1]}' (from AWS_REGION or your profile) is not a region name such as us-east-1`,
+      );
     throw explainAwsError(error, what, endpoint);
   }
 }

@@ -55,6 +55,9 @@ const ABORTING_CODES = new Set([
   'InvalidAddress',
   'KMS.AccessDeniedException',
   'KMS.DisabledException',
+  // The request itself is wrong (e.g. a FIFO queue's group id missing): every batch would fail the same way.
+  'MissingParameter',
+  'InvalidParameterValue',
 ]);
 
 function aborts(error: unknown): boolean {
@@ -66,10 +69,36 @@ export interface BatchSender {
   send(entries: readonly LoadMessage[]): Promise<BatchResult>;
 }
 
+/**
+ * A FIFO queue refuses a message without a `MessageGroupId` (`MissingParameter`), and one without a
+ * `MessageDeduplicationId` unless the queue has content-based deduplication. Message k goes to group
+ * `g<k mod groups>`, so each group receives every groups-th message in order and a consumer can run at most
+ * `groups` batches at once (SQS delivers a group's messages one batch at a time). The deduplication id is the run's
+ * id and the sequence number: a re-send of the same entry (a retry after a timeout that did go through) is
+ * dropped by SQS within its 5-minute deduplication interval instead of arriving twice.
+ */
+export interface FifoOptions {
+  readonly groups: number;
+  /** Unique per run: letters, digits and hyphens (SQS allows 128 characters of alphanumerics and punctuation). */
+  readonly runId: string;
+}
+
+export function fifoFields(
+  sequence: number,
+  fifo: FifoOptions,
+): { MessageGroupId: string; MessageDeduplicationId: string } {
+  return {
+    MessageGroupId: `g${sequence % fifo.groups}`,
+    MessageDeduplicationId: `${fifo.runId}-${sequence}`,
+  };
+}
+
 export interface SenderOptions {
   readonly sqs: SQSClient;
   readonly queueUrl: string;
   readonly run: string;
+  /** Set for a FIFO queue (its name ends in `.fifo`). */
+  readonly fifo?: FifoOptions;
   readonly retry?: RetryPolicy;
   readonly sleep?: (ms: number) => Promise<void>;
   readonly random?: () => number;
@@ -106,6 +135,7 @@ export function batchSender(options: SenderOptions): BatchSender {
         const entries: SendMessageBatchRequestEntry[] = pending.map((m) => ({
           Id: String(m.sequence),
           MessageBody: messageBody(options.run, m),
+          ...(options.fifo === undefined ? {} : fifoFields(m.sequence, options.fifo)),
         }));
         const last = attempt >= retry.attempts;
         let again: LoadMessage[] = [];

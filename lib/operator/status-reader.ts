@@ -1,6 +1,7 @@
 import { DescribeAlarmsCommand, GetMetricDataCommand, type MetricAlarm } from '@aws-sdk/client-cloudwatch';
 import { type FilteredLogEvent, FilterLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
-import { readMapping, readReserved } from '../aws/lambda-reads.ts';
+import { GetEventSourceMappingCommand } from '@aws-sdk/client-lambda';
+import { parseMapping, readReserved } from '../aws/lambda-reads.ts';
 import { metricWindow } from '../aws/metric-queries.ts';
 import { sqsQueuePort } from '../aws/queue-depth.ts';
 import type { QueueDepth } from '../control/index.ts';
@@ -42,6 +43,8 @@ export interface StatusReading {
   readonly reservedConcurrency?: number | null;
   /** The mapping's `ScalingConfig.MaximumConcurrency`: null when unset, undefined when not read. */
   readonly mappingMaximum?: number | null;
+  /** The mapping's `State` (`Enabled`, `Disabled`, `Updating`, …): disabled pollers pull nothing. */
+  readonly mappingState?: string;
   readonly series: StatusSeries;
   readonly windowSeconds: number;
   readonly alarms?: readonly AlarmState[];
@@ -72,8 +75,14 @@ export function parseAlarms(alarms: readonly MetricAlarm[]): AlarmState[] {
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
-const message = (error: unknown) =>
-  error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+/** The error as one line of bounded length, to stand where the value would have been shown. */
+function message(error: unknown): string {
+  const text = (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).replace(
+    /\s+/g,
+    ' ',
+  );
+  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
+}
 
 /**
  * Reads the queue first: without it there is no status, so its error (no such queue, unreachable endpoint)
@@ -105,10 +114,12 @@ export async function readStatus(
         ),
     target.mappingUuid === undefined
       ? undefined
-      : attempt(
-          'mapping',
-          async () => (await readMapping(clients.lambda, target.mappingUuid ?? '')).applied ?? null,
-        ),
+      : attempt('mapping', async () => {
+          const out = await clients.lambda.send(
+            new GetEventSourceMappingCommand({ UUID: target.mappingUuid ?? '' }),
+          );
+          return { maximum: parseMapping(out).applied ?? null, state: out.State };
+        }),
     attempt('metrics', async () => {
       const out = await clients.cloudwatch.send(
         new GetMetricDataCommand({
@@ -164,7 +175,8 @@ export async function readStatus(
     queueName,
     depth,
     reservedConcurrency: reserved,
-    mappingMaximum: mapping,
+    mappingMaximum: mapping?.maximum,
+    mappingState: mapping?.state,
     series: parseStatusMetrics(metricResults ?? []),
     windowSeconds: options.windowSeconds,
     alarms,

@@ -1,12 +1,14 @@
 import type { Datapoint } from '../control/index.ts';
 import { statusChart } from './status-chart.ts';
 import { latest } from './status-metrics.ts';
-import type { StatusReading } from './status-reader.ts';
+import type { ReadProblem, StatusReading } from './status-reader.ts';
+import { troubles } from './status-trouble.ts';
 
 /** The headline numbers, each with where it came from; undefined where nothing says. */
 export interface StatusSummary {
   readonly reservedConcurrency?: number | null;
   readonly mappingMaximum?: number | null;
+  readonly mappingState?: string;
   /** The controller's last published AppliedConcurrency and DesiredConcurrency. */
   readonly controllerApplied?: Datapoint;
   readonly controllerDesired?: Datapoint;
@@ -35,6 +37,7 @@ export function summarize(r: StatusReading): StatusSummary {
   return {
     reservedConcurrency: r.reservedConcurrency,
     mappingMaximum: r.mappingMaximum,
+    mappingState: r.mappingState,
     controllerApplied: latest(s.applied),
     controllerDesired: latest(s.desired),
     cap: value(s.cap),
@@ -57,8 +60,8 @@ function ago(t: number, now: number): string {
 }
 const unknown = 'unknown';
 const orUnknown = (v: number | undefined, unit = '') => (v === undefined ? unknown : `${v}${unit}`);
-const setting = (v: number | null | undefined, notRead: string) =>
-  v === undefined ? notRead : v === null ? 'none set' : String(v);
+const setting = (v: number | null | undefined, notAsked: string, failed: ReadProblem | undefined) =>
+  failed !== undefined ? 'not read' : v === undefined ? notAsked : v === null ? 'none set' : String(v);
 
 /** One row per minute of the controller's metrics: its tick as the flags tell it (the log has the reason). */
 export function tickRows(r: StatusReading, limit: number): string[] {
@@ -96,24 +99,46 @@ export function statusScreen(r: StatusReading, options: { color?: boolean; ticks
   const now = r.readAt;
   const lines: string[] = [];
   const t = r.target;
+  const failed = (part: ReadProblem['part']) => r.problems.find((p) => p.part === part);
   lines.push(
     `scaler ${t.scalerName ?? '(no --scaler-name: controller metrics not read)'} · queue ${r.queueName} · ${new Date(now * 1000).toISOString().slice(0, 19)}Z`,
   );
   lines.push('');
+  const trouble = troubles(r, sum);
+  if (trouble.length > 0) {
+    trouble.forEach((item, i) => {
+      lines.push(`${i === 0 ? 'trouble' : ''}`.padEnd(17) + item.message);
+    });
+    lines.push('');
+  }
   const applied = sum.controllerApplied
     ? `controller applied ${sum.controllerApplied.value}${sum.controllerDesired ? `, wanted ${sum.controllerDesired.value}` : ''} (${ago(sum.controllerApplied.timestamp, now)})`
     : 'no controller tick in the window';
+  const state =
+    sum.mappingState === undefined || sum.mappingState === 'Enabled'
+      ? ''
+      : ` (${sum.mappingState.toLowerCase()})`;
   lines.push(
-    `concurrency      reserved ${setting(sum.reservedConcurrency, 'not read (no --function-name)')} · mapping maximum ${setting(sum.mappingMaximum, 'not read (no --mapping-uuid)')}`,
+    `concurrency      reserved ${setting(sum.reservedConcurrency, 'not read (no --function-name)', failed('reserved'))} · mapping maximum ${setting(sum.mappingMaximum, 'not read (no --mapping-uuid)', failed('mapping'))}${state}`,
   );
+  for (const part of ['reserved', 'mapping'] as const) {
+    const problem = failed(part);
+    if (problem)
+      lines.push(`                 ${part === 'reserved' ? 'reserved' : 'mapping'}: ${problem.error}`);
+  }
   lines.push(`                 ${applied}`);
+  const metricsFailed = failed('metrics');
   lines.push(
-    `cap / floor      ${orUnknown(sum.cap)} / ${orUnknown(sum.floor)}   (the controller's last tick)`,
+    metricsFailed === undefined
+      ? `cap / floor      ${orUnknown(sum.cap)} / ${orUnknown(sum.floor)}   (the controller's last tick)`
+      : `cap / floor      unknown: metrics not read (${metricsFailed.error})`,
   );
   const target = sum.targetAgeSeconds === undefined ? 'target unknown' : `target ${sum.targetAgeSeconds} s`;
   const age = sum.headAge
     ? `${sum.headAge.value.toFixed(0)} s vs ${target}   (AWS/SQS, minute of ${clock(sum.headAge.timestamp)}; SQS metrics run 1–2 min late)`
-    : `unknown (no AWS/SQS age datapoint in the window) · ${target}`;
+    : metricsFailed !== undefined
+      ? 'unknown: metrics not read (see cap / floor)'
+      : `unknown (no AWS/SQS age datapoint in the window) · ${target}`;
   lines.push(`head age         ${age}`);
   if (sum.controllerHeadAge) {
     lines.push(
@@ -125,13 +150,17 @@ export function statusScreen(r: StatusReading, options: { color?: boolean; ticks
   );
   const saturated =
     sum.saturated === undefined
-      ? 'unknown (no controller tick in the window)'
+      ? metricsFailed !== undefined
+        ? 'unknown: metrics not read'
+        : 'unknown (no controller tick in the window)'
       : sum.saturated
         ? `YES: at the cap with the age above target: shed load or raise the cap (the downstream's limit)`
         : `no${sum.atCap ? ' (at the cap, age within target)' : ''}`;
   lines.push(`saturated        ${saturated}`);
   lines.push('');
-  if (r.alarms === undefined) lines.push('alarms           not read (no --scaler-name)');
+  const alarmsFailed = failed('alarms');
+  if (alarmsFailed !== undefined) lines.push(`alarms           not read (${alarmsFailed.error})`);
+  else if (r.alarms === undefined) lines.push('alarms           not read (no --scaler-name)');
   else if (r.alarms.length === 0) lines.push(`alarms           none named ${t.scalerName}-*`);
   else {
     lines.push('alarms');
@@ -142,7 +171,10 @@ export function statusScreen(r: StatusReading, options: { color?: boolean; ticks
     }
   }
   lines.push('');
-  if (r.decisions === undefined) {
+  const decisionsFailed = failed('decisions');
+  if (decisionsFailed !== undefined) {
+    lines.push(`decisions        log not read (${decisionsFailed.error})`);
+  } else if (r.decisions === undefined) {
     lines.push('decisions        log not read (give --stack, or --log-group with the controller log group)');
   } else if (r.decisions.length === 0) {
     lines.push(`decisions        none logged in the last ${Math.round(r.windowSeconds / 60)} min`);
@@ -185,11 +217,9 @@ export function statusScreen(r: StatusReading, options: { color?: boolean; ticks
     }),
   );
   const missing = r.series.partial.filter((n) => n === 'sqsAge' || t.scalerName !== undefined);
-  if (missing.length > 0 || r.problems.length > 0) {
+  if (missing.length > 0 && metricsFailed === undefined) {
     lines.push('');
-    for (const p of r.problems) lines.push(`could not read ${p.part}: ${p.error}`);
-    if (missing.length > 0 && !r.problems.some((p) => p.part === 'metrics'))
-      lines.push(`incomplete metric data (shown as unknown): ${missing.join(', ')}`);
+    lines.push(`incomplete metric data (shown as unknown): ${missing.join(', ')}`);
   }
   return lines.join('\n');
 }
