@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -12,12 +12,11 @@ export interface CliResult {
 }
 
 /**
- * Runs `npm run <bin> -- args` as a user would (through tsx), with dummy credentials and no AWS config: every
- * call goes to the endpoint the test passes. The SDK's Node 20 deprecation notice is switched off so stderr
- * holds only the tool's own lines.
+ * Dummy credentials and no AWS config: every call goes to the endpoint the test passes. The SDK's Node 20
+ * deprecation notice is switched off so stderr holds only the tool's own lines.
  */
-export async function cli(bin: 'load' | 'status', args: readonly string[]): Promise<CliResult> {
-  const env: NodeJS.ProcessEnv = {
+function cliEnvironment(): NodeJS.ProcessEnv {
+  return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     AWS_ACCESS_KEY_ID: 'test',
@@ -27,14 +26,50 @@ export async function cli(bin: 'load' | 'status', args: readonly string[]): Prom
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     NO_COLOR: '1',
   };
+}
+
+/** Runs `npm run <bin> -- args` as a user would (through tsx). */
+export async function cli(
+  bin: 'load' | 'status',
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<CliResult> {
   try {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', `bin/${bin}.ts`, ...args], {
       cwd: ROOT,
-      env,
+      env: { ...cliEnvironment(), ...env },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
+}
+
+export interface RunningCli {
+  readonly child: ChildProcess;
+  /** Everything written to stderr so far. */
+  stderr(): string;
+  /** Resolves when the process ends: its exit code (null if a signal ended it) and the signal. */
+  readonly done: Promise<CliResult & { signal: NodeJS.Signals | null }>;
+}
+
+/** Starts the tool and returns at once, so a test can signal it while it runs. */
+export function startCli(bin: 'load' | 'status', args: readonly string[]): RunningCli {
+  const child = spawn(process.execPath, ['--import', 'tsx', `bin/${bin}.ts`, ...args], {
+    cwd: ROOT,
+    env: cliEnvironment(),
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const done = new Promise<CliResult & { signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('close', (code, signal) => resolve({ code: code ?? -1, stdout, stderr, signal }));
+  });
+  return { child, stderr: () => stderr, done };
 }

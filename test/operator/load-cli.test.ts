@@ -4,25 +4,30 @@ import { join } from 'node:path';
 import {
   CreateQueueCommand,
   DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../controller/support/world.ts';
 import { type MotoServer, startMotoServer, TEST_REGION } from '../support/moto-server.ts';
-import { cli } from './cli.ts';
+import { type SilentServer, startSilentServer } from '../support/silent-server.ts';
+import { cli, startCli } from './cli.ts';
 import { seedScaler } from './support/seeded-scaler.ts';
 
 let server: MotoServer;
+let silent: SilentServer;
 let sqs: SQSClient;
 const scratch = mkdtempSync(join(tmpdir(), 'load-cli-'));
 
 beforeAll(async () => {
   server = await startMotoServer();
+  silent = await startSilentServer();
   sqs = new SQSClient(server.clientConfig);
 }, 60_000);
 afterAll(async () => {
   sqs?.destroy();
+  await silent?.stop();
   await server?.stop();
 });
 
@@ -36,6 +41,13 @@ async function newQueue(): Promise<string> {
   return (await sqs.send(new CreateQueueCommand({ QueueName: uniqueName('load') }))).QueueUrl ?? '';
 }
 
+async function newFifoQueue(): Promise<string> {
+  const out = await sqs.send(
+    new CreateQueueCommand({ QueueName: `${uniqueName('load')}.fifo`, Attributes: { FifoQueue: 'true' } }),
+  );
+  return out.QueueUrl ?? '';
+}
+
 interface Body {
   run: string;
   seq: number;
@@ -44,16 +56,22 @@ interface Body {
   itemMs: number;
 }
 
-/** Receives (and deletes) everything in the queue. */
-async function drain(queueUrl: string): Promise<Body[]> {
-  const bodies: Body[] = [];
+/** Receives (and deletes) everything in the queue, with each message's group on a FIFO queue. */
+async function drain(queueUrl: string): Promise<(Body & { group?: string })[]> {
+  const bodies: (Body & { group?: string })[] = [];
   for (;;) {
     const out = await sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 60 }),
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        VisibilityTimeout: 60,
+        MessageSystemAttributeNames: ['MessageGroupId'],
+      }),
     );
     const messages = out.Messages ?? [];
     if (messages.length === 0) return bodies;
-    for (const m of messages) bodies.push(JSON.parse(m.Body ?? '{}') as Body);
+    for (const m of messages)
+      bodies.push({ ...(JSON.parse(m.Body ?? '{}') as Body), group: m.Attributes?.MessageGroupId });
     await sqs.send(
       new DeleteMessageBatchCommand({
         QueueUrl: queueUrl,
@@ -153,6 +171,73 @@ describe('npm run load against the emulator', () => {
     expect(await drain(seeded.queueUrl)).toHaveLength(20);
   });
 
+  it('sends to a FIFO queue: every message once, in the group --groups gives it, in order within its group', async () => {
+    const queueUrl = await newFifoQueue();
+    const trace = phaseFile('fifo', '1,30,20\n');
+    const { code, stdout, stderr } = await cli('load', [
+      '--trace',
+      trace,
+      ...target(queueUrl),
+      '--groups',
+      '3',
+      '--json',
+    ]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ planned: 30, sent: 30, failed: 0, groups: 3 });
+    const bodies = await drain(queueUrl);
+    expect(bodies.map((b) => b.seq).sort((a, b) => a - b)).toEqual([...Array(30).keys()]);
+    for (const b of bodies) expect(b.group).toBe(`g${b.seq % 3}`);
+    for (const group of ['g0', 'g1', 'g2']) {
+      const seqs = bodies.filter((b) => b.group === group).map((b) => b.seq);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    }
+  });
+
+  it('defaults a FIFO queue to 100 groups and shows them in the plan', async () => {
+    const { code, stdout } = await cli('load', [
+      '--trace',
+      phaseFile('fifo-plan', '1,5,20\n'),
+      '--queue-url',
+      `${server.endpoint}/123456789012/orders.fifo`,
+      '--dry-run',
+    ]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/orders\.fifo \(FIFO: 100 message groups\)/);
+  });
+
+  it('a SIGTERM mid-run (`timeout`, a CI limit) still prints what was sent, and exits 143', async () => {
+    const queueUrl = await newQueue();
+    const running = startCli('load', [
+      '--trace',
+      phaseFile('long', '60,5,20\n'),
+      ...target(queueUrl),
+      '--json',
+    ]);
+    const waiting = async () =>
+      Number(
+        (
+          await sqs.send(
+            new GetQueueAttributesCommand({
+              QueueUrl: queueUrl,
+              AttributeNames: ['ApproximateNumberOfMessages'],
+            }),
+          )
+        ).Attributes?.ApproximateNumberOfMessages,
+      );
+    // Signal once the first messages have arrived: the run is under way, with most of its minute to go.
+    while ((await waiting()) === 0) await new Promise((r) => setTimeout(r, 200));
+    running.child.kill('SIGTERM');
+    const { code, stdout } = await running.done;
+    expect(code).toBe(143);
+    const report = JSON.parse(stdout);
+    expect(report.interrupted).toBe(true);
+    expect(report.sent).toBeGreaterThan(0);
+    expect(report.sent + report.failed + report.unsent).toBe(report.planned);
+    expect(report.unsent).toBeGreaterThan(0);
+    expect(await waiting()).toBe(report.sent);
+  });
+
   it.each([
     {
       comment: 'a missing phase file',
@@ -226,6 +311,17 @@ describe('npm run load against the emulator', () => {
       target: () => ['--stack', 'NoSuchStack', '--endpoint', server.endpoint],
       message: /--stack NoSuchStack: no such stack in this region/,
     },
+    {
+      comment: 'an endpoint that accepts the connection and never answers',
+      target: () => ['--queue-url', `${silent.endpoint}/123456789012/q`, '--endpoint', silent.endpoint],
+      message:
+        /queue .*: http:\/\/127.0.0.1:\d+ accepted the connection but did not answer within 4 s, 3 attempts/,
+    },
+    {
+      comment: '--groups for a standard queue',
+      target: () => ['--queue-url', `${server.endpoint}/123456789012/orders`, '--groups', '4'],
+      message: /--groups 4: .*orders is a standard queue \(its name does not end in .fifo\)/,
+    },
   ])('exits 2 with one line for $comment', async ({ target: t, message }) => {
     const { code, stderr } = await cli('load', [
       '--trace',
@@ -235,6 +331,45 @@ describe('npm run load against the emulator', () => {
       TEST_REGION,
     ]);
     expect(code).toBe(2);
+    expect(stderr).toMatch(/^load: [^\n]+\n$/);
+    expect(stderr).toMatch(message);
+  });
+
+  it.each([
+    {
+      comment: 'an --endpoint that is not a URL',
+      args: ['--endpoint', 'notaurl', '--region', TEST_REGION],
+      message: /^load: --endpoint 'notaurl': must be an http\(s\) URL/,
+    },
+    {
+      comment: 'an --endpoint that is not http(s)',
+      args: ['--endpoint', 'ftp://127.0.0.1:9', '--region', TEST_REGION],
+      message: /^load: --endpoint 'ftp:\/\/127.0.0.1:9': must be an http\(s\) URL/,
+    },
+    {
+      comment: 'a --region the SDK would refuse',
+      args: ['--endpoint', 'http://127.0.0.1:9', '--region', 'us east 1'],
+      message: /^load: --region 'us east 1': must be a region name such as us-east-1/,
+    },
+    {
+      comment: 'a --queue-url that is not a queue URL',
+      args: ['--queue-url', 'http://bad host/q', '--endpoint', 'http://127.0.0.1:9', '--region', TEST_REGION],
+      message: /^load: --queue-url 'http:\/\/bad host\/q': must be a queue URL/,
+    },
+    {
+      comment: 'a --groups that is not a whole number',
+      args: ['--groups', '2.5', '--endpoint', 'http://127.0.0.1:9', '--region', TEST_REGION],
+      message: /^load: --groups '2.5': must be a whole number in \[1; 100000\]/,
+    },
+  ])('names the option in one line, exit 2, for $comment', async ({ args, message }) => {
+    const { code, stdout, stderr } = await cli('load', [
+      '--trace',
+      phaseFile('bad-option', '1,5,20\n'),
+      ...(args.includes('--queue-url') ? [] : ['--queue-url', 'http://127.0.0.1:9/123456789012/q']),
+      ...args,
+    ]);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
     expect(stderr).toMatch(/^load: [^\n]+\n$/);
     expect(stderr).toMatch(message);
   });

@@ -3,12 +3,19 @@ import { normalizeWatch } from '../../lib/operator/cli-args.ts';
 import { lastDecisions, parseDecisionEvent } from '../../lib/operator/decision-log.ts';
 import { minuteGrid } from '../../lib/operator/status-chart.ts';
 import { parseStatusMetrics } from '../../lib/operator/status-metrics.ts';
+import type { StatusReading } from '../../lib/operator/status-reader.ts';
+import { troubles } from '../../lib/operator/status-trouble.ts';
+import { summarize } from '../../lib/operator/status-view.ts';
 import { type MotoServer, startMotoServer, TEST_REGION } from '../support/moto-server.ts';
+import { type SilentServer, startSilentServer } from '../support/silent-server.ts';
 import { cli } from './cli.ts';
 import { type SeededScaler, type SeedValues, seedScaler } from './support/seeded-scaler.ts';
 
 let server: MotoServer;
+let silent: SilentServer;
 let seeded: SeededScaler;
+/** A consumer whose mapping may pull more than it may run: reserved 4 under a mapping maximum of 10. */
+let overpulled: SeededScaler;
 
 const VALUES: SeedValues = {
   reserved: 12,
@@ -27,9 +34,12 @@ const VALUES: SeedValues = {
 
 beforeAll(async () => {
   server = await startMotoServer();
+  silent = await startSilentServer();
   seeded = await seedScaler(server, VALUES);
+  overpulled = await seedScaler(server, { ...VALUES, reserved: 4, mappingMax: 10, alarms: {} });
 }, 60_000);
 afterAll(async () => {
+  await silent?.stop();
   await server?.stop();
 });
 
@@ -110,6 +120,45 @@ describe('npm run status against the emulator', () => {
     expect(stdout).toMatch(/head age +140 s vs target unknown/);
   });
 
+  it('shows why a part could not be read where its value would be, and exits 1', async () => {
+    const { code, stdout } = await cli('status', [
+      '--queue-url',
+      seeded.queueUrl,
+      '--function-name',
+      'nofn',
+      '--mapping-uuid',
+      '00000000-0000-4000-8000-000000000000',
+      ...aws(),
+    ]);
+    expect(code).toBe(1);
+    expect(stdout).not.toMatch(/no --function-name|no --mapping-uuid/);
+    expect(stdout).toMatch(/^trouble +NOT READ: reserved concurrency, the mapping/m);
+    expect(stdout).toMatch(
+      /concurrency +reserved not read · mapping maximum not read\n +reserved: ResourceNotFoundException: Function not found: .*nofn\n +mapping: ResourceNotFoundException/,
+    );
+    // The queue itself was read.
+    expect(stdout).toMatch(/depth +visible 23/);
+  });
+
+  it('leads with overpull when the mapping may pull more than the consumer may run', async () => {
+    const { code, stdout } = await cli('status', ['--stack', overpulled.stackName, ...aws()]);
+    expect(code).toBe(0);
+    const lines = stdout.split('\n');
+    expect(lines[2]).toMatch(
+      /^trouble +OVERPULL: the mapping's MaximumConcurrency 10 is above the consumer's reserved concurrency 4: .*raise reserved concurrency to 10 or more/,
+    );
+    expect(stdout).toMatch(/concurrency +reserved 4 · mapping maximum 10 \(disabled\)/);
+    const json = JSON.parse(
+      (await cli('status', ['--stack', overpulled.stackName, ...aws(), '--json'])).stdout,
+    );
+    expect(json.trouble.map((t: { kind: string }) => t.kind)).toEqual(['overpull', 'saturated']);
+    // The healthy scaler (reserved 12 over a maximum of 10) shows no overpull.
+    const healthy = JSON.parse(
+      (await cli('status', ['--stack', seeded.stackName, ...aws(), '--json'])).stdout,
+    );
+    expect(healthy.trouble.map((t: { kind: string }) => t.kind)).toEqual(['saturated', 'alarm']);
+  });
+
   it.each([
     {
       comment: 'a queue that does not exist',
@@ -137,12 +186,135 @@ describe('npm run status against the emulator', () => {
       args: () => ['--stack', 'S', '--watch', '1'],
       message: /--watch '1': must be a whole number in \[5; 3600\]/,
     },
+    {
+      comment: 'an endpoint that accepts the connection and never answers',
+      args: () => ['--queue-url', `${silent.endpoint}/123456789012/q`, '--endpoint', silent.endpoint],
+      message:
+        /queue .*: http:\/\/127.0.0.1:\d+ accepted the connection but did not answer within 4 s, 3 attempts/,
+    },
+    {
+      comment: 'a silent endpoint behind --stack',
+      args: () => ['--stack', 'Orders', '--endpoint', silent.endpoint],
+      message: /DescribeStacks Orders: .* accepted the connection but did not answer/,
+    },
+    {
+      comment: 'an --endpoint that is not a URL',
+      args: () => ['--stack', 'S', '--endpoint', 'notaurl'],
+      message: /^status: --endpoint 'notaurl': must be an http\(s\) URL/,
+    },
+    {
+      comment: 'a --region the SDK would refuse',
+      args: () => ['--stack', 'S', '--endpoint', server.endpoint, '--region', 'bad_region!'],
+      message: /^status: --region 'bad_region!': must be a region name such as us-east-1/,
+    },
+    {
+      comment: 'a --mapping-uuid that is not a UUID',
+      args: () => [
+        '--queue-url',
+        seeded.queueUrl,
+        '--function-name',
+        'nofn',
+        '--mapping-uuid',
+        'not-a-uuid',
+        ...aws(),
+      ],
+      message: /^status: --mapping-uuid 'not-a-uuid': must be an event source mapping UUID/,
+    },
+    {
+      comment: 'a --function-name Lambda would refuse',
+      args: () => ['--queue-url', seeded.queueUrl, '--function-name', 'my consumer', ...aws()],
+      message: /^status: --function-name 'my consumer': must be a function name/,
+    },
+    {
+      comment: 'a --queue-url that is not a queue URL',
+      args: () => ['--queue-url', 'orders', ...aws()],
+      message: /^status: --queue-url 'orders': must be a queue URL/,
+    },
   ])('exits 2 with one line for $comment', async ({ args, message }) => {
-    const { code, stdout, stderr } = await cli('status', [...args(), '--region', TEST_REGION]);
+    const given = args();
+    const region = given.includes('--region') ? [] : ['--region', TEST_REGION];
+    const { code, stdout, stderr } = await cli('status', [...given, ...region]);
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toMatch(/^status: [^\n]+\n$/);
     expect(stderr).toMatch(message);
+  });
+});
+
+describe('what status lists as trouble', () => {
+  const reading = (over: Partial<StatusReading>): StatusReading => ({
+    readAt: 0,
+    target: { queueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/orders' },
+    queueName: 'orders',
+    depth: { visible: 0, inFlight: 0, delayed: 0 },
+    series: parseStatusMetrics([]),
+    windowSeconds: 1800,
+    problems: [],
+    ...over,
+  });
+  const kinds = (r: StatusReading) => troubles(r, summarize(r)).map((t) => t.kind);
+  const first = (r: StatusReading) => troubles(r, summarize(r))[0]?.message ?? '';
+
+  it.each([
+    { comment: 'mapping maximum above reserved', reserved: 4, maximum: 10, state: 'Enabled', overpull: true },
+    {
+      comment: 'mapping maximum equal to reserved',
+      reserved: 10,
+      maximum: 10,
+      state: 'Enabled',
+      overpull: false,
+    },
+    {
+      comment: 'mapping maximum below reserved',
+      reserved: 12,
+      maximum: 10,
+      state: 'Enabled',
+      overpull: false,
+    },
+    {
+      comment: 'no mapping maximum under a reserved value',
+      reserved: 8,
+      maximum: null,
+      state: 'Enabled',
+      overpull: true,
+    },
+    {
+      comment: 'reserved 0 (Throttle) with the mapping on',
+      reserved: 0,
+      maximum: 10,
+      state: 'Enabled',
+      overpull: true,
+    },
+    {
+      comment: 'no reserved value (the account pool)',
+      reserved: null,
+      maximum: 10,
+      state: 'Enabled',
+      overpull: false,
+    },
+    { comment: 'the mapping not read', reserved: 4, maximum: undefined, state: undefined, overpull: false },
+  ])('$comment: overpull $overpull', ({ reserved, maximum, state, overpull }) => {
+    const r = reading({ reservedConcurrency: reserved, mappingMaximum: maximum, mappingState: state });
+    expect(kinds(r).includes('overpull')).toBe(overpull);
+  });
+
+  it('says how to pause safely when reserved is 0, and that a disabled mapping overpulls only once enabled', () => {
+    expect(first(reading({ reservedConcurrency: 0, mappingMaximum: 10, mappingState: 'Enabled' }))).toMatch(
+      /reserved 0 throttles every invocation: to pause, disable the mapping as well/,
+    );
+    expect(first(reading({ reservedConcurrency: 4, mappingMaximum: 10, mappingState: 'Disabled' }))).toMatch(
+      /once the mapping is enabled again, batches beyond it are throttled/,
+    );
+  });
+
+  it('puts overpull before alarms and parts not read', () => {
+    const r = reading({
+      reservedConcurrency: 2,
+      mappingMaximum: 5,
+      alarms: [{ name: 'orders-dead-letters', state: 'ALARM' }],
+      problems: [{ part: 'decisions', error: 'AccessDeniedException: no' }],
+    });
+    expect(kinds(r)).toEqual(['overpull', 'alarm', 'not-read']);
   });
 });
 

@@ -1,0 +1,81 @@
+import { GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+import { GetFunctionConcurrencyCommand } from '@aws-sdk/client-lambda';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CONTROLLER_TIMEOUTS,
+  clientConfig,
+  createAwsClients,
+  RETRY_SETTINGS,
+} from '../../lib/aws/clients.ts';
+import { OPERATOR_TIMEOUTS, QUERY_TIMEOUTS, SEND_TIMEOUTS } from '../../lib/operator/clients.ts';
+import { type SilentServer, startSilentServer } from '../support/silent-server.ts';
+
+let silent: SilentServer;
+beforeAll(async () => {
+  silent = await startSilentServer();
+});
+afterAll(async () => {
+  await silent?.stop();
+});
+
+describe("the controller's SDK clients", () => {
+  it('give up on an endpoint that accepts the connection and never answers, after the SDK’s attempts', async () => {
+    // GIVEN the controller's clients pointed at a server that never answers
+    const clients = createAwsClients({
+      endpoint: silent.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    });
+    const before = silent.connections();
+    // WHEN each sends one of a tick's reads
+    const calls = [
+      clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: `${silent.endpoint}/123456789012/orders` })),
+      clients.lambda.send(new GetFunctionConcurrencyCommand({ FunctionName: 'orders-consumer' })),
+      clients.cloudwatch.send(
+        new GetMetricDataCommand({
+          StartTime: new Date(0),
+          EndTime: new Date(60_000),
+          MetricDataQueries: [],
+        }),
+      ),
+    ];
+    // THEN each fails with the SDK's TimeoutError once its attempts are spent (without timeouts: never)
+    for (const call of calls) {
+      await expect(call).rejects.toMatchObject({
+        name: 'TimeoutError',
+        $metadata: { attempts: RETRY_SETTINGS.maxAttempts },
+      });
+    }
+    expect(silent.connections() - before).toBeGreaterThanOrEqual(3);
+    for (const client of Object.values(clients)) client.destroy();
+  });
+
+  it('fit the longest tick inside the shortest function timeout (30 s: tick 60 s ÷ 2)', () => {
+    // The worst tick (lib/aws/clients.ts): 5 rounds of calls; 2 timed-out attempts in each of the first 4 and all
+    // 3 in the last, plus up to 0.15 s of backoff per call for a timeout.
+    const attempts = 4 * (RETRY_SETTINGS.maxAttempts - 1) + RETRY_SETTINGS.maxAttempts;
+    const worstSeconds = (attempts * CONTROLLER_TIMEOUTS.answerMs) / 1000 + 5 * 0.15;
+    expect(worstSeconds).toBeLessThanOrEqual(25);
+    expect(CONTROLLER_TIMEOUTS.connectMs).toBeLessThanOrEqual(CONTROLLER_TIMEOUTS.answerMs);
+  });
+});
+
+describe('client settings', () => {
+  it.each([
+    { comment: 'the controller (default)', given: undefined, expected: CONTROLLER_TIMEOUTS },
+    { comment: "the tools' reads", given: OPERATOR_TIMEOUTS, expected: OPERATOR_TIMEOUTS },
+    { comment: "the tools' metric and log queries", given: QUERY_TIMEOUTS, expected: QUERY_TIMEOUTS },
+    { comment: 'the load’s sends', given: SEND_TIMEOUTS, expected: SEND_TIMEOUTS },
+  ])('$comment: every attempt has a connection and an answer timeout that throws', ({ given, expected }) => {
+    const config = clientConfig({ region: 'us-east-1' }, given);
+    expect(config.requestHandler).toEqual({
+      connectionTimeout: expected.connectMs,
+      requestTimeout: expected.answerMs,
+      throwOnRequestTimeout: true,
+      socketTimeout: expected.answerMs,
+    });
+    expect(config).toMatchObject(RETRY_SETTINGS);
+    expect(config).not.toHaveProperty('timeouts');
+  });
+});

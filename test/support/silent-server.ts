@@ -1,0 +1,33 @@
+import { createServer, type Socket } from 'node:net';
+
+/** A TCP server on 127.0.0.1 that accepts every connection and never sends a byte: an endpoint gone silent. */
+export interface SilentServer {
+  /** `http://127.0.0.1:<port>` */
+  readonly endpoint: string;
+  /** Connections accepted so far (each SDK attempt opens or reuses one). */
+  readonly connections: () => number;
+  stop(): Promise<void>;
+}
+
+export async function startSilentServer(): Promise<SilentServer> {
+  const sockets = new Set<Socket>();
+  let accepted = 0;
+  const server = createServer((socket) => {
+    accepted += 1;
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    connections: () => accepted,
+    stop: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
