@@ -166,9 +166,33 @@ function describe(rule: Rule): string {
   }
 }
 
-function shown(value: unknown): string {
-  return typeof value === 'string' ? `'${value}'` : String(value);
+const SHOWN_LENGTH = 80;
+
+/**
+ * The value as it was given, for an error message: a string quoted (with JSON escapes, so a newline or a quote
+ * inside it is visible), an array or object as JSON (`[60]`, not `60`), a number as written; cut short past 80
+ * characters so one bad value cannot flood the message.
+ */
+export function shown(value: unknown): string {
+  const cut = (text: string) => (text.length > SHOWN_LENGTH ? `${text.slice(0, SHOWN_LENGTH - 3)}...` : text);
+  if (typeof value === 'string') return `'${cut(JSON.stringify(value).slice(1, -1))}'`;
+  if (typeof value === 'number' || value === undefined) return String(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'function' || typeof value === 'symbol') return `(a ${typeof value})`;
+  try {
+    return cut(JSON.stringify(value) ?? String(value));
+  } catch {
+    return cut(String(value));
+  }
 }
+
+/**
+ * A number written in decimal: digits with an optional fraction and exponent (`60`, `0.5`, `.5`, `6e1`, `5e-7`).
+ * `Number()` would also read `0x3c` as 60, `0b1010` as 10, `' 60 '` as 60 and `''` as 0. The exponent stays
+ * allowed because `String()` writes numbers below 1e-6 that way, and the CDK construct passes settings to the
+ * controller's environment through `String()` (lib/control/environment.ts): what synthesizes must start.
+ */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 function parseValue(rule: Rule, value: unknown): number | string | undefined {
   if (rule.kind === 'enum') {
@@ -177,7 +201,7 @@ function parseValue(rule: Rule, value: unknown): number | string | undefined {
   const n =
     typeof value === 'number'
       ? value
-      : typeof value === 'string' && value.trim() !== ''
+      : typeof value === 'string' && DECIMAL.test(value)
         ? Number(value)
         : NaN;
   if (!Number.isFinite(n)) return undefined;
@@ -187,8 +211,17 @@ function parseValue(rule: Rule, value: unknown): number | string | undefined {
 }
 
 /**
+ * Only the table's own keys are settings: `field in RULES` would also accept what every object inherits
+ * (`constructor`, `toString`, `__proto__`), so `{"constructor": 1}` would pass as a valid config.
+ */
+function isSetting(field: string): field is keyof ScalerSettings {
+  return Object.hasOwn(RULES, field);
+}
+
+/**
  * Validates settings over defaults and returns the config, or throws one `ConfigError` listing every problem.
- * Unknown fields are problems too: a misspelt field silently ignored would leave a default in force.
+ * Unknown fields are problems too: a misspelt field silently ignored would leave a default in force. Only the
+ * settings' own keys are read (`JSON.parse` makes `"__proto__"` an own key, and it is reported as unknown).
  */
 export function resolveScalerConfig(
   settings: ScalerSettings | Record<string, unknown>,
@@ -197,9 +230,16 @@ export function resolveScalerConfig(
   const label = options.label ?? ((field) => field);
   const merged: Record<string, unknown> = { ...(options.defaults ?? LAMBDA_DEFAULTS) };
   const problems: string[] = [];
-  for (const [field, value] of Object.entries(settings)) {
-    if (!(field in RULES)) {
-      problems.push(`unknown field '${field}' (known: ${SETTING_NAMES.join(', ')})`);
+  // Settings come from JSON too (cdk.json context, the simulator's config file): they may be anything.
+  const given: unknown = settings;
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) {
+    throw new ConfigError([
+      `the settings must be an object of ${SETTING_NAMES.join(', ')} (given ${shown(given)})`,
+    ]);
+  }
+  for (const [field, value] of Object.entries(given)) {
+    if (!isSetting(field)) {
+      problems.push(`unknown field ${shown(field)} (known: ${SETTING_NAMES.join(', ')})`);
       continue;
     }
     if (value !== undefined) merged[field] = value;

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError, type ScalerSettings } from '../control/config.ts';
+import { ConfigError, type ScalerSettings, shown } from '../control/config.ts';
 import type { SimEnvironment } from './environment.ts';
 
 /**
@@ -43,10 +43,14 @@ export function parseSimConfig(text: string, source: string): SimConfigFile {
       problems.push(`simulator must be an object of ${Object.keys(ENVIRONMENT_LIMITS).join(', ')}`);
     } else {
       for (const [field, value] of Object.entries(simulator)) {
-        const limit = ENVIRONMENT_LIMITS[field as keyof SimEnvironment];
+        // Own keys only: a plain lookup would find Object.prototype's `constructor` or `toString` (and
+        // JSON.parse makes `"__proto__"` an own key of the parsed object), and accept them as limits.
+        const limit = Object.hasOwn(ENVIRONMENT_LIMITS, field)
+          ? ENVIRONMENT_LIMITS[field as keyof SimEnvironment]
+          : undefined;
         if (limit === undefined) {
           problems.push(
-            `unknown field 'simulator.${field}' (known: ${Object.keys(ENVIRONMENT_LIMITS).join(', ')})`,
+            `unknown field ${shown(`simulator.${field}`)} (known: ${Object.keys(ENVIRONMENT_LIMITS).join(', ')})`,
           );
         } else if (
           typeof value !== 'number' ||
@@ -56,7 +60,7 @@ export function parseSimConfig(text: string, source: string): SimConfigFile {
           (limit.integer && !Number.isInteger(value))
         ) {
           problems.push(
-            `simulator.${field} = ${JSON.stringify(value)}: must be ${limit.integer ? 'an integer' : 'a number'} in [${limit.min}; ${limit.max}]`,
+            `simulator.${field} = ${shown(value)}: must be ${limit.integer ? 'an integer' : 'a number'} in [${limit.min}; ${limit.max}]`,
           );
         } else environment[field] = value;
       }

@@ -174,3 +174,77 @@ describe('the controller environment', () => {
     );
   });
 });
+
+describe('what the validator accepts as input (settings come from JSON and the environment too)', () => {
+  it.each([
+    { comment: 'an inherited name: constructor', json: '{"constructor": 1}', field: 'constructor' },
+    { comment: 'an inherited name: toString', json: '{"toString": 1}', field: 'toString' },
+    { comment: 'an inherited name: hasOwnProperty', json: '{"hasOwnProperty": 1}', field: 'hasOwnProperty' },
+    {
+      comment: 'a __proto__ key (JSON.parse makes it own)',
+      json: '{"__proto__": {"x": 1}}',
+      field: '__proto__',
+    },
+  ])('rejects $comment as an unknown field', ({ json, field }) => {
+    const problems = problemsOf(JSON.parse(json));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(new RegExp(`^unknown field '${field}' \\(known: targetAgeSeconds, `));
+  });
+
+  it('does not let a __proto__ key change what the settings hold', () => {
+    // A __proto__ object carrying a valid field must not smuggle it in as inherited.
+    const problems = problemsOf(JSON.parse('{"__proto__": {"targetAgeSeconds": 5}}'));
+    expect(problems.join('\n')).toMatch(/unknown field '__proto__'/);
+  });
+
+  it.each([
+    { comment: 'an array', value: [60], shown: /targetAgeSeconds = \[60\]: must be a number/ },
+    { comment: 'an object', value: { s: 60 }, shown: /targetAgeSeconds = \{"s":60\}: must be a number/ },
+    { comment: 'a boolean', value: true, shown: /targetAgeSeconds = true: must be a number/ },
+    { comment: 'null', value: null, shown: /targetAgeSeconds = null: must be a number/ },
+    { comment: 'a hexadecimal string', value: '0x3c', shown: /targetAgeSeconds = '0x3c': must be a number/ },
+    { comment: 'a binary string', value: '0b111100', shown: /targetAgeSeconds = '0b111100'/ },
+    { comment: 'an octal string', value: '0o74', shown: /targetAgeSeconds = '0o74'/ },
+    { comment: 'a padded string', value: ' 60 ', shown: /targetAgeSeconds = ' 60 '/ },
+    { comment: 'an empty string', value: '', shown: /targetAgeSeconds = '': must be a number/ },
+    { comment: 'Infinity as a string', value: 'Infinity', shown: /targetAgeSeconds = 'Infinity'/ },
+    { comment: 'digit separators', value: '6_0', shown: /targetAgeSeconds = '6_0'/ },
+    { comment: 'a newline inside', value: '60\n', shown: /targetAgeSeconds = '60\\n'/ },
+  ])('rejects $comment, showing the value as given', ({ value, shown }) => {
+    expect(problemsOf({ targetAgeSeconds: value }).join('\n')).toMatch(shown);
+  });
+
+  it('cuts a long value short in its message', () => {
+    const [problem] = problemsOf({ targetAgeSeconds: 'x'.repeat(10_000) });
+    expect(problem?.length).toBeLessThan(200);
+    expect(problem).toMatch(/targetAgeSeconds = 'x{77}\.\.\.': must be a number/);
+  });
+
+  it.each([
+    { value: '60', expected: 60 },
+    { value: '60.5', expected: 60.5 },
+    { value: '.5', expected: 0.5 },
+    { value: '+60', expected: 60 },
+    { value: '6e1', expected: 60 },
+    // What String() writes for a small number, as the CDK construct passes settings to the environment.
+    { value: String(5e-7), expected: 5e-7 },
+  ])('reads the decimal string $value as $expected', ({ value, expected }) => {
+    expect(resolveScalerConfig({ targetAgeSeconds: value }).targetAgeSeconds).toBe(expected);
+  });
+
+  it('round-trips a tiny setting through the environment (String() writes it with an exponent)', () => {
+    const env = settingsToEnvironment({ itemTimeSeconds: 5e-7, dbPoolSize: 4 });
+    expect(env.ITEM_TIME_SECONDS).toBe('5e-7');
+    expect(configFromEnvironment(env).itemTimeSeconds).toBe(5e-7);
+  });
+
+  it.each([
+    { comment: 'an array', settings: [60] },
+    { comment: 'a number', settings: 60 },
+    { comment: 'null', settings: null },
+  ])('rejects settings that are not an object: $comment', ({ settings }) => {
+    expect(() => resolveScalerConfig(settings as never)).toThrow(
+      /the settings must be an object of targetAgeSeconds/,
+    );
+  });
+});

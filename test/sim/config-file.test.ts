@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../lib/control/config.ts';
+import { parseSimConfig } from '../../lib/sim/config-file.ts';
+import { runScenario } from '../../lib/sim/run.ts';
+
+function problemsOf(text: string): string[] {
+  try {
+    parseSimConfig(text, 'my.json');
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return [...(error as ConfigError).problems];
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe("the simulator's --config file", () => {
+  it.each([
+    { comment: 'constructor', json: '{"simulator": {"constructor": 5}}', field: 'constructor' },
+    { comment: 'toString', json: '{"simulator": {"toString": 5}}', field: 'toString' },
+    { comment: '__proto__', json: '{"simulator": {"__proto__": 5}}', field: '__proto__' },
+  ])('rejects an inherited name under "simulator": $comment', ({ json, field }) => {
+    expect(problemsOf(json).join('\n')).toMatch(
+      new RegExp(`unknown field 'simulator.${field}' \\(known: batchSize`),
+    );
+  });
+
+  it('keeps only known environment fields, as own keys', () => {
+    const file = parseSimConfig('{"simulator": {"metricDelaySeconds": 60}}', 'my.json');
+    expect(Object.keys(file.environment)).toEqual(['metricDelaySeconds']);
+    expect(Object.getPrototypeOf(file.environment)).toBe(Object.prototype);
+  });
+
+  it('shows a bad environment value as given', () => {
+    expect(problemsOf('{"simulator": {"metricDelaySeconds": [60]}}').join('\n')).toMatch(
+      /simulator.metricDelaySeconds = \[60\]: must be a number in \[0; 3600\]/,
+    );
+    expect(problemsOf('{"simulator": {"metricDelaySeconds": "0x3c"}}').join('\n')).toMatch(
+      /simulator.metricDelaySeconds = '0x3c': must be a number/,
+    );
+  });
+
+  it.each([
+    { comment: 'constructor', json: '{"constructor": 1}', message: /unknown field 'constructor'/ },
+    {
+      comment: '__proto__',
+      json: '{"__proto__": {"targetAgeSeconds": 5}}',
+      message: /unknown field '__proto__'/,
+    },
+    {
+      comment: 'a hexadecimal target',
+      json: '{"targetAgeSeconds": "0x3c"}',
+      message: /targetAgeSeconds = '0x3c'/,
+    },
+  ])(
+    'hands the control settings to the shared validator, which rejects $comment',
+    async ({ json, message }) => {
+      const file = parseSimConfig(json, 'my.json');
+      await expect(
+        runScenario({
+          scenario: { name: 'one', phases: [{ durationSeconds: 60, ratePerSecond: 1, itemMs: 20 }] },
+          preset: 'seed',
+          settings: file.settings,
+        }),
+      ).rejects.toThrow(message);
+    },
+  );
+});
