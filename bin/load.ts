@@ -59,8 +59,8 @@ function wholeNumber(flag: string, raw: string, min: number, max: number): numbe
   return value;
 }
 
-// A FIFO queue's consumer runs at most one batch per message group at a time: 100 groups let it reach 100
-// concurrent batches, more than the scaler's default cap of 32. SQS sets no limit on the number of groups.
+// A FIFO queue's Lambda consumer runs at most one invocation per message group at a time: 100 groups let it reach
+// 100, well above the scaler's default cap of 32.
 const DEFAULT_GROUPS = 100;
 const MAX_GROUPS = 100_000;
 

@@ -25,6 +25,16 @@ export interface ControllerSettings {
 const FUNCTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 // SQS queue names: 1–80 of letters, digits, hyphens and underscores, `.fifo` for FIFO queues.
 const QUEUE_NAME = /^[A-Za-z0-9_-]{1,80}(\.fifo)?$/;
+// Only a FIFO queue's name ends in `.fifo` (SQS naming rules).
+const FIFO_SUFFIX = '.fifo';
+/**
+ * While a message group has messages in flight SQS delivers none of its later ones, so a FIFO mapping's concurrent
+ * invocations are capped by the number of message groups (AWS Lambda docs, SQS scaling). The control law sizes
+ * concurrency from the age and the arrival rate alone: on a FIFO queue it would raise concurrency that no group can
+ * use, and read an age that more workers cannot lower. Refused at init rather than run wrong (docs/controller.md).
+ */
+export const FIFO_REFUSAL =
+  "FIFO queues are not supported yet: a FIFO queue's consumer runs at most one batch per message group at a time, and the control law does not size for groups; attach the scaler to a standard queue";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // CloudWatch dimension values: 1–1024 characters.
 const DIMENSION_VALUE = /^.{1,1024}$/;
@@ -50,7 +60,13 @@ function checkResources(
     'the queue URL (https://sqs.<region>.amazonaws.com/<account>/<name>)',
   );
   const queueName = read('queueName', QUEUE_NAME, 'the queue name (1–80 letters, digits, - or _)');
-  if (queueUrl && queueName && !queueUrl.endsWith(`/${queueName}`)) {
+  const fifo = queueName?.endsWith(FIFO_SUFFIX)
+    ? { name: RESOURCE_VARIABLES.queueName, value: queueName }
+    : queueUrl?.endsWith(FIFO_SUFFIX)
+      ? { name: RESOURCE_VARIABLES.queueUrl, value: queueUrl }
+      : undefined;
+  if (fifo) problems.push(`${fifo.name} = '${fifo.value}': ${FIFO_REFUSAL}`);
+  else if (queueUrl && queueName && !queueUrl.endsWith(`/${queueName}`)) {
     problems.push(
       `${RESOURCE_VARIABLES.queueName} = '${queueName}': must be the last part of ${RESOURCE_VARIABLES.queueUrl} ('${queueUrl}')`,
     );

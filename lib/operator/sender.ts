@@ -72,8 +72,9 @@ export interface BatchSender {
 /**
  * A FIFO queue refuses a message without a `MessageGroupId` (`MissingParameter`), and one without a
  * `MessageDeduplicationId` unless the queue has content-based deduplication. Message k goes to group
- * `g<k mod groups>`, so each group receives every groups-th message in order and a consumer can run at most
- * `groups` batches at once (SQS delivers a group's messages one batch at a time). The deduplication id is the run's
+ * `g<k mod groups>`, so each group receives every groups-th message in order, and a Lambda consumer runs at most
+ * `groups` invocations at once (SQS holds back a group's later messages while some are in flight; AWS Lambda docs,
+ * SQS scaling). The deduplication id is the run's
  * id and the sequence number: a re-send of the same entry (a retry after a timeout that did go through) is
  * dropped by SQS within its 5-minute deduplication interval instead of arriving twice.
  */

@@ -30,6 +30,20 @@ describe('settingsFromEnvironment', () => {
       message: /QUEUE_NAME = 'other': must be the last part of QUEUE_URL/,
     },
     {
+      comment: 'a FIFO queue (concurrency is bounded by its message groups, which the law does not size for)',
+      env: {
+        QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/orders.fifo',
+        QUEUE_NAME: 'orders.fifo',
+      },
+      message:
+        /^invalid configuration: QUEUE_NAME = 'orders.fifo': FIFO queues are not supported yet: .*one batch per message group.*attach the scaler to a standard queue$/,
+    },
+    {
+      comment: 'a FIFO queue URL under a standard-looking name',
+      env: { QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/orders.fifo' },
+      message: /QUEUE_URL = '.*orders.fifo': FIFO queues are not supported yet/,
+    },
+    {
       comment: 'a bad function name',
       env: { CONSUMER_FUNCTION_NAME: 'no spaces' },
       message: /CONSUMER_FUNCTION_NAME = 'no spaces'/,
