@@ -60,7 +60,7 @@ function wholeNumber(flag: string, raw: string, min: number, max: number): numbe
 }
 
 // A FIFO queue's Lambda consumer runs at most one invocation per message group at a time: 100 groups let it reach
-// 100, well above the scaler's default cap of 32.
+// 100 concurrent invocations, which covers most load tests; --groups raises it.
 const DEFAULT_GROUPS = 100;
 const MAX_GROUPS = 100_000;
 
