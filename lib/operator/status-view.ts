@@ -123,8 +123,7 @@ export function statusScreen(r: StatusReading, options: { color?: boolean; ticks
   );
   for (const part of ['reserved', 'mapping'] as const) {
     const problem = failed(part);
-    if (problem)
-      lines.push(`                 ${part === 'reserved' ? 'reserved' : 'mapping'}: ${problem.error}`);
+    if (problem) lines.push(`                 ${part}: ${problem.error}`);
   }
   lines.push(`                 ${applied}`);
   const metricsFailed = failed('metrics');
