@@ -114,11 +114,51 @@ describe('batchSender', () => {
     ]);
   });
 
-  it('stops on an error no retry can fix', async () => {
+  it.each([
+    {
+      comment: 'a queue that is gone',
+      name: 'QueueDoesNotExist',
+      message: 'The specified queue does not exist.',
+    },
+    {
+      comment: 'a malformed request (a FIFO queue without group ids)',
+      name: 'MissingParameter',
+      message: 'The request must contain the parameter MessageGroupId.',
+    },
+    {
+      comment: 'an invalid parameter',
+      name: 'InvalidParameterValue',
+      message: 'Value for parameter is invalid.',
+    },
+  ])('stops on an error no retry can fix: $comment', async ({ name, message }) => {
+    mock.on(SendMessageBatchCommand).rejects(awsError(name, message));
+    await expect(sender().send(messages(2))).rejects.toThrow(SendAbortError);
+    // One call: every batch would fail the same way, so nothing is retried.
+    expect(mock.commandCalls(SendMessageBatchCommand)).toHaveLength(1);
+  });
+
+  it('gives a FIFO queue a group and a deduplication id per message, the same on every retry', async () => {
     mock
       .on(SendMessageBatchCommand)
-      .rejects(awsError('QueueDoesNotExist', 'The specified queue does not exist.'));
-    await expect(sender().send(messages(2))).rejects.toThrow(SendAbortError);
+      .resolvesOnce({ Successful: [], Failed: [{ Id: '1', Code: 'InternalError', SenderFault: false }] })
+      .resolves({ Successful: [], Failed: [] });
+    const fifo = batchSender({
+      sqs,
+      queueUrl: 'http://127.0.0.1:9/123456789012/orders.fifo',
+      run: 'r',
+      fifo: { groups: 2, runId: 'run-1' },
+      sleep: async () => {},
+    });
+    await fifo.send(messages(3));
+    const sent = mock.commandCalls(SendMessageBatchCommand).map((c) => c.args[0].input.Entries ?? []);
+    expect(sent[0]?.map((e) => [e.Id, e.MessageGroupId, e.MessageDeduplicationId])).toEqual([
+      ['0', 'g0', 'run-1-0'],
+      ['1', 'g1', 'run-1-1'],
+      ['2', 'g0', 'run-1-2'],
+    ]);
+    expect(sent[1]?.map((e) => [e.Id, e.MessageGroupId, e.MessageDeduplicationId])).toEqual([
+      ['1', 'g1', 'run-1-1'],
+    ]);
   });
 });
 
