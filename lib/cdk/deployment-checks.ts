@@ -1,8 +1,9 @@
-import { CfnResource, Token } from 'aws-cdk-lib';
+import { Token } from 'aws-cdk-lib';
 import type { CfnFunction, IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue, IQueue } from 'aws-cdk-lib/aws-sqs';
 import { EVENT_SOURCE_MAX_CONCURRENCY, type ScalerConfig } from '../control/index.ts';
 import { type AttachedMapping, maximumOf, sameValue } from './event-source.ts';
+import { resourceOfType } from './resource-type.ts';
 
 /**
  * Checks of the resources a scaler attaches to, made at synth wherever their values can be read: resources
@@ -35,12 +36,6 @@ export interface CheckFindings {
   readonly warnings: { readonly id: string; readonly message: string }[];
 }
 
-/** A construct's resource of this CloudFormation type, when the app defines it (undefined when imported). */
-function resourceOf<T>(construct: IQueue | IFunction, type: string): T | undefined {
-  const child = construct.node.defaultChild;
-  return CfnResource.isCfnResource(child) && child.cfnResourceType === type ? (child as T) : undefined;
-}
-
 function readable(value: unknown): value is number {
   return typeof value === 'number' && !Token.isUnresolved(value);
 }
@@ -61,8 +56,11 @@ export function checkAttachedResources(
 ): CheckFindings {
   const errors: string[] = [];
   const warnings: CheckFindings['warnings'] = [];
-  const queue = resourceOf<CfnQueue>(resources.queue, 'AWS::SQS::Queue');
-  const owner = resourceOf<CfnFunction>(resources.concurrencyOwner, 'AWS::Lambda::Function');
+  const queue = resourceOfType<CfnQueue>(resources.queue.node.defaultChild, 'AWS::SQS::Queue');
+  const owner = resourceOfType<CfnFunction>(
+    resources.concurrencyOwner.node.defaultChild,
+    'AWS::Lambda::Function',
+  );
   const mapping = resources.mapping.resource;
   const maximum = mapping ? maximumOf(mapping) : undefined;
 

@@ -1,8 +1,9 @@
-import { CfnResource, Stack, Token } from 'aws-cdk-lib';
+import { Reference, Stack, Token, Tokenization } from 'aws-cdk-lib';
 import type { CfnEventSourceMapping, IEventSourceMapping, IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource, type SqsEventSourceProps } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
+import { resourceOfType } from './resource-type.ts';
 
 /**
  * The three ways an app attaches a queue to its consumer, reduced to one mapping the scaler drives:
@@ -37,30 +38,37 @@ const MAPPING_TYPE = 'AWS::Lambda::EventSourceMapping';
 export function mappingResources(scope: IConstruct): CfnEventSourceMapping[] {
   return scope.node.root.node
     .findAll()
-    .filter(
-      (c): c is CfnEventSourceMapping => CfnResource.isCfnResource(c) && c.cfnResourceType === MAPPING_TYPE,
-    );
+    .filter((c): c is CfnEventSourceMapping => resourceOfType(c, MAPPING_TYPE) !== undefined);
+}
+
+/** The resource attribute a value refers to, when it is exactly one reference (`Ref` or `Fn::GetAtt`). */
+function referenceOf(value: unknown): { target: IConstruct; attribute: string } | undefined {
+  if (typeof value !== 'string') return undefined;
+  const fragments = Tokenization.reverseString(value);
+  const token = fragments.length === 1 ? fragments.firstToken : undefined;
+  return token instanceof Reference ? { target: token.target, attribute: token.displayName } : undefined;
 }
 
 /**
- * Whether two values are the same at deploy time, as far as synth can tell: `true`/`false` when both resolve to
- * the same or different literals or references, `undefined` when one is a literal and the other a reference
- * (an imported name against a resource of this app), which synth cannot decide.
+ * Whether two values are the same at deploy time, as far as synth can tell: `true`/`false` for two literals or two
+ * references (compared by the resource they point to, so two stacks with alike logical ids never match), and for
+ * two composite values of one stack (an alias's `name:alias`) by their rendering; `undefined` when synth cannot
+ * decide (a literal against a reference: an imported name against a resource of this app).
  */
 export function sameValue(scope: IConstruct, a: unknown, b: unknown): boolean | undefined {
+  const unresolved = [Token.isUnresolved(a), Token.isUnresolved(b)];
+  if (!unresolved[0] && !unresolved[1]) return a === b;
+  if (unresolved[0] !== unresolved[1]) return undefined;
+  const [left, right] = [referenceOf(a), referenceOf(b)];
+  if (left && right) return left.target === right.target && left.attribute === right.attribute;
+  if (left || right) return false;
+  // Composite values render the logical ids of their own stack: comparable only within one.
   const stack = Stack.of(scope);
-  const left = stack.resolve(a);
-  const right = stack.resolve(b);
-  if (typeof left === 'string' && typeof right === 'string') return left === right;
-  if (typeof left === 'string' || typeof right === 'string') return undefined;
-  return JSON.stringify(left) === JSON.stringify(right);
+  return JSON.stringify(stack.resolve(a)) === JSON.stringify(stack.resolve(b));
 }
 
 function resourceOf(mapping: IEventSourceMapping): CfnEventSourceMapping | undefined {
-  const child = mapping.node.defaultChild;
-  return CfnResource.isCfnResource(child) && child.cfnResourceType === MAPPING_TYPE
-    ? (child as CfnEventSourceMapping)
-    : undefined;
+  return resourceOfType<CfnEventSourceMapping>(mapping.node.defaultChild, MAPPING_TYPE);
 }
 
 function boundMappingId(source: SqsEventSource): string | undefined {
@@ -106,6 +114,8 @@ export function attachMapping(
   let mappingId: string;
   let resource: CfnEventSourceMapping | undefined;
   let origin: AttachedMapping['origin'];
+  // A mapping the scaler made (or an event source it added) starts capped as documented, without a note.
+  let addedHere = false;
 
   if (choice.eventSource !== undefined && choice.eventSourceMapping !== undefined) {
     problems.push(
@@ -134,7 +144,10 @@ export function attachMapping(
       );
     }
     // Not yet added to a function: add it to the consumer, as `consumer.addEventSource(eventSource)` would.
-    if (boundMappingId(source) === undefined) choice.consumer.addEventSource(source);
+    if (boundMappingId(source) === undefined) {
+      choice.consumer.addEventSource(source);
+      addedHere = true;
+    }
     mappingId = boundMappingId(source) as string;
     resource = resourceWithId(scope, mappingId);
   } else {
@@ -153,6 +166,7 @@ export function attachMapping(
         maxConcurrency: choice.eventSourceProps?.maxConcurrency ?? initialMaximum,
       });
       choice.consumer.addEventSource(source);
+      addedHere = true;
       mappingId = source.eventSourceMappingId;
       resource = resourceWithId(scope, mappingId);
     }
@@ -170,9 +184,10 @@ export function attachMapping(
         ...(scaling as CfnEventSourceMapping.ScalingConfigProperty | undefined),
         maximumConcurrency: initialMaximum,
       };
-      notes.push(
-        `the event source mapping ${resource.node.path} had no MaximumConcurrency: set to ${initialMaximum}, so its pollers start capped (uncapped, they scale toward 1,250 and overpull into throttles)`,
-      );
+      if (!addedHere)
+        notes.push(
+          `the event source mapping ${resource.node.path} had no MaximumConcurrency: set to ${initialMaximum}, so its pollers start capped (uncapped, they scale toward 1,250 and overpull into throttles)`,
+        );
     }
   }
   return { mappingId, resource, origin, problems, notes };

@@ -1,5 +1,5 @@
-import { CfnResource } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
+import { asResource } from './resource-type.ts';
 
 /**
  * Acknowledges one cdk-nag finding on one resource, for both ways apps run cdk-nag, without depending on it:
@@ -21,8 +21,8 @@ export interface NagAcknowledgement {
 
 export function acknowledgeNagFinding(construct: IConstruct, ack: NagAcknowledgement): void {
   construct.node.addMetadata(ACKNOWLEDGED_RULES_METADATA, { [`${ack.rule}[${ack.finding}]`]: ack.reason });
-  const resource = construct.node.defaultChild;
-  if (CfnResource.isCfnResource(resource)) {
+  const resource = asResource(construct.node.defaultChild);
+  if (resource) {
     resource.addMetadata('cdk_nag', {
       rules_to_suppress: [{ id: ack.rule, reason: ack.reason, applies_to: [ack.finding] }],
     });

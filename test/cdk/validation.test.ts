@@ -8,8 +8,10 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import {
   Alias,
   CfnEventSourceMapping,
+  Code,
   EventSourceMapping,
   Function as LambdaFunction,
+  Runtime,
 } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -454,6 +456,36 @@ describe('QueueAgeScaler: the ways an app attaches its queue', () => {
     expect(errorsOf(scaler)).toEqual([]);
     Template.fromStack(stack).resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
     expect(mappingOf(stack).scalingConfig).toEqual({ maximumConcurrency: 2 });
+  });
+
+  it("two stacks alike (same construct ids): each scaler finds its own mapping, never the other stack's", () => {
+    // GIVEN two stacks built the same way, so their resources have the same logical ids
+    const app = new App({ context: NO_BUNDLING });
+    const build = (id: string, maxConcurrency?: number) => {
+      const stack = new Stack(app, id);
+      const queue = new Queue(stack, 'Queue', {
+        visibilityTimeout: Duration.seconds(180),
+        deadLetterQueue: { queue: new Queue(stack, 'Dlq'), maxReceiveCount: 5 },
+      });
+      const consumer = new LambdaFunction(stack, 'Consumer', {
+        runtime: Runtime.NODEJS_24_X,
+        handler: 'index.handler',
+        code: Code.fromInline('exports.handler = async () => ({});'),
+        timeout: Duration.seconds(30),
+      });
+      return { stack, queue, consumer, maxConcurrency };
+    };
+    const first = build('First');
+    first.consumer.addEventSource(new SqsEventSource(first.queue, { maxConcurrency: 50 }));
+    const second = build('Second');
+    // WHEN the second stack's scaler is given no event source
+    const scaler = new QueueAgeScaler(second.stack, 'Scaler', {
+      queue: second.queue,
+      consumer: second.consumer,
+    });
+    // THEN it creates its own mapping (the first stack's, capped at 50, is not its queue's)
+    expect(errorsOf(scaler)).toEqual([]);
+    expect(mappingOf(second.stack).scalingConfig).toEqual({ maximumConcurrency: 2 });
   });
 
   it('an alias as the consumer: the mapping invokes the alias, reserved concurrency is set on its function', () => {
