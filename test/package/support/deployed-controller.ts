@@ -30,7 +30,7 @@ export interface ControllerRun {
 const RUNNER = [
   'const { handler } = await import(process.env.CONTROLLER_BUNDLE_URL);',
   'const outcome = await handler(JSON.parse(process.env.CONTROLLER_EVENT));',
-  'process.stdout.write(`\\nOUTCOME ${JSON.stringify(outcome)}\\n`);',
+  "process.stdout.write('\\nOUTCOME ' + JSON.stringify(outcome) + '\\n');",
 ].join('\n');
 
 export async function deployedEnvironment(

@@ -66,11 +66,15 @@ async function motoRequest(
     throw new Error(`${init.method} ${path} (${init.service}): ${response.status} ${await response.text()}`);
 }
 
+const PSEUDO_PARAMETERS: Record<string, string> = {
+  AccountId: MOTO_ACCOUNT,
+  Region: TEST_REGION,
+  Partition: 'aws',
+};
+
+/** The asset manifest's `${AWS::AccountId}`-style placeholders, filled in for moto. */
 function placeholders(text: string): string {
-  return text
-    .replaceAll('${AWS::AccountId}', MOTO_ACCOUNT)
-    .replaceAll('${AWS::Region}', TEST_REGION)
-    .replaceAll('${AWS::Partition}', 'aws');
+  return text.replace(/\$\{AWS::(\w+)\}/g, (whole, name: string) => PSEUDO_PARAMETERS[name] ?? whole);
 }
 
 /** A zip of a directory's files, as `cdk deploy` uploads a directory asset. */
