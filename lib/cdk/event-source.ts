@@ -159,6 +159,11 @@ export function attachMapping(
       mappingId = existing.ref;
       resource = existing;
       notes.push(`drives the consumer's existing mapping on this queue, ${existing.node.path}`);
+      if (choice.eventSourceProps !== undefined) {
+        problems.push(
+          `eventSourceProps is given, but the consumer already has a mapping on this queue (${existing.node.path}), which the scaler drives: set those options on that mapping, or pass it as eventSourceMapping`,
+        );
+      }
     } else {
       origin = 'created';
       const source = new SqsEventSource(choice.queue, {

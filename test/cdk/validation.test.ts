@@ -488,6 +488,21 @@ describe('QueueAgeScaler: the ways an app attaches its queue', () => {
     expect(mappingOf(second.stack).scalingConfig).toEqual({ maximumConcurrency: 2 });
   });
 
+  it('eventSourceProps for a mapping the scaler will not create is refused, not ignored', () => {
+    const { stack, queue, consumer } = parts();
+    consumer.addEventSource(new SqsEventSource(queue));
+    const scaler = new QueueAgeScaler(stack, 'Scaler', {
+      queue,
+      consumer,
+      eventSourceProps: { batchSize: 5 },
+    });
+    expect(errorsOf(scaler)).toEqual([
+      expect.stringMatching(
+        /^eventSourceProps is given, but the consumer already has a mapping on this queue/,
+      ),
+    ]);
+  });
+
   it('an alias as the consumer: the mapping invokes the alias, reserved concurrency is set on its function', () => {
     // GIVEN
     const { stack, queue, consumer } = parts();
