@@ -8,8 +8,9 @@ import { resourceOfType } from './resource-type.ts';
 /**
  * The three ways an app attaches a queue to its consumer, reduced to one mapping the scaler drives:
  * an `SqsEventSource` (added to the consumer here if the app has not added it yet), an existing
- * `IEventSourceMapping`, or none (the scaler creates the mapping itself, as aws-solutions-constructs'
- * `aws-sqs-lambda` does, with `MaximumConcurrency` set from the start).
+ * `IEventSourceMapping`, or none (the scaler drives the consumer's mapping on the queue if the app has one, and
+ * otherwise creates it, as aws-solutions-constructs' `aws-sqs-lambda` does, with `MaximumConcurrency` set from the
+ * start).
  */
 export interface MappingChoice {
   readonly queue: IQueue;
@@ -24,8 +25,6 @@ export interface AttachedMapping {
   readonly mappingId: string;
   /** The mapping's resource when this app defines it: what the synth checks read. Undefined when imported. */
   readonly resource?: CfnEventSourceMapping;
-  /** How the app gave it, for messages. */
-  readonly origin: 'eventSource' | 'eventSourceMapping' | 'created';
   /** What went wrong choosing it (each with its fix); the caller reports them with the rest. */
   readonly problems: readonly string[];
   /** What the scaler changed on it, for an info annotation. */
@@ -113,7 +112,6 @@ export function attachMapping(
   const notes: string[] = [];
   let mappingId: string;
   let resource: CfnEventSourceMapping | undefined;
-  let origin: AttachedMapping['origin'];
   // A mapping the scaler made (or an event source it added) starts capped as documented, without a note.
   let addedHere = false;
 
@@ -132,11 +130,9 @@ export function attachMapping(
   }
 
   if (choice.eventSourceMapping !== undefined) {
-    origin = 'eventSourceMapping';
     mappingId = choice.eventSourceMapping.eventSourceMappingId;
     resource = resourceOf(choice.eventSourceMapping);
   } else if (choice.eventSource !== undefined) {
-    origin = 'eventSource';
     const source = choice.eventSource;
     if (sameValue(scope, source.queue.queueArn, choice.queue.queueArn) === false) {
       problems.push(
@@ -155,7 +151,6 @@ export function attachMapping(
     if (existing) {
       // The app already joins this queue to this consumer: drive that mapping rather than add a second one
       // (Lambda refuses two mappings of one queue on one function).
-      origin = 'eventSourceMapping';
       mappingId = existing.ref;
       resource = existing;
       notes.push(`drives the consumer's existing mapping on this queue, ${existing.node.path}`);
@@ -165,7 +160,6 @@ export function attachMapping(
         );
       }
     } else {
-      origin = 'created';
       const source = new SqsEventSource(choice.queue, {
         ...choice.eventSourceProps,
         maxConcurrency: choice.eventSourceProps?.maxConcurrency ?? initialMaximum,
@@ -195,7 +189,7 @@ export function attachMapping(
         );
     }
   }
-  return { mappingId, resource, origin, problems, notes };
+  return { mappingId, resource, problems, notes };
 }
 
 /** The mapping's `ScalingConfig.MaximumConcurrency` when synth can read it. */

@@ -30,12 +30,12 @@ const run = promisify(execFile);
 const INSTALL_TIMEOUT_MS = 8 * 60_000;
 const STEP_TIMEOUT_MS = 3 * 60_000;
 
-/** Commands run for a test: never the user's AWS profile, never a notice or telemetry call. */
+/** Commands run for a test: never the user's AWS profile or keys, never a telemetry call. */
 function commandEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true', ...extra };
+  const env: NodeJS.ProcessEnv = { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true' };
   // npm passes its own settings down to scripts (npm_config_*): the app's installs must not inherit them.
-  for (const key of Object.keys(env)) if (key.startsWith('npm_')) delete env[key];
-  return env;
+  for (const key of Object.keys(env)) if (key.startsWith('npm_') || key.startsWith('AWS_')) delete env[key];
+  return { ...env, ...extra };
 }
 
 export interface CommandResult {
