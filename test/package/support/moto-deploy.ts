@@ -216,8 +216,6 @@ export interface MotoDeployment {
   readonly stackName: string;
   readonly outputs: Record<string, string>;
   readonly resources: readonly StackResource[];
-  /** The alarms created with PutMetricAlarm, by name. */
-  readonly alarmNames: readonly string[];
 }
 
 export async function deployToMoto(
@@ -259,11 +257,8 @@ export async function deployToMoto(
   // moto 5.2.1 has no AWS::CloudWatch::Alarm: the template's alarms, created from their own properties.
   const resolve = resolver(resources);
   const cloudwatch = new CloudWatchClient(server.clientConfig);
-  const alarmNames: string[] = [];
   for (const properties of Object.values(alarms)) {
-    const input = resolve(properties) as PutMetricAlarmInput;
-    await cloudwatch.send(new PutMetricAlarmCommand(input));
-    alarmNames.push(input.AlarmName as string);
+    await cloudwatch.send(new PutMetricAlarmCommand(resolve(properties) as PutMetricAlarmInput));
   }
-  return { stackName, outputs, resources, alarmNames };
+  return { stackName, outputs, resources };
 }
