@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { FileSystem } from 'aws-cdk-lib';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildControllerAsset, type ControllerBuild } from '../../scripts/build.ts';
 
 // GIVEN two clean builds of the controller, each into a directory of its own.
@@ -20,6 +20,10 @@ beforeAll(async () => {
   first = await build();
   second = await build();
 }, 120_000);
+
+afterAll(() => {
+  for (const build of [first, second]) if (build) rmSync(build.dir, { recursive: true, force: true });
+});
 
 describe('the pre-built controller', () => {
   it('two clean builds give the same bytes and the same CDK asset hash', () => {

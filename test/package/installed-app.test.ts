@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
 import {
@@ -24,6 +23,8 @@ import {
   type PackedPackage,
   packRepo,
   ROOT,
+  removeScratch,
+  scratchDir,
   synth,
 } from './support/fresh-app.ts';
 import { deployToMoto, type MotoDeployment } from './support/moto-deploy.ts';
@@ -128,6 +129,8 @@ beforeAll(async () => {
   );
 }, 15 * 60_000);
 
+afterAll(() => removeScratch());
+
 describe('the packed package', () => {
   it('ships compiled JavaScript, declarations, the built controller, the CLI and the scenarios; no sources or tests', () => {
     const paths = packed.manifest.files.map((f) => f.path);
@@ -176,7 +179,7 @@ describe(`a CommonJS app (cdk init's shape) on aws-cdk-lib ${MIN_AWS_CDK_LIB}`, 
   let template: Template;
 
   beforeAll(async () => {
-    cjsOut = mkdtempSync(join(tmpdir(), 'queue-age-scaler-cjs-out-'));
+    cjsOut = scratchDir('cjs-out');
     const result = await synth(cjs, cjsOut);
     console.log(`[package] cdk synth of the CommonJS app: ${(result.milliseconds / 1000).toFixed(1)} s`);
     expect(result.code, result.stderr).toBe(0);
@@ -245,7 +248,7 @@ describe(`a CommonJS app (cdk init's shape) on aws-cdk-lib ${MIN_AWS_CDK_LIB}`, 
   it(
     'every mistake of issue 8 fails synth with its message under its construct path, and no stack trace',
     async () => {
-      const out = mkdtempSync(join(tmpdir(), 'queue-age-scaler-mistakes-'));
+      const out = scratchDir('mistakes');
       const result = await synth(cjs, out, { mistakes: 'errors' });
       const printed = `${result.stdout}\n${result.stderr}`;
       expect(result.code).toBe(1);
@@ -285,7 +288,7 @@ describe(`a CommonJS app (cdk init's shape) on aws-cdk-lib ${MIN_AWS_CDK_LIB}`, 
   it(
     'what was silent before is now set, supported or warned: missing maximum, alias consumer, imported mapping',
     async () => {
-      const out = mkdtempSync(join(tmpdir(), 'queue-age-scaler-fixed-'));
+      const out = scratchDir('fixed');
       const result = await synth(cjs, out, { mistakes: 'fixed' });
       const printed = `${result.stdout}\n${result.stderr}`;
       expect(result.code, printed).toBe(0);
@@ -360,7 +363,7 @@ describe(`an ESM app on aws-cdk-lib ${ESM_AWS_CDK_LIB}, with cdk-nag 2`, () => {
   it(
     'imports the package and synthesizes the controller from the pre-built asset',
     async () => {
-      const out = mkdtempSync(join(tmpdir(), 'queue-age-scaler-esm-out-'));
+      const out = scratchDir('esm-out');
       const result = await synth(esm, out);
       expect(result.code, result.stderr).toBe(0);
       const controller = controllerOf(readTemplate(out));
@@ -374,10 +377,10 @@ describe(`an ESM app on aws-cdk-lib ${ESM_AWS_CDK_LIB}, with cdk-nag 2`, () => {
   it(
     "cdk-nag 2's AwsSolutions Aspect finds nothing on the scaler's resources",
     async () => {
-      const acknowledged = await synth(esm, mkdtempSync(join(tmpdir(), 'queue-age-scaler-nag2-')), {
+      const acknowledged = await synth(esm, scratchDir('nag2'), {
         nag: 'v2',
       });
-      const control = await synth(esm, mkdtempSync(join(tmpdir(), 'queue-age-scaler-nag2-control-')), {
+      const control = await synth(esm, scratchDir('nag2-control'), {
         nag: 'v2-unacknowledged',
       });
       const findings = (result: { stdout: string; stderr: string }) => [

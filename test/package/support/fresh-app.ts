@@ -1,5 +1,14 @@
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -25,6 +34,22 @@ const TEMPLATE_TSCONFIG = join(
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 const CDK = join(ROOT, 'node_modules', 'aws-cdk', 'bin', 'cdk');
 const run = promisify(execFile);
+
+/**
+ * Every directory these tests make lives under one per process (a fresh app with its node_modules is ~170 MB),
+ * removed by `removeScratch()` when the test file ends.
+ */
+let scratchRoot: string | undefined;
+
+export function scratchDir(name: string): string {
+  scratchRoot ??= mkdtempSync(join(tmpdir(), 'queue-age-scaler-package-'));
+  return mkdtempSync(join(scratchRoot, `${name}-`));
+}
+
+export function removeScratch(): void {
+  if (scratchRoot) rmSync(scratchRoot, { recursive: true, force: true });
+  scratchRoot = undefined;
+}
 
 // Each external step is bounded: an npm install that hangs on the network fails the test with its output.
 const INSTALL_TIMEOUT_MS = 8 * 60_000;
@@ -90,7 +115,7 @@ export interface PackedPackage {
 
 /** `npm pack` of this repo, as a release would: `prepack` builds dist/ and the controller asset first. */
 export async function packRepo(): Promise<PackedPackage> {
-  const destination = mkdtempSync(join(tmpdir(), 'queue-age-scaler-pack-'));
+  const destination = scratchDir('pack');
   const packed = await mustSucceed(
     'npm pack',
     command('npm', ['pack', '--json', '--pack-destination', destination], {
@@ -153,7 +178,7 @@ async function footprint(dir: string): Promise<NodeModulesFootprint> {
  * compiles it to js/ (the app has no TypeScript runner: no tsx, so no esbuild anywhere in its tree).
  */
 export async function freshApp(packed: PackedPackage, options: FreshAppOptions): Promise<FreshApp> {
-  const dir = mkdtempSync(join(tmpdir(), `queue-age-scaler-${options.kind}-app-`));
+  const dir = scratchDir(`${options.kind}-app`);
   cpSync(join(FIXTURE, 'bin'), join(dir, 'bin'), { recursive: true });
   cpSync(join(FIXTURE, 'lib'), join(dir, 'lib'), { recursive: true });
   for (const [path, text] of Object.entries(options.files ?? {})) {
