@@ -72,11 +72,23 @@ export function clientConfig(options: ClientOptions, timeouts?: HttpTimeouts) {
   };
 }
 
+/**
+ * An endpoint set for SQS, explicitly or through the SDK's environment variables. The SQS client otherwise sends
+ * each call to the host in its `QueueUrl`: an emulator's queue URLs name the real SQS host (moto's do), and
+ * `AWS_ENDPOINT_URL` alone does not override that (AWS-FACTS).
+ */
+export function sqsEndpointConfigured(
+  options: ClientOptions,
+  env: Record<string, string | undefined> = process.env,
+): boolean {
+  return Boolean(options.endpoint ?? env.AWS_ENDPOINT_URL_SQS ?? env.AWS_ENDPOINT_URL);
+}
+
 export function createAwsClients(options: ClientOptions = {}): AwsClients {
   const config = clientConfig(options);
   return {
     cloudwatch: new CloudWatchClient(config),
-    sqs: new SQSClient(config),
+    sqs: new SQSClient({ ...config, useQueueUrlAsEndpoint: !sqsEndpointConfigured(options) }),
     lambda: new LambdaClient(config),
   };
 }

@@ -14,12 +14,12 @@ export interface ScalerAlarmsProps {
   readonly metrics: ScalerMetricFactory;
   /** Prefix of every alarm name. */
   readonly scalerName: string;
-  /** The latency budget the saturation alarm compares the head age with. */
-  readonly targetAgeSeconds: number;
+  /** The latency budget the saturation alarm compares the head age with (whole or fractional seconds). */
+  readonly targetAge: Duration;
   /** The cap: at or above it the controller cannot add concurrency. */
   readonly maxConcurrency: number;
   /** How often the controller runs (a whole number of minutes). */
-  readonly tickSeconds: number;
+  readonly tick: Duration;
   /** Scale events per 10 minutes, with a reversal, above which the controller is oscillating. */
   readonly oscillationThreshold: number;
   /** Consumer throttles per minute at or above which the throttle alarm counts a minute as bad. */
@@ -51,6 +51,8 @@ export class ScalerAlarms extends Construct {
     super(scope, id);
     const m = props.metrics;
     const name = (suffix: string) => `${props.scalerName}-${suffix}`;
+    const targetAgeSeconds = props.targetAge.toSeconds({ integral: false });
+    const tickSeconds = props.tick.toSeconds();
 
     // Pinned at cap with age above target. Both inputs are one-minute series; the expression is 1 in a minute
     // where both hold. SQS datapoints arrive 1–2 minutes late (AWS-FACTS), so the newest periods are often
@@ -58,7 +60,7 @@ export class ScalerAlarms extends Construct {
     // "2 consecutive newest". Missing = not breaching: an idle queue stops publishing its age (nothing waits,
     // so nothing is saturated), and a controller that stopped publishing is the controller alarm's job.
     this.saturatedExpression = new MathExpression({
-      expression: `IF(applied >= ${props.maxConcurrency} AND age > ${props.targetAgeSeconds}, 1, 0)`,
+      expression: `IF(applied >= ${props.maxConcurrency} AND age > ${targetAgeSeconds}, 1, 0)`,
       usingMetrics: { applied: m.metricAppliedConcurrency(), age: m.metricOldestMessageAge() },
       period: ONE_MINUTE,
       label: 'saturated (at cap, age above target)',
@@ -67,7 +69,7 @@ export class ScalerAlarms extends Construct {
       alarmName: name('saturated'),
       alarmDescription: [
         `The consumer has been at its cap (${props.maxConcurrency}) with the oldest message older than the`,
-        `target (${props.targetAgeSeconds} s) for more than a minute: the downstream-derived cap, not the`,
+        `target (${targetAgeSeconds} s) for more than a minute: the downstream-derived cap, not the`,
         'controller, is the limit and work is accumulating. Shed or slow the producers, or raise the',
         'downstream capacity and then the cap. Do not just raise the cap: that overloads the downstream.',
       ].join(' '),
@@ -101,8 +103,8 @@ export class ScalerAlarms extends Construct {
       alarmName: name('oscillation'),
       alarmDescription: [
         `More than ${props.oscillationThreshold} scale events in 10 minutes with the concurrency changing`,
-        'direction: the controller is oscillating. At steady traffic, lengthen scaleDownDelaySeconds or',
-        'scaleDownIntervalSeconds, or lower maxScaleUpStep; check that the metric delay (maxDataAgeSeconds)',
+        'direction: the controller is oscillating. At steady traffic, lengthen scaleDownDelay or',
+        'scaleDownInterval, or lower maxScaleUpStep; check that the metric delay (maxDataAge)',
         'is not making it act on stale ages.',
       ].join(' '),
       metric: this.oscillationExpression,
@@ -115,8 +117,8 @@ export class ScalerAlarms extends Construct {
     // Controller health: ticks that ran and neither crashed nor reported an error. Missing = breaching:
     // a controller that is not scheduled, or whose metrics stopped, is exactly what this alarm is for.
     // Several periods in a row, because EventBridge's once-a-minute schedule can put 0 or 2 runs in a minute.
-    const tick = Duration.seconds(props.tickSeconds);
-    const periods = Math.max(3, Math.ceil(300 / props.tickSeconds));
+    const tick = props.tick;
+    const periods = Math.max(3, Math.ceil(300 / tickSeconds));
     this.controllerHealthyTicks = new MathExpression({
       expression: 'FILL(invocations, 0) - FILL(crashes, 0) - FILL(reported, 0)',
       usingMetrics: {
@@ -130,7 +132,7 @@ export class ScalerAlarms extends Construct {
     this.controllerUnhealthy = new Alarm(this, 'ControllerUnhealthy', {
       alarmName: name('controller-unhealthy'),
       alarmDescription: [
-        `The controller has not completed a clean tick in ${periods} consecutive periods of ${props.tickSeconds} s:`,
+        `The controller has not completed a clean tick in ${periods} consecutive periods of ${tickSeconds} s:`,
         'it is not scheduled, is crashing, or is reporting errors (missing permissions, a deleted consumer or',
         'mapping, throttled control-plane calls). The consumer keeps its last concurrency meanwhile.',
         "Read the controller's log group for the error and its reason code.",

@@ -18,6 +18,8 @@ export interface ExampleContext {
   readonly oscillationThreshold?: number;
   readonly scalerName?: string;
   readonly stackName: string;
+  /** Keep the dead-letter queue and its messages on `cdk destroy` and on replacement. */
+  readonly retainDeadLetters: boolean;
 }
 
 export const EXAMPLE_KEYS = [
@@ -28,6 +30,7 @@ export const EXAMPLE_KEYS = [
   'oscillationThreshold',
   'scalerName',
   'stackName',
+  'retainDeadLetters',
 ] as const;
 
 export const EXAMPLE_DEFAULTS = {
@@ -38,6 +41,7 @@ export const EXAMPLE_DEFAULTS = {
   batchSize: 1,
   consumerTimeoutSeconds: 30,
   stackName: 'QueueAgeScalerExample',
+  retainDeadLetters: true,
 } as const;
 
 // SQS standard queues deliver up to 10 messages per receive without a batching window.
@@ -145,8 +149,17 @@ export function exampleContextFrom(context: Record<string, unknown>): ExampleCon
       ? undefined
       : integer('oscillationThreshold', 3, { min: 1, max: 9 }, 'scale events per 10 minutes');
 
+  let retainDeadLetters: boolean = EXAMPLE_DEFAULTS.retainDeadLetters;
+  const retain = context.retainDeadLetters;
+  if (retain !== undefined) {
+    if (retain === true || retain === 'true') retainDeadLetters = true;
+    else if (retain === false || retain === 'false') retainDeadLetters = false;
+    else problems.push(`${label('retainDeadLetters')} = ${JSON.stringify(retain)}: must be true or false`);
+  }
+
   if (problems.length > 0 || !config) throw new ConfigError(problems);
   return {
+    retainDeadLetters,
     config,
     workMilliseconds,
     batchSize,

@@ -15,7 +15,7 @@ export interface ScalerDashboardProps {
   readonly dashboardName: string;
   readonly metrics: ScalerMetricFactory;
   readonly alarms: ScalerAlarms;
-  readonly targetAgeSeconds: number;
+  readonly targetAge: Duration;
   readonly maxConcurrency: number;
   readonly minConcurrency: number;
   readonly oscillationThreshold: number;
@@ -35,6 +35,7 @@ export class ScalerDashboard extends Construct {
     super(scope, id);
     const m = props.metrics;
     const a = props.alarms;
+    const targetAgeSeconds = props.targetAge.toSeconds({ integral: false });
     const graph = (title: string, rest: Omit<GraphWidgetProps, 'title' | 'width' | 'height'>) =>
       new GraphWidget({ title, width: WIDTH, height: HEIGHT, ...rest });
 
@@ -56,7 +57,7 @@ export class ScalerDashboard extends Construct {
         }),
         graph('Head age vs target (s)', {
           left: [m.metricOldestMessageAge(), m.metricHeadAgeSeen()],
-          leftAnnotations: [{ value: props.targetAgeSeconds, label: `target ${props.targetAgeSeconds} s` }],
+          leftAnnotations: [{ value: targetAgeSeconds, label: `target ${targetAgeSeconds} s` }],
           leftYAxis: { min: 0 },
         }),
       ],

@@ -1,17 +1,14 @@
 import { Token } from 'aws-cdk-lib';
-import {
-  CfnEventSourceMapping,
-  CfnFunction,
-  type IEventSourceMapping,
-  type IFunction,
-} from 'aws-cdk-lib/aws-lambda';
-import { CfnQueue, type IQueue } from 'aws-cdk-lib/aws-sqs';
-import { type ActuatorMode, EVENT_SOURCE_MAX_CONCURRENCY, type ScalerConfig } from '../control/index.ts';
+import type { CfnFunction, IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { CfnQueue, IQueue } from 'aws-cdk-lib/aws-sqs';
+import { EVENT_SOURCE_MAX_CONCURRENCY, type ScalerConfig } from '../control/index.ts';
+import { type AttachedMapping, maximumOf, sameValue } from './event-source.ts';
+import { resourceOfType } from './resource-type.ts';
 
 /**
  * Checks of the resources a scaler attaches to, made at synth wherever their values can be read: resources
- * defined in this app with resolved values. Imported resources and tokens are skipped (aws-cdk validates only
- * resolved values). Each problem names the value and the fix.
+ * defined in this app with resolved values. What synth cannot read is said in a warning rather than skipped in
+ * silence. Each problem names the value and the fix.
  */
 
 // AWS: set the source queue's visibility timeout to at least six times the function's timeout, plus the
@@ -25,23 +22,18 @@ const SQS_DEFAULT_VISIBILITY_TIMEOUT_SECONDS = 30;
 
 export interface AttachedResources {
   readonly queue: IQueue;
+  /** What the mapping invokes: the function, or one of its aliases or versions. */
   readonly consumer: IFunction;
-  readonly eventSourceMapping: IEventSourceMapping;
+  /** The function whose reserved concurrency the scaler sets (AWS: it applies to all versions and aliases). */
+  readonly concurrencyOwner: IFunction;
+  readonly mapping: AttachedMapping;
 }
 
-function cfnQueue(queue: IQueue): CfnQueue | undefined {
-  const child = queue.node.defaultChild;
-  return child instanceof CfnQueue ? child : undefined;
-}
-
-function cfnFunction(fn: IFunction): CfnFunction | undefined {
-  const child = fn.node.defaultChild;
-  return child instanceof CfnFunction ? child : undefined;
-}
-
-function cfnMapping(mapping: IEventSourceMapping): CfnEventSourceMapping | undefined {
-  const child = mapping.node.defaultChild;
-  return child instanceof CfnEventSourceMapping ? child : undefined;
+export interface CheckFindings {
+  /** Mistakes that fail synth. */
+  readonly errors: string[];
+  /** What synth cannot verify or what the chosen mode costs, with an id the app may acknowledge. */
+  readonly warnings: { readonly id: string; readonly message: string }[];
 }
 
 function readable(value: unknown): value is number {
@@ -61,21 +53,53 @@ function redriveOf(queue: CfnQueue): { maxReceiveCount?: unknown } | undefined |
 export function checkAttachedResources(
   resources: AttachedResources,
   config: ScalerConfig | undefined,
-): string[] {
-  const problems: string[] = [];
-  const queue = cfnQueue(resources.queue);
-  const consumer = cfnFunction(resources.consumer);
-  const mapping = cfnMapping(resources.eventSourceMapping);
+): CheckFindings {
+  const errors: string[] = [];
+  const warnings: CheckFindings['warnings'] = [];
+  const queue = resourceOfType<CfnQueue>(resources.queue.node.defaultChild, 'AWS::SQS::Queue');
+  const owner = resourceOfType<CfnFunction>(
+    resources.concurrencyOwner.node.defaultChild,
+    'AWS::Lambda::Function',
+  );
+  const mapping = resources.mapping.resource;
+  const maximum = mapping ? maximumOf(mapping) : undefined;
 
-  if (queue && consumer) {
+  if (resources.queue.fifo) {
+    errors.push(
+      'the queue is a FIFO queue: the scaler does not support FIFO yet (a FIFO queue runs at most one batch per message group at a time, so its concurrency is bounded by the active groups, which the controller does not size for); attach it to a standard queue',
+    );
+  }
+
+  if (mapping) {
+    if (sameValue(mapping, mapping.eventSourceArn, resources.queue.queueArn) === false) {
+      errors.push(
+        `the event source mapping ${mapping.node.path} reads another queue, not ${resources.queue.node.path}: give the mapping (or SqsEventSource) that joins the scaler's queue to its consumer`,
+      );
+    }
+    const target = mapping.functionName;
+    const byName = sameValue(mapping, target, resources.consumer.functionName);
+    const byArn = sameValue(mapping, target, resources.consumer.functionArn);
+    if (byName === false && byArn !== true) {
+      errors.push(
+        `the event source mapping ${mapping.node.path} invokes another function, not the consumer ${resources.consumer.node.path}: give the consumer the mapping invokes (the same function, alias or version)`,
+      );
+    }
+  } else {
+    warnings.push({
+      id: 'queue-age-scaler:imported-mapping',
+      message: `the event source mapping ${resources.mapping.mappingId} is imported, so synth cannot check that it joins ${resources.queue.node.path} to ${resources.consumer.node.path}, nor read its MaximumConcurrency or batching window: make sure it does, that its MaximumConcurrency is set, and that the queue's visibility timeout covers 6 × the consumer's timeout plus its batching window`,
+    });
+  }
+
+  if (queue && owner) {
     const visibility = queue.visibilityTimeout ?? SQS_DEFAULT_VISIBILITY_TIMEOUT_SECONDS;
-    const timeout = consumer.timeout ?? LAMBDA_DEFAULT_TIMEOUT_SECONDS;
-    const windowSeconds = mapping?.maximumBatchingWindowInSeconds ?? 0;
+    const timeout = owner.timeout ?? LAMBDA_DEFAULT_TIMEOUT_SECONDS;
+    const windowSeconds = mapping ? (mapping.maximumBatchingWindowInSeconds ?? 0) : 0;
     if (readable(visibility) && readable(timeout) && readable(windowSeconds)) {
       const needed = VISIBILITY_TIMEOUT_FACTOR * timeout + windowSeconds;
       if (visibility < needed) {
-        problems.push(
-          `queue visibility timeout = ${visibility} s: must be at least ${VISIBILITY_TIMEOUT_FACTOR} × the consumer's timeout (${timeout} s) + the batching window (${windowSeconds} s) = ${needed} s; set visibilityTimeout: Duration.seconds(${needed}) on the queue or shorten the consumer's timeout`,
+        errors.push(
+          `queue visibility timeout = ${visibility} s: must be at least ${VISIBILITY_TIMEOUT_FACTOR} × the consumer's timeout (${timeout} s) + the batching window (${windowSeconds} s) = ${needed} s; set visibilityTimeout: Duration.seconds(${needed}) on the queue, or shorten the consumer's timeout or the batching window`,
         );
       }
     }
@@ -84,44 +108,52 @@ export function checkAttachedResources(
   if (queue) {
     const redrive = redriveOf(queue);
     if (redrive === undefined) {
-      problems.push(
+      errors.push(
         `queue has no dead-letter queue: messages that keep failing (or return after throttling) would be retried until they expire; give it deadLetterQueue: { queue: <a DLQ>, maxReceiveCount: ${MIN_MAX_RECEIVE_COUNT} }`,
       );
     } else if (redrive !== 'unreadable' && readable(redrive.maxReceiveCount)) {
       if (redrive.maxReceiveCount < MIN_MAX_RECEIVE_COUNT) {
-        problems.push(
+        errors.push(
           `queue deadLetterQueue.maxReceiveCount = ${redrive.maxReceiveCount}: must be at least ${MIN_MAX_RECEIVE_COUNT}, or messages returned by throttling reach the DLQ without having failed; set maxReceiveCount: ${MIN_MAX_RECEIVE_COUNT}`,
         );
       }
     }
   }
 
-  if (
-    config &&
-    consumer &&
-    readable(consumer.reservedConcurrentExecutions) &&
-    drivesReserved(config.actuator)
-  ) {
-    problems.push(
-      `consumer reservedConcurrentExecutions = ${consumer.reservedConcurrentExecutions}: the scaler owns the reserved concurrency with actuator '${config.actuator}', and every deploy would reset it to this value; remove reservedConcurrentExecutions from the consumer`,
+  if (!config) return { errors, warnings };
+
+  const reserved = owner?.reservedConcurrentExecutions;
+  if (readable(reserved)) {
+    if (config.actuator === 'lockstep' || config.actuator === 'reserved') {
+      errors.push(
+        `consumer reservedConcurrentExecutions = ${reserved}: the scaler owns the reserved concurrency with actuator '${config.actuator}', and every deploy would reset it to this value; remove reservedConcurrentExecutions from the consumer`,
+      );
+    } else {
+      // Only the mapping is driven: its maximum goes up to the cap, and above the reserved concurrency the
+      // pollers pull more than the function may run (AWS: MaximumConcurrency must not exceed reserved).
+      const highest = Math.max(config.maxConcurrency, maximum ?? 0);
+      if (reserved < highest) {
+        const start =
+          maximum !== undefined && maximum > reserved ? `, and the mapping starts at ${maximum}` : '';
+        errors.push(
+          `consumer reservedConcurrentExecutions = ${reserved}: below the cap ${config.maxConcurrency} up to which actuator 'event-source' raises the mapping's MaximumConcurrency${start}, so the pollers would overpull into throttles and the DLQ; set reservedConcurrentExecutions to at least ${highest}, lower maxConcurrency to ${Math.max(reserved, EVENT_SOURCE_MAX_CONCURRENCY.min)}, or use ScalerActuator.LOCKSTEP`,
+        );
+      }
+    }
+  }
+
+  if (maximum !== undefined && maximum > config.maxConcurrency) {
+    errors.push(
+      `event source mapping maxConcurrency = ${maximum}: above the scaler's cap ${config.maxConcurrency}, so until the first tick the pollers could overload the downstream; set it between ${EVENT_SOURCE_MAX_CONCURRENCY.min} and ${config.maxConcurrency}`,
     );
   }
 
-  if (config && mapping) {
-    const scaling = mapping.scalingConfig;
-    const maximum =
-      scaling && !Token.isUnresolved(scaling)
-        ? (scaling as CfnEventSourceMapping.ScalingConfigProperty).maximumConcurrency
-        : undefined;
-    if (readable(maximum) && maximum > config.maxConcurrency) {
-      problems.push(
-        `event source mapping maxConcurrency = ${maximum}: above the scaler's cap ${config.maxConcurrency}, so until the first tick the pollers could overload the downstream; set it between ${EVENT_SOURCE_MAX_CONCURRENCY.min} and ${config.maxConcurrency}`,
-      );
-    }
+  if (config.actuator === 'reserved') {
+    const pollers = maximum === undefined ? 'its MaximumConcurrency' : `its MaximumConcurrency ${maximum}`;
+    warnings.push({
+      id: 'queue-age-scaler:reserved-actuator-overpull',
+      message: `actuator 'reserved' leaves the mapping at ${pollers} while the reserved concurrency moves within [${config.minConcurrency}; ${config.maxConcurrency}]: whenever the reserved concurrency is lower, the pollers overpull into throttles and the DLQ; ScalerActuator.LOCKSTEP moves both together`,
+    });
   }
-  return problems;
-}
-
-function drivesReserved(actuator: ActuatorMode): boolean {
-  return actuator === 'lockstep' || actuator === 'reserved';
+  return { errors, warnings };
 }

@@ -6,11 +6,12 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { EVENT_SOURCE_MAX_CONCURRENCY, SETTING_NAMES } from '../control/index.ts';
+import { EVENT_SOURCE_MAX_CONCURRENCY, type ScalerSettings, SETTING_NAMES } from '../control/index.ts';
 import type { ExampleContext } from './context.ts';
 import { MIN_MAX_RECEIVE_COUNT, VISIBILITY_TIMEOUT_FACTOR } from './deployment-checks.ts';
-import { QueueAgeScaler, type QueueAgeScalerSettings } from './queue-age-scaler.ts';
+import { QueueAgeScaler } from './queue-age-scaler.ts';
 import { dependOnRolePoliciesOnly } from './role-dependency.ts';
+import { propsFromSettings } from './scaler-settings.ts';
 
 export const CONSUMER_ENTRY = join(import.meta.dirname, '..', '..', 'functions', 'consumer', 'handler.ts');
 
@@ -40,7 +41,9 @@ export class QueueAgeScalerExampleStack extends Stack {
       enforceSSL: true,
       // The longest SQS keeps a message: time to read the failures and redrive them.
       retentionPeriod: Duration.days(14),
-      removalPolicy: RemovalPolicy.DESTROY,
+      // Dead letters are failures someone has yet to read: `cdk destroy` (or a replacement) keeps the DLQ and
+      // its messages unless the app says otherwise (-c retainDeadLetters=false).
+      removalPolicy: example.retainDeadLetters ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
     this.queue = new Queue(this, 'Queue', {
       encryption: QueueEncryption.SQS_MANAGED,
@@ -109,7 +112,7 @@ export class QueueAgeScalerExampleStack extends Stack {
       if (config[field] !== undefined) settings[field] = config[field];
     }
     this.scaler = new QueueAgeScaler(this, 'Scaler', {
-      ...(settings as QueueAgeScalerSettings),
+      ...propsFromSettings(settings as ScalerSettings),
       queue: this.queue,
       deadLetterQueue: this.deadLetterQueue,
       consumer: this.consumer,
@@ -119,18 +122,8 @@ export class QueueAgeScalerExampleStack extends Stack {
       oscillationThreshold: example.oscillationThreshold,
     });
 
-    const outputs: Record<string, string> = {
-      QueueUrl: this.queue.queueUrl,
-      QueueName: this.queue.queueName,
-      DeadLetterQueueUrl: this.deadLetterQueue.queueUrl,
-      DeadLetterQueueName: this.deadLetterQueue.queueName,
-      ConsumerFunctionName: this.consumer.functionName,
-      EventSourceMappingUuid: this.eventSourceMapping.eventSourceMappingId,
-      ControllerFunctionName: this.scaler.controller.functionName,
-      ScalerName: this.scaler.scalerName,
-      AlarmTopicArn: this.scaler.alarmTopic.topicArn,
-      DashboardName: this.scaler.dashboard.dashboard.dashboardName,
-    };
-    for (const [name, value] of Object.entries(outputs)) new CfnOutput(this, name, { value });
+    // The scaler emits the outputs the operator tools read (QueueUrl, ScalerName, …); the DLQ's are the example's.
+    new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'DeadLetterQueueName', { value: this.deadLetterQueue.queueName });
   }
 }

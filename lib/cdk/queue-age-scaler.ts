@@ -1,21 +1,30 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Duration, Names, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, CfnOutput, Duration, Names, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { Effect, Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { AnyPrincipal, Effect, Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { Architecture, type IEventSourceMapping, type IFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import {
+  Architecture,
+  Code,
+  type IEventSourceMapping,
+  type IFunction,
+  Function as LambdaFunctionResource,
+  Runtime,
+  RuntimeFamily,
+} from 'aws-cdk-lib/aws-lambda';
+import type { SqsEventSource, SqsEventSourceProps } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { type IQueue, Queue } from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import {
-  type ActuatorMode,
   ConfigError,
+  EVENT_SOURCE_MAX_CONCURRENCY,
   resolveScalerConfig,
   type ScalerConfig,
   type ScalerSettings,
@@ -26,8 +35,11 @@ import { METRIC_NAMESPACE } from '../telemetry.ts';
 import { ScalerAlarms } from './alarms.ts';
 import { ScalerDashboard } from './dashboard.ts';
 import { checkAttachedResources } from './deployment-checks.ts';
+import { attachMapping } from './event-source.ts';
 import { ScalerMetricFactory } from './metrics.ts';
+import { acknowledgeNagFinding } from './nag-acknowledgement.ts';
 import { dependOnRolePoliciesOnly } from './role-dependency.ts';
+import { propName, type QueueAgeScalerSettings, settingsFromProps } from './scaler-settings.ts';
 
 /** The controller's resource variables (its settings use `settingsToEnvironment`'s names). */
 export const CONTROLLER_RESOURCE_ENVIRONMENT = {
@@ -40,146 +52,67 @@ export const CONTROLLER_RESOURCE_ENVIRONMENT = {
   metricNamespace: 'METRIC_NAMESPACE',
 } as const;
 
-/** The controller's entry: `functions/controller/index.ts` wires the SDK clients and exports `handler`. */
-export const CONTROLLER_ENTRY = join(import.meta.dirname, '..', '..', 'functions', 'controller', 'index.ts');
+/**
+ * The pre-built controller: `functions/controller/index.ts` bundled once by `npm run build` (scripts/build.ts),
+ * with everything it imports, into one ESM file. This module sits two levels below the package root both in the
+ * sources (lib/cdk/) and in the published package (dist/lib/), so the same path serves the repo and an install:
+ * the user's synth bundles nothing (no esbuild, no Docker).
+ */
+export const CONTROLLER_ASSET_DIR = join(import.meta.dirname, '..', '..', 'assets', 'controller');
+export const CONTROLLER_HANDLER = 'index.handler';
 
 /**
- * The control law's settings, as construct props. Every value is validated at synth by the same validator the
- * controller runs at init (`resolveScalerConfig`), so a value that synthesizes is a value the controller accepts.
+ * The controller's runtime, named rather than taken from `Runtime.NODEJS_24_X` (added in aws-cdk-lib 2.224):
+ * the name works with every aws-cdk-lib in the peer range.
  */
-export interface QueueAgeScalerSettings {
-  /**
-   * The latency budget: the oldest message should not wait longer than this.
-   * Valid: (0; 86400] seconds. Below 60 it cannot be held: the age metric has one-minute resolution.
-   * @default 60
-   * @see https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-available-cloudwatch-metrics.html
-   */
-  readonly targetAgeSeconds?: number;
-  /**
-   * The floor of the consumer's concurrency. Valid: integer [1; 10000], at least 2 when the actuator drives the
-   * event source mapping (`lockstep`, `event-source`), whose MaximumConcurrency is 2–1000; at most the cap.
-   * @default 2
-   * @see https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html
-   */
-  readonly minConcurrency?: number;
-  /**
-   * An explicit cap. The applied cap is the lowest of this, `dbPoolSize` and
-   * `apiRatePerSecond × itemTimeSeconds ÷ callsPerItem`. Valid: integer [1; 10000] (at most 1000 when the
-   * mapping is driven).
-   * @default 32
-   * @see https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html
-   */
-  readonly maxConcurrency?: number;
-  /**
-   * Connections in the database pool each consumer holds while it works: concurrency above it only waits.
-   * Valid: integer [1; 100000].
-   * @default no database limit
-   */
-  readonly dbPoolSize?: number;
-  /**
-   * Calls per second the rate-limited downstream API allows. Requires `itemTimeSeconds`.
-   * Valid: (0; 1e9].
-   * @default no API limit
-   */
-  readonly apiRatePerSecond?: number;
-  /**
-   * Seconds one item takes (with `apiRatePerSecond`, sizes the API cap). Valid: (0; 900].
-   * @default unset
-   */
-  readonly itemTimeSeconds?: number;
-  /**
-   * API calls one item makes. Valid: (0; 1e6].
-   * @default 1
-   */
-  readonly callsPerItem?: number;
-  /**
-   * How often the controller runs. EventBridge schedules run in whole minutes, so a multiple of 60.
-   * Valid: 60, 120, … 3600.
-   * @default 60
-   * @see https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-scheduled-rule-pattern.html
-   */
-  readonly tickSeconds?: number;
-  /**
-   * The most one tick may add. Valid: integer [1; 10000].
-   * @default 1000 (grow straight to the need; the cap bounds it)
-   */
-  readonly maxScaleUpStep?: number;
-  /**
-   * What one shrink removes. Valid: integer [1; 10000].
-   * @default 1
-   */
-  readonly scaleDownStep?: number;
-  /**
-   * What one shrink removes at most, as a fraction of the surplus above the need (0 keeps to
-   * `scaleDownStep`; 0.5 halves the surplus each interval, never below the need). Valid: [0; 1].
-   * @default 0.5
-   */
-  readonly scaleDownSurplusFraction?: number;
-  /**
-   * How long the queue must be idle before the first shrink; longer than the 1–2 minute metric delay.
-   * Valid: [0; 86400] seconds.
-   * @default 300
-   */
-  readonly scaleDownDelaySeconds?: number;
-  /**
-   * The least time between two shrinks. Valid: [0; 86400] seconds.
-   * @default 60
-   */
-  readonly scaleDownIntervalSeconds?: number;
-  /**
-   * The utilisation the Little's-law need is sized for. Valid: (0; 1].
-   * @default 0.9
-   */
-  readonly targetUtilization?: number;
-  /**
-   * Age at or below this fraction of the target counts as idle. Valid: [0; 1].
-   * @default 0.25
-   */
-  readonly idleAgeFraction?: number;
-  /**
-   * Per-item time above this multiple of its healthy baseline is "downstream slower": hold, do not grow.
-   * Valid: (1; 100].
-   * @default 1.5
-   */
-  readonly slowdownFactor?: number;
-  /**
-   * The horizon over which growth also drains the backlog above the target. Valid: (0; 86400] seconds.
-   * @default 300
-   */
-  readonly backlogDrainSeconds?: number;
-  /**
-   * An age datapoint older than this is missing data (hold). Valid: (0; 86400] seconds.
-   * @default 300
-   */
-  readonly maxDataAgeSeconds?: number;
-  /**
-   * How the concurrency reaches Lambda: `lockstep` drives reserved concurrency and the mapping's
-   * MaximumConcurrency together (MaximumConcurrency ≤ reserved at every instant), `reserved` only the reserved
-   * concurrency, `event-source` only the mapping's maximum.
-   * @default 'lockstep'
-   * @see https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html#events-sqs-max-concurrency
-   */
-  readonly actuator?: ActuatorMode;
-}
+const CONTROLLER_RUNTIME = new Runtime('nodejs24.x', RuntimeFamily.NODEJS, { supportsInlineCode: true });
 
-// Every setting of the shared validator is a documented prop: a setting added there without one here fails the
-// typecheck (the props are read by the validator's own field names).
-type UndocumentedSettings = Exclude<keyof ScalerSettings, keyof QueueAgeScalerSettings>;
-const everySettingIsAProp: [UndocumentedSettings] extends [never] ? true : UndocumentedSettings = true;
-void everySettingIsAProp;
+/** The stack outputs `queue-age-scaler status --stack` reads (lib/operator/stack-outputs.ts names them). */
+export const SCALER_OUTPUTS = [
+  'QueueUrl',
+  'QueueName',
+  'ConsumerFunctionName',
+  'EventSourceMappingUuid',
+  'ControllerFunctionName',
+  'ScalerName',
+  'AlarmTopicArn',
+  'DashboardName',
+] as const;
 
 export interface QueueAgeScalerProps extends QueueAgeScalerSettings {
-  /** The queue whose oldest message's age the scaler holds at the target. */
+  /** The queue whose oldest message's age the scaler holds at the target. A standard queue (not FIFO). */
   readonly queue: IQueue;
+  /**
+   * The function that consumes the queue: its reserved concurrency is what the scaler sets. An alias or a
+   * version is accepted: the mapping invokes it, and the reserved concurrency is set on its function (AWS:
+   * reserved concurrency applies to the function as a whole, all versions and aliases included).
+   */
+  readonly consumer: IFunction;
+  /**
+   * The consumer's `SqsEventSource` on `queue`. If the app has not added it to the consumer yet, the scaler
+   * does (`consumer.addEventSource`); do not add it again afterwards. Without `MaximumConcurrency` it gets the
+   * scaler's starting value.
+   * @default the mapping given as `eventSourceMapping`, else the consumer's mapping on the queue in this app,
+   * else one the scaler creates with `eventSourceProps`
+   */
+  readonly eventSource?: SqsEventSource;
+  /**
+   * The consumer's event source mapping on `queue`, when the app made it as an `EventSourceMapping` (or
+   * imported it: then synth cannot check it and says so in a warning).
+   * @default see `eventSource`
+   */
+  readonly eventSourceMapping?: IEventSourceMapping;
+  /**
+   * Options of the mapping the scaler creates when the app gives no `eventSource` or `eventSourceMapping` and
+   * has none on this queue and consumer. Its `maxConcurrency` is the scaler's starting value unless given.
+   * @default `SqsEventSource` defaults, `MaximumConcurrency` = the floor (the cap with `ScalerActuator.RESERVED`)
+   */
+  readonly eventSourceProps?: SqsEventSourceProps;
   /**
    * The queue's dead-letter queue, watched by the dead-letters alarm.
    * @default the queue's `deadLetterQueue` when it is a `Queue` of this app; otherwise no DLQ alarm
    */
   readonly deadLetterQueue?: IQueue;
-  /** The function that consumes the queue; the scaler sets its reserved concurrency. */
-  readonly consumer: IFunction;
-  /** The consumer's SQS event source mapping; the scaler sets its `ScalingConfig.MaximumConcurrency`. */
-  readonly eventSourceMapping: IEventSourceMapping;
   /**
    * Names the scaler's metrics (the `ScalerName` dimension), alarms and dashboard.
    * Valid: 1–64 of `A–Z a–z 0–9 - _`.
@@ -214,6 +147,13 @@ export interface QueueAgeScalerProps extends QueueAgeScalerSettings {
    * @default the scaler's name
    */
   readonly dashboardName?: string;
+  /**
+   * Stack outputs named as `queue-age-scaler status --stack` and `load --stack` read them (`QueueUrl`,
+   * `ConsumerFunctionName`, `EventSourceMappingUuid`, `ScalerName`, `ControllerFunctionName`, …). One scaler per
+   * stack can have them; with a second one in the same stack, turn them off on one of the two.
+   * @default true
+   */
+  readonly stackOutputs?: boolean;
 }
 
 const NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
@@ -221,89 +161,154 @@ const EMAIL_PATTERN = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 // Above a tick of a minute, 10 minutes hold at most 10 changes: a threshold of 10 could never be exceeded.
 const OSCILLATION_THRESHOLD_RANGE = { min: 1, max: 9 } as const;
 const THROTTLE_THRESHOLD_RANGE = { min: 1, max: 1_000_000 } as const;
+const DEFAULT_OSCILLATION_THRESHOLD = 3;
+const DEFAULT_THROTTLE_THRESHOLD = 1;
 // The controller's event is worthless after one and a half periods (AWS-FACTS: drop events older than ~1.5
 // periods); Lambda accepts a maximum event age of 60 s to 6 h.
 const MIN_EVENT_AGE_SECONDS = 60;
+// Marks scalers across copies of this module (an app may load two), for the one-scaler-per-consumer check.
+const SCALER_MARK = Symbol.for('queue-age-scaler.QueueAgeScaler');
 
 function integerIn(value: number, range: { min: number; max: number }): boolean {
   return Number.isInteger(value) && value >= range.min && value <= range.max;
 }
 
 /**
+ * The function whose reserved concurrency is set: the consumer itself, or the function behind an alias or a
+ * version (their `lambda`).
+ */
+function concurrencyOwnerOf(consumer: IFunction): IFunction {
+  const inner = (consumer as { lambda?: IFunction }).lambda;
+  return inner !== undefined && inner !== consumer ? inner : consumer;
+}
+
+/** Where MaximumConcurrency starts: the floor when the scaler drives it; the cap when only reserved is driven. */
+function initialMaximumConcurrency(config: ScalerConfig): number {
+  const start = config.actuator === 'reserved' ? config.maxConcurrency : config.minConcurrency;
+  return Math.min(Math.max(start, EVENT_SOURCE_MAX_CONCURRENCY.min), EVENT_SOURCE_MAX_CONCURRENCY.max);
+}
+
+/**
  * Holds an SQS queue's oldest-message age at a target with the least consumer concurrency: a controller
  * Lambda, run once a tick, reads the age and sets the consumer's reserved concurrency and its mapping's
- * MaximumConcurrency within [floor, cap]. Attaches to any queue, consumer function and SQS event source mapping.
+ * MaximumConcurrency within [floor, cap]. Attaches to any standard queue and its consumer.
+ *
+ * Every mistake it can see at synth (a bad setting, a mapping of another queue, a second scaler on the same
+ * consumer, …) is reported as an error annotation on this construct, all at once: `cdk synth` then lists each
+ * with this construct's path and fails, without a stack trace.
  */
 export class QueueAgeScaler extends Construct {
+  /** Whether `x` is a scaler, whichever copy of this library made it. */
+  static isQueueAgeScaler(x: unknown): x is QueueAgeScaler {
+    return typeof x === 'object' && x !== null && SCALER_MARK in x;
+  }
+
+  /** The validated settings (the defaults when synth reports a setting as invalid). */
   readonly config: ScalerConfig;
   readonly scalerName: string;
-  readonly controller: NodejsFunction;
+  readonly controller: LambdaFunctionResource;
   readonly schedule: Rule;
   readonly alarmTopic: ITopic;
   readonly metrics: ScalerMetricFactory;
   readonly alarms: ScalerAlarms;
   readonly dashboard: ScalerDashboard;
+  /** The id of the event source mapping the scaler drives. */
+  readonly eventSourceMappingId: string;
+  /** The function whose reserved concurrency is set (the consumer, or the function of a consumer alias). */
+  readonly concurrencyOwner: IFunction;
 
   constructor(scope: Construct, id: string, props: QueueAgeScalerProps) {
     super(scope, id);
+    Object.defineProperty(this, SCALER_MARK, { value: true });
 
     const problems: string[] = [];
-    const settings: Record<string, unknown> = {};
-    for (const field of SETTING_NAMES) {
-      const value = (props as unknown as Record<string, unknown>)[field];
-      if (value !== undefined) settings[field] = value;
-    }
-    let config: ScalerConfig | undefined;
+    const given = settingsFromProps(props);
+    problems.push(...given.problems);
+    let validated: ScalerConfig | undefined;
     try {
-      config = resolveScalerConfig(settings);
+      validated = resolveScalerConfig(given.settings, { label: propName });
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       problems.push(...error.problems);
     }
-    if (config && config.tickSeconds % 60 !== 0) {
+    if (validated && validated.tickSeconds % 60 !== 0) {
       problems.push(
-        `tickSeconds = ${config.tickSeconds}: the schedule runs in whole minutes (EventBridge rate expressions), so it must be a multiple of 60`,
+        `tick = ${validated.tickSeconds} s: the schedule runs in whole minutes (EventBridge rate expressions), so it must be Duration.minutes(1), Duration.minutes(2), …`,
       );
+      validated = undefined;
     }
-    const scalerName = props.scalerName ?? Names.uniqueResourceName(this, { maxLength: 64, separator: '-' });
+    // An invalid setting is reported; the resources are still built (from the defaults) so the app's own code
+    // runs to the end and synth lists every problem at once.
+    const config = validated ?? resolveScalerConfig({});
+    this.config = config;
+
+    // Each invalid value is reported and replaced by its default, so CDK's own checks downstream never throw.
+    const generatedName = Names.uniqueResourceName(this, { maxLength: 64, separator: '-' });
+    let scalerName = props.scalerName ?? generatedName;
     if (!Token.isUnresolved(scalerName) && !(NAME_PATTERN.test(scalerName) && scalerName.length <= 64)) {
       problems.push(`scalerName = '${scalerName}': must be 1–64 characters of A–Z a–z 0–9 - _`);
+      scalerName = generatedName;
     }
-    const dashboardName = props.dashboardName ?? scalerName;
+    let dashboardName = props.dashboardName ?? scalerName;
     if (
       !Token.isUnresolved(dashboardName) &&
       !(NAME_PATTERN.test(dashboardName) && dashboardName.length <= 255)
     ) {
       problems.push(`dashboardName = '${dashboardName}': must be 1–255 characters of A–Z a–z 0–9 - _`);
+      dashboardName = scalerName;
     }
-    if (props.alarmEmail !== undefined && !Token.isUnresolved(props.alarmEmail)) {
-      if (!EMAIL_PATTERN.test(props.alarmEmail)) {
-        problems.push(
-          `alarmEmail = '${props.alarmEmail}': must be an e-mail address such as ops@example.com`,
-        );
-      }
+    let alarmEmail = props.alarmEmail;
+    if (alarmEmail !== undefined && !Token.isUnresolved(alarmEmail) && !EMAIL_PATTERN.test(alarmEmail)) {
+      problems.push(`alarmEmail = '${alarmEmail}': must be an e-mail address such as ops@example.com`);
+      alarmEmail = undefined;
     }
     if (props.alarmEmail !== undefined && props.alarmTopic !== undefined) {
       problems.push(
         'alarmEmail is given with alarmTopic: subscribe the address to your own topic, or leave alarmTopic out so the scaler creates one',
       );
     }
-    const oscillationThreshold = props.oscillationThreshold ?? 3;
+    let oscillationThreshold = props.oscillationThreshold ?? DEFAULT_OSCILLATION_THRESHOLD;
     if (!integerIn(oscillationThreshold, OSCILLATION_THRESHOLD_RANGE)) {
       problems.push(
         `oscillationThreshold = ${oscillationThreshold}: must be an integer in [${OSCILLATION_THRESHOLD_RANGE.min}; ${OSCILLATION_THRESHOLD_RANGE.max}] (scale events per 10 minutes)`,
       );
+      oscillationThreshold = DEFAULT_OSCILLATION_THRESHOLD;
     }
-    const throttleThreshold = props.throttleThreshold ?? 1;
+    let throttleThreshold = props.throttleThreshold ?? DEFAULT_THROTTLE_THRESHOLD;
     if (!integerIn(throttleThreshold, THROTTLE_THRESHOLD_RANGE)) {
       problems.push(
         `throttleThreshold = ${throttleThreshold}: must be an integer in [${THROTTLE_THRESHOLD_RANGE.min}; ${THROTTLE_THRESHOLD_RANGE.max}] (throttles per minute)`,
       );
+      throttleThreshold = DEFAULT_THROTTLE_THRESHOLD;
     }
-    problems.push(...checkAttachedResources(props, config));
-    if (problems.length > 0 || !config) throw new ConfigError(problems);
 
-    this.config = config;
+    this.concurrencyOwner = concurrencyOwnerOf(props.consumer);
+    const rival = this.scalerOfSameConsumer();
+    if (rival) {
+      problems.push(
+        `the consumer ${this.concurrencyOwner.node.path} already has a queue-age scaler, ${rival.node.path}: one scaler per consumer, or the two would fight over its reserved concurrency; attach one scaler, or give each queue its own consumer`,
+      );
+    }
+
+    const mapping = attachMapping(this, props, initialMaximumConcurrency(config));
+    this.eventSourceMappingId = mapping.mappingId;
+    problems.push(...mapping.problems);
+    const findings = checkAttachedResources(
+      {
+        queue: props.queue,
+        consumer: props.consumer,
+        concurrencyOwner: this.concurrencyOwner,
+        mapping,
+      },
+      validated,
+    );
+    problems.push(...findings.errors);
+
+    const annotations = Annotations.of(this);
+    for (const problem of problems) annotations.addError(problem);
+    for (const warning of findings.warnings) addWarning(this, warning.id, warning.message);
+    for (const note of mapping.notes) annotations.addInfo(note);
+
     this.scalerName = scalerName;
     const deadLetterQueue =
       props.deadLetterQueue ??
@@ -322,21 +327,21 @@ export class QueueAgeScaler extends Construct {
       ],
     });
 
-    this.alarmTopic = props.alarmTopic ?? this.createTopic(props.alarmEmail);
+    this.alarmTopic = props.alarmTopic ?? this.createTopic(alarmEmail);
     const actions: IAlarmAction[] = [new SnsAction(this.alarmTopic)];
     this.metrics = new ScalerMetricFactory({
       queue: props.queue,
       deadLetterQueue,
-      consumer: props.consumer,
+      consumer: this.concurrencyOwner,
       controller: this.controller,
       scalerName,
     });
     this.alarms = new ScalerAlarms(this, 'Alarms', {
       metrics: this.metrics,
       scalerName,
-      targetAgeSeconds: config.targetAgeSeconds,
+      targetAge: Duration.seconds(config.targetAgeSeconds),
       maxConcurrency: config.maxConcurrency,
-      tickSeconds: config.tickSeconds,
+      tick: Duration.seconds(config.tickSeconds),
       oscillationThreshold,
       throttleThreshold,
       actions,
@@ -345,11 +350,26 @@ export class QueueAgeScaler extends Construct {
       dashboardName,
       metrics: this.metrics,
       alarms: this.alarms,
-      targetAgeSeconds: config.targetAgeSeconds,
+      targetAge: Duration.seconds(config.targetAgeSeconds),
       maxConcurrency: config.maxConcurrency,
       minConcurrency: config.minConcurrency,
       oscillationThreshold,
     });
+    if (props.stackOutputs ?? true) this.createOutputs(props.queue);
+  }
+
+  /** Another scaler of this app on the same consumer function (aliases and versions count as their function). */
+  private scalerOfSameConsumer(): QueueAgeScaler | undefined {
+    const owner = this.concurrencyOwner;
+    return this.node.root.node
+      .findAll()
+      .filter((c): c is QueueAgeScaler => c !== this && QueueAgeScaler.isQueueAgeScaler(c))
+      .find(
+        (other) =>
+          other.concurrencyOwner === owner ||
+          (!Token.isUnresolved(owner.functionArn) &&
+            other.concurrencyOwner.functionArn === owner.functionArn),
+      );
   }
 
   private createController(
@@ -357,7 +377,14 @@ export class QueueAgeScaler extends Construct {
     config: ScalerConfig,
     scalerName: string,
     deadLetterQueue: IQueue | undefined,
-  ): NodejsFunction {
+  ): LambdaFunctionResource {
+    if (!existsSync(join(CONTROLLER_ASSET_DIR, 'index.mjs'))) {
+      // Only a checkout of the sources can lack it: the package ships it built.
+      throw new Error(
+        `the controller's pre-built bundle is missing from ${CONTROLLER_ASSET_DIR}: run npm run build (or npm run build:controller) in the queue-age-scaler checkout`,
+      );
+    }
+    const stack = Stack.of(this);
     const logGroup = new LogGroup(this, 'ControllerLogs', {
       retention: RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -379,7 +406,7 @@ export class QueueAgeScaler extends Construct {
       new PolicyStatement({
         sid: 'SetConsumerConcurrency',
         actions: ['lambda:GetFunctionConcurrency', 'lambda:PutFunctionConcurrency'],
-        resources: [props.consumer.functionArn],
+        resources: [this.concurrencyOwner.functionArn],
       }),
     );
     // The `reserved` actuator never reads or writes the mapping.
@@ -388,7 +415,14 @@ export class QueueAgeScaler extends Construct {
         new PolicyStatement({
           sid: 'SetMappingMaximumConcurrency',
           actions: ['lambda:GetEventSourceMapping', 'lambda:UpdateEventSourceMapping'],
-          resources: [props.eventSourceMapping.eventSourceMappingArn],
+          resources: [
+            stack.formatArn({
+              service: 'lambda',
+              resource: 'event-source-mapping',
+              resourceName: this.eventSourceMappingId,
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          ],
         }),
       );
     }
@@ -411,8 +445,9 @@ export class QueueAgeScaler extends Construct {
       ],
     });
     unscoped.attachToRole(role);
-    Validations.of(unscoped).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
+    acknowledgeNagFinding(unscoped, {
+      rule: 'AwsSolutions-IAM5',
+      finding: 'Resource::*',
       reason:
         'cloudwatch:GetMetricData and lambda:GetAccountSettings have no resource type, so IAM accepts only "*"; cloudwatch:PutMetricData has none either and is limited to the QueueAgeScaler namespace by the cloudwatch:namespace condition',
     });
@@ -420,8 +455,9 @@ export class QueueAgeScaler extends Construct {
     const resourceEnvironment: Record<string, string> = {
       [CONTROLLER_RESOURCE_ENVIRONMENT.queueUrl]: props.queue.queueUrl,
       [CONTROLLER_RESOURCE_ENVIRONMENT.queueName]: props.queue.queueName,
-      [CONTROLLER_RESOURCE_ENVIRONMENT.consumerFunctionName]: props.consumer.functionName,
-      [CONTROLLER_RESOURCE_ENVIRONMENT.eventSourceMappingUuid]: props.eventSourceMapping.eventSourceMappingId,
+      // Unqualified: reserved concurrency belongs to the function, whatever alias or version the mapping invokes.
+      [CONTROLLER_RESOURCE_ENVIRONMENT.consumerFunctionName]: this.concurrencyOwner.functionName,
+      [CONTROLLER_RESOURCE_ENVIRONMENT.eventSourceMappingUuid]: this.eventSourceMappingId,
       [CONTROLLER_RESOURCE_ENVIRONMENT.scalerName]: scalerName,
       [CONTROLLER_RESOURCE_ENVIRONMENT.metricNamespace]: METRIC_NAMESPACE,
     };
@@ -429,11 +465,11 @@ export class QueueAgeScaler extends Construct {
       resourceEnvironment[CONTROLLER_RESOURCE_ENVIRONMENT.deadLetterQueueName] = deadLetterQueue.queueName;
     }
 
-    const controller = new NodejsFunction(this, 'Controller', {
+    const controller = new LambdaFunctionResource(this, 'Controller', {
       description: `Queue-age scaler ${scalerName}: holds the oldest message's age at ${config.targetAgeSeconds} s`,
-      entry: CONTROLLER_ENTRY,
-      handler: 'handler',
-      runtime: Runtime.NODEJS_24_X,
+      code: Code.fromAsset(CONTROLLER_ASSET_DIR),
+      handler: CONTROLLER_HANDLER,
+      runtime: CONTROLLER_RUNTIME,
       architecture: Architecture.ARM_64,
       memorySize: 256,
       // A tick is a handful of calls; the SDK's adaptive retry may stretch it, but never past the next tick.
@@ -447,16 +483,6 @@ export class QueueAgeScaler extends Construct {
       environment: {
         ...settingsToEnvironment(settingsOf(config)),
         ...resourceEnvironment,
-      },
-      bundling: {
-        format: OutputFormat.ESM,
-        minify: true,
-        sourceMap: false,
-        // The Node 24 runtime ships the AWS SDK v3.
-        externalModules: ['@aws-sdk/*'],
-        // ESM bundles of CommonJS dependencies still call require().
-        banner:
-          "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
       },
     });
     dependOnRolePoliciesOnly(controller, [role.node.tryFindChild('DefaultPolicy'), unscoped]);
@@ -483,10 +509,19 @@ export class QueueAgeScaler extends Construct {
     const topic = new Topic(this, 'AlarmTopic', {
       displayName: 'Queue-age scaler alarms',
       masterKey: key,
-      enforceSSL: true,
     });
-    // enforceSSL gives the topic a resource policy, which replaces SNS's default one: allow CloudWatch alarms
-    // of this account explicitly.
+    // TLS only (the statement `enforceSSL: true` writes, spelt out: that prop needs aws-cdk-lib 2.129).
+    topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowPublishThroughSSLOnly',
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ['sns:Publish'],
+        resources: [topic.topicArn],
+        conditions: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    );
+    // A topic policy replaces SNS's default one: allow CloudWatch alarms of this account explicitly.
     topic.addToResourcePolicy(
       new PolicyStatement({
         sid: 'AllowCloudWatchAlarmsToPublish',
@@ -499,6 +534,50 @@ export class QueueAgeScaler extends Construct {
     if (alarmEmail) topic.addSubscription(new EmailSubscription(alarmEmail));
     return topic;
   }
+
+  /**
+   * The outputs the operator tools read from a stack, under the exact keys they look for. Another output of the
+   * stack with one of these keys (a second scaler's, or the app's own) is reported rather than overwritten.
+   */
+  private createOutputs(queue: IQueue): void {
+    const stack = Stack.of(this);
+    const values: Record<(typeof SCALER_OUTPUTS)[number], string> = {
+      QueueUrl: queue.queueUrl,
+      QueueName: queue.queueName,
+      ConsumerFunctionName: this.concurrencyOwner.functionName,
+      EventSourceMappingUuid: this.eventSourceMappingId,
+      ControllerFunctionName: this.controller.functionName,
+      ScalerName: this.scalerName,
+      AlarmTopicArn: this.alarmTopic.topicArn,
+      DashboardName: this.dashboard.dashboard.dashboardName,
+    };
+    const taken = new Set(
+      stack.node
+        .findAll()
+        .filter((c): c is CfnOutput => c instanceof CfnOutput)
+        .map((output) => stack.resolve(output.logicalId) as string),
+    );
+    const clash = SCALER_OUTPUTS.filter((key) => taken.has(key));
+    if (clash.length > 0) {
+      Annotations.of(this).addError(
+        `the stack already has outputs named ${clash.join(', ')} (another scaler's, or the app's own): set stackOutputs: false on this scaler, and point the tools at it by name (queue-age-scaler status --queue-url … --scaler-name ${Token.isUnresolved(this.scalerName) ? '…' : this.scalerName})`,
+      );
+      return;
+    }
+    const outputs = new Construct(this, 'Outputs');
+    for (const key of SCALER_OUTPUTS) {
+      new CfnOutput(outputs, key, { value: values[key] }).overrideLogicalId(key);
+    }
+  }
+}
+
+/** A warning the app can acknowledge by id, where this aws-cdk-lib supports it. */
+function addWarning(scope: IConstruct, id: string, message: string): void {
+  const annotations = Annotations.of(scope) as Annotations & {
+    addWarningV2?: (id: string, message: string) => void;
+  };
+  if (typeof annotations.addWarningV2 === 'function') annotations.addWarningV2(id, message);
+  else annotations.addWarning(message);
 }
 
 function settingsOf(config: ScalerConfig): ScalerSettings {

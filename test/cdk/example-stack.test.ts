@@ -1,6 +1,8 @@
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../lib/cdk/app.ts';
 import { METRIC_NAMESPACE } from '../../lib/telemetry.ts';
+import { NO_BUNDLING } from './attached-scaler.ts';
 import { synthesizeExample } from './example-app.ts';
 
 // GIVEN the example app with every setting from context (test/cdk/example-app.ts), synthesized once.
@@ -46,6 +48,22 @@ describe('the queues', () => {
       SqsManagedSseEnabled: true,
       MessageRetentionPeriod: 14 * 24 * 3600,
     });
+  });
+
+  it('the DLQ and its messages survive cdk destroy and a replacement; the queue does not', () => {
+    const dlq = logicalId('AWS::SQS::Queue', 'DeadLetterQueue');
+    const queue = logicalId('AWS::SQS::Queue', 'Queue4');
+    const resources = template.toJSON().Resources as Record<string, Record<string, unknown>>;
+    expect(resources[dlq]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    expect(resources[queue]).toMatchObject({ DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete' });
+  });
+
+  it('-c retainDeadLetters=false lets cdk destroy delete the DLQ', () => {
+    const { stack } = createApp({ context: { ...NO_BUNDLING, retainDeadLetters: 'false' } });
+    const dlq = Object.entries(Template.fromStack(stack).findResources('AWS::SQS::Queue')).find(([id]) =>
+      id.startsWith('DeadLetterQueue'),
+    );
+    expect(dlq?.[1]).toMatchObject({ DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete' });
   });
 
   it('both queues deny requests without TLS', () => {
@@ -403,7 +421,7 @@ describe('the dashboard', () => {
 });
 
 describe('the outputs', () => {
-  it('name what the load and status tools need', () => {
+  it("name what the load and status tools need (the scaler emits them; the DLQ ones are the example's)", () => {
     const outputs = Object.keys(template.findOutputs('*'));
     expect(outputs.sort()).toEqual(
       [

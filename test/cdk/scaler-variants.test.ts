@@ -1,8 +1,9 @@
-import { Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../lib/cdk/app.ts';
+import { ScalerActuator } from '../../lib/cdk/scaler-settings.ts';
 import { attach, NO_BUNDLING } from './attached-scaler.ts';
 
 function templateOf(scaler: ReturnType<typeof attach>): Template {
@@ -12,7 +13,7 @@ function templateOf(scaler: ReturnType<typeof attach>): Template {
 describe('QueueAgeScaler variants', () => {
   it('a two-minute tick: the schedule, the event age and the controller alarm follow it', () => {
     // GIVEN / WHEN
-    const template = templateOf(attach({ tickSeconds: 120 }));
+    const template = templateOf(attach({ tick: Duration.minutes(2) }));
     // THEN
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(2 minutes)' });
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
@@ -36,7 +37,7 @@ describe('QueueAgeScaler variants', () => {
 
   it('the reserved actuator gets no permission on the mapping, which it never touches', () => {
     // GIVEN / WHEN: a floor of 1 is allowed, since the mapping's 2–1000 range does not apply
-    const template = templateOf(attach({ actuator: 'reserved', minConcurrency: 1 }));
+    const template = templateOf(attach({ actuator: ScalerActuator.RESERVED, minConcurrency: 1 }));
     // THEN
     const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
       (policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[] }[],

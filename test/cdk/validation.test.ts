@@ -3,21 +3,55 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { App, Stack } from 'aws-cdk-lib';
-import { EventSourceMapping, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { App, Duration, Lazy, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import {
+  Alias,
+  CfnEventSourceMapping,
+  Code,
+  EventSourceMapping,
+  Function as LambdaFunction,
+  Runtime,
+} from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../lib/cdk/app.ts';
 import { QueueAgeScaler } from '../../lib/cdk/queue-age-scaler.ts';
-import { attach, NO_BUNDLING } from './attached-scaler.ts';
+import { ScalerActuator } from '../../lib/cdk/scaler-settings.ts';
+import { annotations, attach, errorsOf, NO_BUNDLING, parts } from './attached-scaler.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-describe('QueueAgeScaler props: each invalid value is rejected at synth with what to do', () => {
+
+function mappingOf(stack: Stack): CfnEventSourceMapping {
+  const found = stack.node
+    .findAll()
+    .filter((c): c is CfnEventSourceMapping => c instanceof CfnEventSourceMapping);
+  expect(found).toHaveLength(1);
+  return found[0] as CfnEventSourceMapping;
+}
+
+describe('QueueAgeScaler props: each invalid value is an error at synth, saying what to do', () => {
   it.each([
     {
       comment: 'a zero latency target',
-      props: { targetAgeSeconds: 0 },
-      error: /targetAgeSeconds = 0: must be a number in \(0; 86400\]/,
+      props: { targetAge: Duration.seconds(0) },
+      error: /targetAge = 0: must be a number in \(0; 86400\] \(seconds\)/,
+    },
+    {
+      comment: 'a latency target longer than a day',
+      props: { targetAge: Duration.hours(25) },
+      error: /targetAge = 90000: must be a number in \(0; 86400\]/,
+    },
+    {
+      comment: 'a number of seconds where a Duration is expected (a JavaScript app)',
+      props: { targetAge: 60 as unknown as Duration },
+      error: /targetAge = 60: must be a Duration, e.g. Duration.seconds\(60\)/,
+    },
+    {
+      comment: 'a Duration whose value is a token',
+      props: { backlogDrain: Duration.seconds(Lazy.number({ produce: () => 300 })) },
+      error: /backlogDrain is a token: it must be known at synth/,
     },
     {
       comment: 'a zero cap',
@@ -31,7 +65,7 @@ describe('QueueAgeScaler props: each invalid value is rejected at synth with wha
     },
     {
       comment: 'a floor of 1 while the mapping maximum (2–1000) is driven',
-      props: { minConcurrency: 1, actuator: 'lockstep' as const },
+      props: { minConcurrency: 1, actuator: ScalerActuator.LOCKSTEP },
       error: /minConcurrency = 1: must be at least 2 with actuator 'lockstep'/,
     },
     {
@@ -41,7 +75,7 @@ describe('QueueAgeScaler props: each invalid value is rejected at synth with wha
     },
     {
       comment: 'a cap above the mapping maximum of 1000',
-      props: { maxConcurrency: 2000, actuator: 'event-source' as const },
+      props: { maxConcurrency: 2000, actuator: ScalerActuator.EVENT_SOURCE },
       error: /maxConcurrency = 2000: must be at most 1000 with actuator 'event-source'/,
     },
     {
@@ -52,12 +86,12 @@ describe('QueueAgeScaler props: each invalid value is rejected at synth with wha
     {
       comment: 'an API rate without the item time it needs',
       props: { apiRatePerSecond: 100 },
-      error: /itemTimeSeconds is missing: the API cap is apiRatePerSecond × itemTimeSeconds ÷ callsPerItem/,
+      error: /itemTime is missing: the API cap is apiRatePerSecond × itemTimeSeconds ÷ callsPerItem/,
     },
     {
       comment: 'a tick that is not whole minutes',
-      props: { tickSeconds: 90 },
-      error: /tickSeconds = 90: .* must be a multiple of 60/,
+      props: { tick: Duration.seconds(90) },
+      error: /tick = 90 s: .* must be Duration.minutes\(1\)/,
     },
     {
       comment: 'a scaler name with a space',
@@ -80,7 +114,40 @@ describe('QueueAgeScaler props: each invalid value is rejected at synth with wha
       error: /throttleThreshold = 0: must be an integer in \[1; 1000000\]/,
     },
   ])('$comment', ({ props, error }) => {
-    expect(() => attach(props)).toThrow(error);
+    // GIVEN / WHEN
+    const scaler = attach(props);
+    // THEN: one error on the scaler, and the construct still completes (synth lists every problem at once)
+    expect(errorsOf(scaler)).toEqual([expect.stringMatching(error)]);
+    expect(scaler.controller).toBeDefined();
+  });
+
+  it('converts each Duration to the seconds the controller reads, fractions included', () => {
+    const scaler = attach({
+      targetAge: Duration.seconds(45),
+      itemTime: Duration.millis(20),
+      apiRatePerSecond: 1000,
+      tick: Duration.minutes(2),
+      scaleDownDelay: Duration.minutes(10),
+      scaleDownInterval: Duration.seconds(90),
+      backlogDrain: Duration.minutes(3),
+      maxDataAge: Duration.minutes(4),
+    });
+    expect(errorsOf(scaler)).toEqual([]);
+    Template.fromStack(Stack.of(scaler)).hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          TARGET_AGE_SECONDS: '45',
+          ITEM_TIME_SECONDS: '0.02',
+          // The cap: 1000/s × 0.02 s = 20.
+          MAX_CONCURRENCY: '20',
+          TICK_SECONDS: '120',
+          SCALE_DOWN_DELAY_SECONDS: '600',
+          SCALE_DOWN_INTERVAL_SECONDS: '90',
+          BACKLOG_DRAIN_SECONDS: '180',
+          MAX_DATA_AGE_SECONDS: '240',
+        }),
+      },
+    });
   });
 });
 
@@ -91,6 +158,11 @@ describe('QueueAgeScaler deployment checks on the attached resources', () => {
       resources: { visibilityTimeoutSeconds: 30, consumerTimeoutSeconds: 30 },
       error:
         /queue visibility timeout = 30 s: must be at least 6 × the consumer's timeout \(30 s\) \+ the batching window \(0 s\) = 180 s; set visibilityTimeout: Duration.seconds\(180\)/,
+    },
+    {
+      comment: "a mapping's batching window counted in the visibility timeout",
+      resources: { visibilityTimeoutSeconds: 180, consumerTimeoutSeconds: 30, batchingWindowSeconds: 20 },
+      error: /queue visibility timeout = 180 s: .*\+ the batching window \(20 s\) = 200 s/,
     },
     {
       comment: 'no dead-letter queue',
@@ -115,29 +187,188 @@ describe('QueueAgeScaler deployment checks on the attached resources', () => {
       error: /event source mapping maxConcurrency = 50: above the scaler's cap 32.*set it between 2 and 32/,
     },
   ])('$comment', ({ resources, error }) => {
-    expect(() => attach({}, resources)).toThrow(error);
+    expect(errorsOf(attach({}, resources))).toEqual([expect.stringMatching(error)]);
   });
 
-  it('collects every problem into one error', () => {
-    expect(() =>
-      attach(
-        { targetAgeSeconds: -1, scalerName: 'a b' },
-        { maxReceiveCount: 2, visibilityTimeoutSeconds: 10 },
+  it.each([
+    {
+      comment: 'event-source: reserved 5 under a mapping starting at 20 and a cap of 32 (overpull built in)',
+      reserved: 5,
+      mapping: 20,
+      error:
+        /consumer reservedConcurrentExecutions = 5: below the cap 32 up to which actuator 'event-source' raises the mapping's MaximumConcurrency, and the mapping starts at 20, so the pollers would overpull.*set reservedConcurrentExecutions to at least 32, lower maxConcurrency to 5, or use ScalerActuator.LOCKSTEP/,
+    },
+    {
+      comment: 'event-source: reserved 10 under the cap 32 the mapping will be raised to',
+      reserved: 10,
+      mapping: 2,
+      error:
+        /consumer reservedConcurrentExecutions = 10: below the cap 32 up to which actuator 'event-source' raises/,
+    },
+  ])('$comment', ({ reserved, mapping, error }) => {
+    const scaler = attach(
+      { actuator: ScalerActuator.EVENT_SOURCE },
+      { reservedConcurrency: reserved, mappingMaxConcurrency: mapping },
+    );
+    expect(errorsOf(scaler)).toEqual([expect.stringMatching(error)]);
+  });
+
+  it('accepts reserved concurrency in the template when only the mapping is driven and it covers the cap', () => {
+    const scaler = attach({ actuator: ScalerActuator.EVENT_SOURCE }, { reservedConcurrency: 32 });
+    expect(errorsOf(scaler)).toEqual([]);
+  });
+
+  it("warns that the reserved actuator leaves the mapping's pollers to overpull", () => {
+    const scaler = attach(
+      { actuator: ScalerActuator.RESERVED, minConcurrency: 1 },
+      { mappingMaxConcurrency: 20 },
+    );
+    expect(errorsOf(scaler)).toEqual([]);
+    expect(annotations(scaler, 'warning')).toEqual([
+      expect.stringMatching(
+        /actuator 'reserved' leaves the mapping at its MaximumConcurrency 20 while the reserved concurrency moves within \[1; 32\].*ScalerActuator.LOCKSTEP/,
       ),
-    ).toThrow(
-      /targetAgeSeconds = -1.*scalerName = 'a b'.*queue visibility timeout = 10 s.*maxReceiveCount = 2/,
-    );
+    ]);
   });
 
-  it('accepts valid resources, and reserved concurrency in the template when only the mapping is driven', () => {
-    expect(attach({}).config.maxConcurrency).toBe(32);
-    expect(attach({ actuator: 'event-source' }, { reservedConcurrency: 32 }).config.actuator).toBe(
-      'event-source',
+  it('collects every problem into the annotations at once', () => {
+    const scaler = attach(
+      { targetAge: Duration.seconds(0), scalerName: 'a b' },
+      { maxReceiveCount: 2, visibilityTimeoutSeconds: 10 },
     );
+    expect(errorsOf(scaler)).toEqual([
+      expect.stringMatching(/^targetAge = 0/),
+      expect.stringMatching(/^scalerName = 'a b'/),
+      expect.stringMatching(/^queue visibility timeout = 10 s/),
+      expect.stringMatching(/maxReceiveCount = 2/),
+    ]);
   });
 
-  it('skips what it cannot read: an imported queue has no checkable visibility or redrive', () => {
-    // GIVEN a queue imported by ARN, with no dead-letter queue the app can see
+  it('refuses a FIFO queue, with one message', () => {
+    const { stack, consumer } = parts();
+    const dlq = new Queue(stack, 'FifoDlq', { fifo: true });
+    const queue = new Queue(stack, 'Orders', {
+      fifo: true,
+      visibilityTimeout: Duration.seconds(180),
+      deadLetterQueue: { queue: dlq, maxReceiveCount: 5 },
+    });
+    const scaler = new QueueAgeScaler(stack, 'Scaler', { queue, consumer });
+    expect(errorsOf(scaler)).toEqual([
+      expect.stringMatching(
+        /^the queue is a FIFO queue: the scaler does not support FIFO yet .*attach it to a standard queue$/,
+      ),
+    ]);
+  });
+
+  it('refuses a mapping of another queue', () => {
+    const { stack, queue, consumer } = parts();
+    const other = new Queue(stack, 'Other', { visibilityTimeout: Duration.seconds(180) });
+    const mapping = new EventSourceMapping(stack, 'Mapping', {
+      target: consumer,
+      eventSourceArn: other.queueArn,
+    });
+    const scaler = new QueueAgeScaler(stack, 'Scaler', { queue, consumer, eventSourceMapping: mapping });
+    expect(errorsOf(scaler)).toEqual([
+      expect.stringMatching(
+        /^the event source mapping Validation\/Mapping\/Resource reads another queue, not Validation\/Queue: give the mapping \(or SqsEventSource\) that joins the scaler's queue to its consumer$/,
+      ),
+    ]);
+  });
+
+  it('refuses a mapping that invokes another function', () => {
+    const { stack, queue, consumer } = parts();
+    const other = LambdaFunction.fromFunctionName(stack, 'Other', 'someone-else');
+    const mapping = new EventSourceMapping(stack, 'Mapping', {
+      target: other,
+      eventSourceArn: queue.queueArn,
+    });
+    const scaler = new QueueAgeScaler(stack, 'Scaler', { queue, consumer, eventSourceMapping: mapping });
+    expect(errorsOf(scaler)).toEqual([
+      expect.stringMatching(/invokes another function, not the consumer Validation\/Consumer/),
+    ]);
+  });
+
+  it('refuses a second scaler on the same consumer', () => {
+    const { stack, queue, consumer } = parts();
+    const second = new Queue(stack, 'Second', {
+      visibilityTimeout: Duration.seconds(180),
+      deadLetterQueue: { queue: new Queue(stack, 'SecondDlq'), maxReceiveCount: 5 },
+    });
+    const first = new QueueAgeScaler(stack, 'First', { queue, consumer });
+    const rival = new QueueAgeScaler(stack, 'Rival', { queue: second, consumer, stackOutputs: false });
+    expect(errorsOf(first)).toEqual([]);
+    expect(errorsOf(rival)).toEqual([
+      expect.stringMatching(
+        /^the consumer Validation\/Consumer already has a queue-age scaler, Validation\/First: one scaler per consumer/,
+      ),
+    ]);
+  });
+
+  it('a second scaler in one stack reports the stack outputs it cannot have', () => {
+    const { stack, queue, consumer } = parts();
+    new QueueAgeScaler(stack, 'First', { queue, consumer });
+    const other = parts();
+    const stray = new QueueAgeScaler(stack, 'Second', {
+      queue: new Queue(stack, 'Q2', {
+        visibilityTimeout: Duration.seconds(180),
+        deadLetterQueue: { queue: new Queue(stack, 'Q2Dlq'), maxReceiveCount: 5 },
+      }),
+      consumer: LambdaFunction.fromFunctionArn(
+        stack,
+        'C2',
+        'arn:aws:lambda:us-east-1:123456789012:function:c2',
+      ),
+    });
+    void other;
+    expect(errorsOf(stray)).toEqual([
+      expect.stringMatching(
+        /^the stack already has outputs named QueueUrl, .*set stackOutputs: false on this scaler/,
+      ),
+    ]);
+  });
+
+  it("sets a missing MaximumConcurrency on the app's mapping to the floor, and says so", () => {
+    const scaler = attach({ minConcurrency: 3 });
+    expect(errorsOf(scaler)).toEqual([]);
+    expect(mappingOf(Stack.of(scaler)).scalingConfig).toEqual({ maximumConcurrency: 3 });
+    expect(annotations(scaler, 'info')).toEqual([
+      expect.stringMatching(/had no MaximumConcurrency: set to 3, so its pollers start capped/),
+    ]);
+  });
+
+  it('refuses a mapping in provisioned mode (AWS does not combine it with MaximumConcurrency)', () => {
+    const { stack, queue, consumer } = parts();
+    const source = new SqsEventSource(queue, {
+      provisionedPollerConfig: { minimumPollers: 2, maximumPollers: 10 },
+    });
+    const scaler = new QueueAgeScaler(stack, 'Scaler', { queue, consumer, eventSource: source });
+    expect(errorsOf(scaler)).toEqual([
+      expect.stringMatching(/is in provisioned mode \(provisionedPollerConfig\)/),
+    ]);
+  });
+
+  it('refuses both an eventSource and an eventSourceMapping', () => {
+    const { stack, queue, consumer } = parts();
+    const source = new SqsEventSource(queue);
+    consumer.addEventSource(source);
+    const mapping = EventSourceMapping.fromEventSourceMappingId(
+      stack,
+      'M',
+      '11111111-2222-3333-4444-555555555555',
+    );
+    const scaler = new QueueAgeScaler(stack, 'Scaler', {
+      queue,
+      consumer,
+      eventSource: source,
+      eventSourceMapping: mapping,
+    });
+    expect(errorsOf(scaler)).toEqual([
+      expect.stringMatching(/^eventSource and eventSourceMapping are both given/),
+    ]);
+  });
+
+  it('warns that an imported mapping cannot be checked, and skips what it cannot read', () => {
+    // GIVEN a queue, consumer and mapping all imported
     const app = new App({ context: NO_BUNDLING });
     const stack = new Stack(app, 'Imported', { env: { account: '123456789012', region: 'eu-west-1' } });
     const queue = Queue.fromQueueArn(stack, 'Queue', 'arn:aws:sqs:eu-west-1:123456789012:orders');
@@ -147,10 +378,176 @@ describe('QueueAgeScaler deployment checks on the attached resources', () => {
       'Mapping',
       '11111111-2222-3333-4444-555555555555',
     );
-    // WHEN / THEN: no check fires, and no DLQ alarm is made without a DLQ
+    // WHEN
     const scaler = new QueueAgeScaler(stack, 'Scaler', { queue, consumer, eventSourceMapping: mapping });
+    // THEN: no error, one warning saying what to check by hand, and no DLQ alarm without a DLQ
+    expect(errorsOf(scaler)).toEqual([]);
+    expect(annotations(scaler, 'warning')).toEqual([
+      expect.stringMatching(
+        /the event source mapping 11111111-2222-3333-4444-555555555555 is imported, so synth cannot check that it joins Imported\/Queue to Imported\/Consumer/,
+      ),
+    ]);
     expect(scaler.alarms.deadLetters).toBeUndefined();
     expect(scaler.alarms.all).toHaveLength(4);
+  });
+});
+
+describe('QueueAgeScaler: the ways an app attaches its queue', () => {
+  it('an SqsEventSource not yet added: the scaler adds it, capped at the floor, window counted', () => {
+    // GIVEN an event source with a batching window the queue's visibility timeout does not cover
+    const { stack, queue, consumer } = parts({ visibilityTimeoutSeconds: 180 });
+    const eventSource = new SqsEventSource(queue, { batchSize: 5, maxBatchingWindow: Duration.seconds(30) });
+    // WHEN
+    const scaler = new QueueAgeScaler(stack, 'Scaler', { queue, consumer, eventSource });
+    // THEN: the window is counted, and the mapping the source made is the one driven, capped from the start
+    expect(errorsOf(scaler)).toEqual([
+      expect.stringMatching(/visibility timeout = 180 s: .*\+ the batching window \(30 s\) = 210 s/),
+    ]);
+    const mapping = mappingOf(stack);
+    expect(mapping.scalingConfig).toEqual({ maximumConcurrency: 2 });
+    expect(stack.resolve(scaler.eventSourceMappingId)).toEqual(stack.resolve(mapping.ref));
+  });
+
+  it('an SqsEventSource the app already added: the scaler drives its mapping, adding none', () => {
+    const { stack, queue, consumer } = parts();
+    const eventSource = new SqsEventSource(queue, { maxConcurrency: 4 });
+    consumer.addEventSource(eventSource);
+    const scaler = new QueueAgeScaler(stack, 'Scaler', { queue, consumer, eventSource });
+    expect(errorsOf(scaler)).toEqual([]);
+    expect(mappingOf(stack).scalingConfig).toEqual({ maximumConcurrency: 4 });
+  });
+
+  it('an SqsEventSource of another queue is refused', () => {
+    const { stack, queue, consumer } = parts();
+    const other = new Queue(stack, 'Other', { visibilityTimeout: Duration.seconds(180) });
+    const scaler = new QueueAgeScaler(stack, 'Scaler', {
+      queue,
+      consumer,
+      eventSource: new SqsEventSource(other),
+    });
+    expect(errorsOf(scaler)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^eventSource reads the queue Validation\/Other, not the scaler's queue/),
+      ]),
+    );
+  });
+
+  it('no event source: the scaler creates the mapping with MaximumConcurrency set from the start', () => {
+    const { stack, queue, consumer } = parts();
+    const scaler = new QueueAgeScaler(stack, 'Scaler', {
+      queue,
+      consumer,
+      minConcurrency: 4,
+      eventSourceProps: { batchSize: 10, reportBatchItemFailures: true },
+    });
+    expect(errorsOf(scaler)).toEqual([]);
+    expect(annotations(scaler, 'info')).toEqual([]);
+    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 4 },
+    });
+  });
+
+  it('no event source given, but the app has one on the queue: the scaler drives it rather than adding a second', () => {
+    const { stack, queue, consumer } = parts();
+    consumer.addEventSource(new SqsEventSource(queue));
+    const scaler = new QueueAgeScaler(stack, 'Scaler', { queue, consumer });
+    expect(errorsOf(scaler)).toEqual([]);
+    Template.fromStack(stack).resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    expect(mappingOf(stack).scalingConfig).toEqual({ maximumConcurrency: 2 });
+  });
+
+  it("two stacks alike (same construct ids): each scaler finds its own mapping, never the other stack's", () => {
+    // GIVEN two stacks built the same way, so their resources have the same logical ids
+    const app = new App({ context: NO_BUNDLING });
+    const build = (id: string, maxConcurrency?: number) => {
+      const stack = new Stack(app, id);
+      const queue = new Queue(stack, 'Queue', {
+        visibilityTimeout: Duration.seconds(180),
+        deadLetterQueue: { queue: new Queue(stack, 'Dlq'), maxReceiveCount: 5 },
+      });
+      const consumer = new LambdaFunction(stack, 'Consumer', {
+        runtime: Runtime.NODEJS_24_X,
+        handler: 'index.handler',
+        code: Code.fromInline('exports.handler = async () => ({});'),
+        timeout: Duration.seconds(30),
+      });
+      return { stack, queue, consumer, maxConcurrency };
+    };
+    const first = build('First');
+    first.consumer.addEventSource(new SqsEventSource(first.queue, { maxConcurrency: 50 }));
+    const second = build('Second');
+    // WHEN the second stack's scaler is given no event source
+    const scaler = new QueueAgeScaler(second.stack, 'Scaler', {
+      queue: second.queue,
+      consumer: second.consumer,
+    });
+    // THEN it creates its own mapping (the first stack's, capped at 50, is not its queue's)
+    expect(errorsOf(scaler)).toEqual([]);
+    expect(mappingOf(second.stack).scalingConfig).toEqual({ maximumConcurrency: 2 });
+  });
+
+  it('eventSourceProps for a mapping the scaler will not create is refused, not ignored', () => {
+    const { stack, queue, consumer } = parts();
+    consumer.addEventSource(new SqsEventSource(queue));
+    const scaler = new QueueAgeScaler(stack, 'Scaler', {
+      queue,
+      consumer,
+      eventSourceProps: { batchSize: 5 },
+    });
+    expect(errorsOf(scaler)).toEqual([
+      expect.stringMatching(
+        /^eventSourceProps is given, but the consumer already has a mapping on this queue/,
+      ),
+    ]);
+  });
+
+  it('an alias as the consumer: the mapping invokes the alias, reserved concurrency is set on its function', () => {
+    // GIVEN
+    const { stack, queue, consumer } = parts();
+    const live = new Alias(stack, 'Live', { aliasName: 'live', version: consumer.currentVersion });
+    // WHEN
+    const scaler = new QueueAgeScaler(stack, 'Scaler', { queue, consumer: live });
+    // THEN
+    expect(errorsOf(scaler)).toEqual([]);
+    const template = Template.fromStack(stack);
+    const fn = stack.getLogicalId(consumer.node.defaultChild as never);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      // The alias: its function's name (taken from the version's ARN) and the alias name.
+      FunctionName: { 'Fn::Join': ['', [Match.anyValue(), ':live']] },
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ CONSUMER_FUNCTION_NAME: { Ref: fn } }) },
+    });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Sid: 'SetConsumerConcurrency',
+            Resource: { 'Fn::GetAtt': [fn, 'Arn'] },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('an alias counts as its function for one scaler per consumer', () => {
+    const { stack, queue, consumer } = parts();
+    const live = new Alias(stack, 'Live', { aliasName: 'live', version: consumer.currentVersion });
+    new QueueAgeScaler(stack, 'OnFunction', { queue, consumer });
+    const second = new Queue(stack, 'Second', {
+      visibilityTimeout: Duration.seconds(180),
+      deadLetterQueue: { queue: new Queue(stack, 'SecondDlq'), maxReceiveCount: 5 },
+    });
+    const onAlias = new QueueAgeScaler(stack, 'OnAlias', {
+      queue: second,
+      consumer: live,
+      stackOutputs: false,
+    });
+    expect(errorsOf(onAlias)).toEqual([
+      expect.stringMatching(/already has a queue-age scaler, Validation\/OnFunction/),
+    ]);
   });
 });
 
@@ -226,6 +623,11 @@ describe('cdk.json context: each invalid value is rejected at synth, naming its 
       comment: 'an oscillation threshold out of range',
       context: { oscillationThreshold: '0' },
       error: /-c oscillationThreshold = "0": must be an integer in \[1; 9\]/,
+    },
+    {
+      comment: 'a DLQ retention that is not true or false',
+      context: { retainDeadLetters: 'maybe' },
+      error: /-c retainDeadLetters = "maybe": must be true or false/,
     },
   ])('$comment', ({ context, error }) => {
     expect(() => createApp({ context: { ...NO_BUNDLING, ...context } })).toThrow(error);
