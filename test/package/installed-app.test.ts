@@ -458,6 +458,19 @@ describe('the CommonJS app deployed into moto, its controller run from the deplo
     });
   });
 
+  it("`queue-age-scaler status --stack` reads the user's stack from the construct's outputs (before the controller runs and the mapping is deleted)", async () => {
+    const bin = join(cjs.dir, 'node_modules', '.bin', 'queue-age-scaler');
+    expect(existsSync(bin)).toBe(true);
+    const status = await command(
+      bin,
+      ['status', '--stack', 'OrdersStack', '--endpoint', server.endpoint, '--region', 'us-east-1', '--json'],
+      { cwd: cjs.dir, env: { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' } },
+    );
+    expect(status.code, status.stderr).toBe(0);
+    const reading = JSON.parse(status.stdout) as { reading: Record<string, unknown> };
+    expect(JSON.stringify(reading.reading)).toContain(deployment.outputs.ScalerName as string);
+  }, 60_000);
+
   it(
     'runs the deployed controller: no data, growth, a duplicate event, a deleted mapping',
     async () => {
@@ -536,17 +549,4 @@ describe('the CommonJS app deployed into moto, its controller run from the deplo
     },
     3 * 60_000,
   );
-
-  it("`queue-age-scaler status --stack` reads the user's stack from the construct's outputs", async () => {
-    const bin = join(cjs.dir, 'node_modules', '.bin', 'queue-age-scaler');
-    expect(existsSync(bin)).toBe(true);
-    const status = await command(
-      bin,
-      ['status', '--stack', 'OrdersStack', '--endpoint', server.endpoint, '--region', 'us-east-1', '--json'],
-      { cwd: cjs.dir, env: { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' } },
-    );
-    expect(status.code, status.stderr).toBe(0);
-    const reading = JSON.parse(status.stdout) as { reading: Record<string, unknown> };
-    expect(JSON.stringify(reading.reading)).toContain(deployment.outputs.ScalerName as string);
-  }, 60_000);
 });
