@@ -1,3 +1,4 @@
+import { decimalNumber } from '../control/decimal.ts';
 import { ConfigError, resolveScalerConfig, type ScalerConfig, SETTING_NAMES } from '../control/index.ts';
 
 /**
@@ -61,11 +62,8 @@ function label(field: string): string {
   return `-c ${field}`;
 }
 
-function number(value: unknown): number {
-  if (typeof value === 'number') return value;
-  if (typeof value === 'string' && value.trim() !== '') return Number(value);
-  return Number.NaN;
-}
+// `-c batchSize=0x10` must not be read as 16: the same decimal-only reading as the settings.
+const number = decimalNumber;
 
 /** Reads and validates the example's context; throws one `ConfigError` naming every bad `-c` key. */
 export function exampleContextFrom(context: Record<string, unknown>): ExampleContext {

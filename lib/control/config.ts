@@ -1,4 +1,5 @@
 import { maxConcurrencyFor } from './capacity.ts';
+import { decimalNumber } from './decimal.ts';
 
 /**
  * One config path for every entry point (CDK props, `cdk.json` context, the controller's environment, the
@@ -186,24 +187,11 @@ export function shown(value: unknown): string {
   }
 }
 
-/**
- * A number written in decimal: digits with an optional fraction and exponent (`60`, `0.5`, `.5`, `6e1`, `5e-7`).
- * `Number()` would also read `0x3c` as 60, `0b1010` as 10, `' 60 '` as 60 and `''` as 0. The exponent stays
- * allowed because `String()` writes numbers below 1e-6 that way, and the CDK construct passes settings to the
- * controller's environment through `String()` (lib/control/environment.ts): what synthesizes must start.
- */
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-
 function parseValue(rule: Rule, value: unknown): number | string | undefined {
   if (rule.kind === 'enum') {
     return typeof value === 'string' && rule.values.includes(value) ? value : undefined;
   }
-  const n =
-    typeof value === 'number'
-      ? value
-      : typeof value === 'string' && DECIMAL.test(value)
-        ? Number(value)
-        : NaN;
+  const n = decimalNumber(value);
   if (!Number.isFinite(n)) return undefined;
   if (rule.kind === 'integer') return Number.isInteger(n) && n >= rule.min && n <= rule.max ? n : undefined;
   const aboveMin = rule.minInclusive ? n >= rule.min : n > rule.min;

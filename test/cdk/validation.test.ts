@@ -599,6 +599,11 @@ describe('cdk.json context: each invalid value is rejected at synth, naming its 
       error: /-c batchSize = "11": must be an integer in \[1; 10\]/,
     },
     {
+      comment: 'a batch size in hexadecimal (Number() would read 0xa as 10)',
+      context: { batchSize: '0xa' },
+      error: /-c batchSize = "0xa": must be an integer in \[1; 10\]/,
+    },
+    {
       comment: 'a negative item time',
       context: { workMilliseconds: '-5' },
       error: /-c workMilliseconds = "-5": must be a number in \[0; 900000\]/,
