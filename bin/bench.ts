@@ -1,19 +1,34 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { type BenchRow, benchScenario, benchTable } from '../lib/sim/bench.ts';
+import { type BenchRow, benchScenario, benchTable, dominanceStatement } from '../lib/sim/bench.ts';
+import { loadSimConfig } from '../lib/sim/config-file.ts';
+import { prepareOutputFile, writeOutputs } from '../lib/sim/outputs.ts';
 import { PRESET_NAMES, type PresetName } from '../lib/sim/presets.ts';
-import { loadScenario, shippedScenarios } from '../lib/sim/scenario.ts';
+import { loadPhaseFile, loadScenario, type Scenario, shippedScenarios } from '../lib/sim/scenario.ts';
 import { parseOptions, runCli, UsageError } from './cli-error.ts';
+import { scaled } from './sim-options.ts';
 
-const HELP = `Runs every shipped scenario through the age law and the baselines (fixed at the floor, fixed at the cap,
-the seed's literal step rule, a KEDA-like depth rule) and prints a markdown table.
+const HELP = `Runs every shipped scenario through the age law and the baselines and prints a markdown table:
+native (no controller: the mapping's MaximumConcurrency at the cap, reserved unset), provisioned (the mapping's
+provisioned mode, 2 to cap÷10 pollers), fixed at the floor, fixed at the cap, the seed's literal step rule, a
+KEDA-like depth rule.
 
-Usage: npm run bench -- [--preset lambda|seed] [--scenario NAME]... [--out FILE.md]
+Usage: npm run bench -- [--preset lambda|seed]... [--scenario NAME]... [--trace FILE.csv]...
+                        [--rate-scale X] [--time-scale X] [--config FILE.json] [--out FILE.md]
 
-The trade-off column is concurrency-seconds ÷ the clairvoyant's × max(1, p99 wait ÷ target): the cost of the
-concurrency, with a penalty only for missing the latency target. Lower is better; the best per scenario is bold.
-"settled events/h" counts scale events in flat phases of at least 25 minutes, after their first 15 minutes.
-Defaults: both presets (seed preset: seed-spike only, as in the article), every scenario, out/bench.md.`;
+Columns: p99 wait ÷ target and dead letters (how late, how lost); concurrent executions peak, time-weighted p99
+and mean, warm execution environments peak and mean (what the downstream feels); reserved concurrency held
+(concurrency-seconds of account concurrency held back; native and provisioned hold none); the applied limit's
+concurrency-seconds ÷ the clairvoyant's (max(floor, ⌈λ·S⌉) per phase); scale events (controller writes), and per
+hour once a flat phase of 25+ minutes has run 15; throttled and timed-out invocations, failed items; simulated
+seconds per wall second.
+
+Under each table, the dominated controllers: A dominates B when A is no later (p99 ÷ target, counting anything at
+or under the target as meeting it; dead letters) and no heavier on the downstream (peak and mean concurrent
+executions), and clearly better on one of them (beyond 5 %).
+
+--rate-scale/--time-scale apply to every scenario, as npm run load applies them. --config applies to every run.
+Defaults: both presets (seed preset: seed-spike only, as in the article), every scenario, out/bench.md (checked
+before the runs start; the table is printed first, so a late write error loses nothing).`;
 
 async function main(): Promise<void> {
   const { values } = parseOptions(() =>
@@ -21,6 +36,10 @@ async function main(): Promise<void> {
       options: {
         preset: { type: 'string', multiple: true },
         scenario: { type: 'string', multiple: true },
+        trace: { type: 'string', multiple: true },
+        'rate-scale': { type: 'string' },
+        'time-scale': { type: 'string' },
+        config: { type: 'string' },
         out: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -35,29 +54,43 @@ async function main(): Promise<void> {
   for (const p of presets)
     if (!PRESET_NAMES.includes(p))
       throw new UsageError(`--preset '${p}': must be one of ${PRESET_NAMES.join(', ')}`);
-  const scenarios = values.scenario ?? shippedScenarios();
+  const chosen = values.scenario !== undefined || values.trace !== undefined;
+  const load = (scenario: Scenario) => scaled(scenario, values['rate-scale'], values['time-scale']);
+  const scenarios = [
+    ...(values.scenario ?? (chosen ? [] : shippedScenarios())).map((name) => load(loadScenario(name))),
+    ...(values.trace ?? []).map((path) => load(loadPhaseFile(path))),
+  ];
+  const file = values.config === undefined ? undefined : loadSimConfig(values.config);
+  const out = prepareOutputFile('--out', values.out ?? 'out/bench.md');
+
   const sections: string[] = [];
   for (const preset of presets) {
     // The seed preset is the article's 50 ms pool: its own spike is the scenario it describes.
-    const names = preset === 'seed' && values.scenario === undefined ? ['seed-spike'] : scenarios;
+    const list = preset === 'seed' && !chosen ? [load(loadScenario('seed-spike'))] : scenarios;
     const rows: BenchRow[] = [];
-    for (const name of names) {
+    for (const scenario of list) {
       rows.push(
-        ...(await benchScenario(loadScenario(name), preset, (row) =>
-          process.stderr.write(
-            `${preset} ${row.scenario} ${row.controller}: ${row.summary.wallSeconds.toFixed(1)} s\n`,
-          ),
+        ...(await benchScenario(
+          scenario,
+          preset,
+          (row) =>
+            process.stderr.write(
+              `${preset} ${row.scenario} ${row.controller}: ${row.summary.wallSeconds.toFixed(1)} s\n`,
+            ),
+          { settings: file?.settings, environment: file?.environment, downstream: file?.downstream },
         )),
       );
     }
-    sections.push(`### ${preset} preset\n\n${benchTable(rows)}`);
+    sections.push(
+      `### ${preset} preset\n\n${benchTable(rows)}\n\nDominated (no later and no heavier on the downstream than another, and clearly worse on one):\n\n${dominanceStatement(rows)}`,
+    );
   }
   const markdown = `${sections.join('\n\n')}\n`;
   console.log(markdown);
-  const out = values.out ?? 'out/bench.md';
-  mkdirSync(out.replace(/\/[^/]*$/, '') || '.', { recursive: true });
-  writeFileSync(out, markdown);
-  process.stderr.write(`wrote ${out}\n`);
+  const failures = writeOutputs([{ path: out, content: markdown }]);
+  for (const failure of failures) console.error(`bench: ${failure} (the table above is complete)`);
+  if (failures.length > 0) process.exitCode = 1;
+  else process.stderr.write(`wrote ${out}\n`);
 }
 
 await runCli('bench', main);

@@ -1,37 +1,48 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadSimConfig } from '../lib/sim/config-file.ts';
+import { describeDownstream } from '../lib/sim/downstream.ts';
+import { prepareOutputDirectory, writeOutputs } from '../lib/sim/outputs.ts';
 import { phaseTable, runFooter } from '../lib/sim/phase-table.ts';
 import { PRESET_NAMES, PRESETS, type PresetName } from '../lib/sim/presets.ts';
-import { CONTROLLER_KINDS, type ControllerKind, runScenario } from '../lib/sim/run.ts';
+import { CONTROLLER_KINDS, type ControllerKind, downstreamFor, runScenario } from '../lib/sim/run.ts';
 import { loadPhaseFile, loadScenario, shippedScenarios } from '../lib/sim/scenario.ts';
 import { svgChart } from '../lib/sim/svg-chart.ts';
 import { terminalChart } from '../lib/sim/terminal-chart.ts';
 import { timelineCsv } from '../lib/sim/timeline-csv.ts';
 import { parseOptions, runCli, UsageError } from './cli-error.ts';
+import { scaled, seedOption } from './sim-options.ts';
 
 const HELP = `Replays a load through a model of SQS → Lambda (or the seed article's worker pool) driven by the
-queue-age controller, and reports what the controller did.
+queue-age controller, and reports what the controller did and what the downstream felt.
 
 Usage: npm start -- [options]
 
 Options:
   --scenario NAME     a shipped phase file (default seed-spike): ${shippedScenarios().join(', ')}
-  --trace FILE.csv    your own phase file (header duration_s,rate_per_s,item_ms; one row per phase)
+  --trace FILE.csv    your own phase file (header duration_s,rate_per_s,item_ms; one row per phase;
+                      an optional line "@downstream connection_pool=N" or "@downstream api_rate_per_s=R")
+  --rate-scale X      multiply every rate by X (> 0; default 1), as npm run load does: 100 replays 2/s at 200/s
+  --time-scale X      multiply every phase's duration by X (> 0; default 1)
   --preset NAME       ${PRESET_NAMES.map((p) => `${p}: ${PRESETS[p].description}`).join('\n                      ')}
                       (default lambda)
-  --config FILE.json  control-law settings over the preset's (validated), e.g.
-                      {"targetAgeSeconds": 30, "maxConcurrency": 24, "simulator": {"metricDelaySeconds": 60}}
-  --controller NAME   ${CONTROLLER_KINDS.join(', ')} (default age-law; the others are the bench's baselines)
-  --seed N            random seed for arrivals and item times (default 1)
-  --out DIR           where to write <scenario>.svg and <scenario>.csv (default out)
+  --config FILE.json  control-law settings over the preset's (validated), and the simulator's model, e.g.
+                      {"targetAgeSeconds": 30, "maxConcurrency": 24,
+                       "simulator": {"metricDelaySeconds": 60, "downstream": {"connectionPool": 20}}}
+  --controller NAME   ${CONTROLLER_KINDS.join(', ')}
+                      (default age-law; the others are the bench's baselines: native = no controller, the
+                      mapping's MaximumConcurrency at the cap; provisioned = the mapping's provisioned mode)
+  --seed N            random seed for arrivals and item times, 0–4294967295 (default 1)
+  --out DIR           where to write <scenario>.svg and <scenario>.csv (default out; checked before the run)
   --json              print one JSON object instead of the table and chart
   --help              this text
+
+The run is bounded (at most 50,000,000 messages, 1,000,000 controller ticks, 100,000 phases, 30 days), so that
+every accepted run fits in 2 GB; a larger one is refused before it starts, saying which bound and how to shrink it.
 
 Examples:
   npm start
   npm start -- --preset seed --json
+  npm start -- --scenario nasa-http-1995-07-13 --controller native
   npm start -- --scenario overload --config my-settings.json`;
 
 async function main(): Promise<void> {
@@ -49,12 +60,18 @@ async function main(): Promise<void> {
   if (!CONTROLLER_KINDS.includes(controller as ControllerKind)) {
     throw new UsageError(`--controller '${controller}': must be one of ${CONTROLLER_KINDS.join(', ')}`);
   }
-  const seed = values.seed === undefined ? 1 : Number(values.seed);
-  if (!Number.isSafeInteger(seed) || seed < 0)
-    throw new UsageError(`--seed '${values.seed}': must be a whole number ≥ 0`);
-  const scenario =
-    values.trace !== undefined ? loadPhaseFile(values.trace) : loadScenario(values.scenario ?? 'seed-spike');
+  const seed = seedOption(values.seed);
+  const scenario = scaled(
+    values.trace !== undefined ? loadPhaseFile(values.trace) : loadScenario(values.scenario ?? 'seed-spike'),
+    values['rate-scale'],
+    values['time-scale'],
+  );
   const file = values.config === undefined ? undefined : loadSimConfig(values.config);
+  // Before the run: a wrong --out must not cost a finished result.
+  const [svgPath, csvPath] = prepareOutputDirectory('--out', values.out ?? 'out', [
+    `${scenario.name}.svg`,
+    `${scenario.name}.csv`,
+  ]) as [string, string];
 
   const showProgress = !values.json && process.stderr.isTTY;
   const run = await runScenario({
@@ -62,6 +79,7 @@ async function main(): Promise<void> {
     preset: preset as PresetName,
     settings: file?.settings,
     environment: file?.environment,
+    downstream: file?.downstream,
     controller: controller as ControllerKind,
     seed,
     onProgress: showProgress
@@ -70,37 +88,39 @@ async function main(): Promise<void> {
   });
   if (showProgress) process.stderr.write('\r\x1b[K');
 
-  const outDir = values.out ?? 'out';
-  mkdirSync(outDir, { recursive: true });
-  const svgPath = join(outDir, `${scenario.name}.svg`);
-  const csvPath = join(outDir, `${scenario.name}.csv`);
   const title = `${scenario.name} · ${preset} preset · ${run.summary.controller}`;
-  writeFileSync(
-    svgPath,
-    svgChart({
-      title,
-      timeline: run.result.timeline,
-      cap: run.config.maxConcurrency,
-      targetAgeSeconds: run.config.targetAgeSeconds,
-    }),
-  );
-  writeFileSync(csvPath, timelineCsv(run.result.timeline));
-
+  // The result first: if a file cannot be written after all, nothing the run computed is lost.
   if (values.json) {
     console.log(JSON.stringify(run.summary, null, 2));
-    return;
+  } else {
+    const scale =
+      scenario.scale === undefined ? '' : `, rate × ${scenario.scale.rate}, time × ${scenario.scale.time}`;
+    console.log(
+      `${title}: floor ${run.config.minConcurrency}, cap ${run.config.maxConcurrency}, target age ${run.config.targetAgeSeconds} s, tick ${run.config.tickSeconds} s, seed ${seed}${scale}, downstream ${describeDownstream(downstreamFor(scenario, file?.downstream))}\n`,
+    );
+    console.log(phaseTable(run.summary));
+    console.log(`\n${runFooter(run.summary)}\n`);
+    console.log(
+      terminalChart(run.result.timeline, run.config.maxConcurrency, run.config.targetAgeSeconds, {
+        color: process.stdout.isTTY && !process.env.NO_COLOR,
+      }),
+    );
   }
-  console.log(
-    `${title}: floor ${run.config.minConcurrency}, cap ${run.config.maxConcurrency}, target age ${run.config.targetAgeSeconds} s, tick ${run.config.tickSeconds} s, seed ${seed}\n`,
-  );
-  console.log(phaseTable(run.summary));
-  console.log(`\n${runFooter(run.summary)}\n`);
-  console.log(
-    terminalChart(run.result.timeline, run.config.maxConcurrency, run.config.targetAgeSeconds, {
-      color: process.stdout.isTTY && !process.env.NO_COLOR,
-    }),
-  );
-  console.log(`\nwrote ${svgPath} and ${csvPath}`);
+  const failures = writeOutputs([
+    {
+      path: svgPath,
+      content: svgChart({
+        title,
+        timeline: run.result.timeline,
+        cap: run.config.maxConcurrency,
+        targetAgeSeconds: run.config.targetAgeSeconds,
+      }),
+    },
+    { path: csvPath, content: timelineCsv(run.result.timeline) },
+  ]);
+  for (const failure of failures) console.error(`simulate: ${failure} (the result above is complete)`);
+  if (failures.length > 0) process.exitCode = 1;
+  else if (!values.json) console.log(`\nwrote ${svgPath} and ${csvPath}`);
 }
 
 function parse() {
@@ -108,6 +128,8 @@ function parse() {
     options: {
       scenario: { type: 'string' },
       trace: { type: 'string' },
+      'rate-scale': { type: 'string' },
+      'time-scale': { type: 'string' },
       preset: { type: 'string' },
       config: { type: 'string' },
       controller: { type: 'string' },

@@ -1,30 +1,85 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError, type ScalerSettings, shown } from '../control/config.ts';
+import type { DownstreamModel } from './downstream.ts';
 import type { SimEnvironment } from './environment.ts';
 
 /**
  * A simulator config file: the control law's settings (validated by the shared validator when the run resolves
- * them) and, under "simulator", overrides of the modelled environment.
+ * them) and, under "simulator", overrides of the modelled environment, including the downstream's capacity.
  *
- *   { "targetAgeSeconds": 30, "maxConcurrency": 24, "simulator": { "metricDelaySeconds": 60 } }
+ *   { "targetAgeSeconds": 30, "maxConcurrency": 24,
+ *     "simulator": { "metricDelaySeconds": 60, "downstream": { "connectionPool": 20 } } }
  */
 export interface SimConfigFile {
   readonly settings: ScalerSettings;
   readonly environment: Partial<SimEnvironment>;
+  readonly downstream?: DownstreamModel;
 }
 
-const ENVIRONMENT_LIMITS: Partial<
-  Record<keyof SimEnvironment, { min: number; max: number; integer?: boolean }>
-> = {
+interface Limit {
+  readonly min: number;
+  readonly max: number;
+  readonly minExclusive?: boolean;
+  readonly integer?: boolean;
+}
+
+const ENVIRONMENT_LIMITS: Partial<Record<keyof SimEnvironment, Limit>> = {
   batchSize: { min: 1, max: 10_000, integer: true },
   receiveLatencySeconds: { min: 0, max: 20 },
   invocationOverheadSeconds: { min: 0, max: 900 },
   itemJitter: { min: 0, max: 0.99 },
+  // SQS: 0 s – 12 hours.
   visibilityTimeoutSeconds: { min: 0, max: 43_200 },
+  // Lambda: 1 s – 15 minutes.
+  functionTimeoutSeconds: { min: 1, max: 900 },
+  keepWarmSeconds: { min: 0, max: 86_400 },
   maxReceiveCount: { min: 1, max: 1000, integer: true },
   throttleBackoffSeconds: { min: 0, max: 900 },
   metricDelaySeconds: { min: 0, max: 3600 },
 };
+
+const DOWNSTREAM_LIMITS: Record<keyof DownstreamModel, Limit> = {
+  connectionPool: { min: 1, max: 100_000, integer: true },
+  apiRatePerSecond: { min: 0, max: 1e9, minExclusive: true },
+  callsPerItem: { min: 0, max: 1000, minExclusive: true },
+};
+
+const KNOWN = [...Object.keys(ENVIRONMENT_LIMITS), 'downstream'];
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Checks `fields` against `limits` (own keys only: `constructor` or `__proto__` are not fields), collecting problems. */
+function numbers(
+  prefix: string,
+  fields: Record<string, unknown>,
+  limits: Partial<Record<string, Limit>>,
+  problems: string[],
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [field, value] of Object.entries(fields)) {
+    const limit = Object.hasOwn(limits, field) ? limits[field] : undefined;
+    if (limit === undefined) {
+      problems.push(`unknown field ${shown(`${prefix}${field}`)} (known: ${Object.keys(limits).join(', ')})`);
+      continue;
+    }
+    const aboveMin =
+      typeof value === 'number' && (limit.minExclusive ? value > limit.min : value >= limit.min);
+    if (
+      typeof value !== 'number' ||
+      !Number.isFinite(value) ||
+      !aboveMin ||
+      value > limit.max ||
+      (limit.integer && !Number.isInteger(value))
+    ) {
+      problems.push(
+        `${prefix}${field} = ${shown(value)}: must be ${limit.integer ? 'an integer' : 'a number'} in ${limit.minExclusive ? '(' : '['}${limit.min}; ${limit.max}]`,
+      );
+    } else out[field] = value;
+  }
+  return out;
+}
 
 export function parseSimConfig(text: string, source: string): SimConfigFile {
   let raw: unknown;
@@ -33,41 +88,32 @@ export function parseSimConfig(text: string, source: string): SimConfigFile {
   } catch (error) {
     throw new ConfigError([`${source} is not valid JSON: ${(error as Error).message}`]);
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    throw new ConfigError([`${source} must hold a JSON object`]);
-  const { simulator, ...settings } = raw as Record<string, unknown>;
-  const environment: Record<string, number> = {};
+  if (!isObject(raw)) throw new ConfigError([`${source} must hold a JSON object`]);
+  const { simulator, ...settings } = raw;
   const problems: string[] = [];
+  let environment: Record<string, number> = {};
+  let downstream: Record<string, number> | undefined;
   if (simulator !== undefined) {
-    if (typeof simulator !== 'object' || simulator === null || Array.isArray(simulator)) {
-      problems.push(`simulator must be an object of ${Object.keys(ENVIRONMENT_LIMITS).join(', ')}`);
+    if (!isObject(simulator)) {
+      problems.push(`simulator must be an object of ${KNOWN.join(', ')}`);
     } else {
-      for (const [field, value] of Object.entries(simulator)) {
-        // Own keys only: a plain lookup would find Object.prototype's `constructor` or `toString` (and
-        // JSON.parse makes `"__proto__"` an own key of the parsed object), and accept them as limits.
-        const limit = Object.hasOwn(ENVIRONMENT_LIMITS, field)
-          ? ENVIRONMENT_LIMITS[field as keyof SimEnvironment]
-          : undefined;
-        if (limit === undefined) {
+      const { downstream: model, ...rest } = simulator;
+      environment = numbers('simulator.', rest, ENVIRONMENT_LIMITS, problems);
+      if (model !== undefined) {
+        if (!isObject(model))
           problems.push(
-            `unknown field ${shown(`simulator.${field}`)} (known: ${Object.keys(ENVIRONMENT_LIMITS).join(', ')})`,
+            `simulator.downstream must be an object of ${Object.keys(DOWNSTREAM_LIMITS).join(', ')}`,
           );
-        } else if (
-          typeof value !== 'number' ||
-          !Number.isFinite(value) ||
-          value < limit.min ||
-          value > limit.max ||
-          (limit.integer && !Number.isInteger(value))
-        ) {
-          problems.push(
-            `simulator.${field} = ${shown(value)}: must be ${limit.integer ? 'an integer' : 'a number'} in [${limit.min}; ${limit.max}]`,
-          );
-        } else environment[field] = value;
+        else downstream = numbers('simulator.downstream.', model, DOWNSTREAM_LIMITS, problems);
       }
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  return { settings: settings as ScalerSettings, environment: environment as Partial<SimEnvironment> };
+  return {
+    settings: settings as ScalerSettings,
+    environment: environment as Partial<SimEnvironment>,
+    ...(downstream === undefined ? {} : { downstream: downstream as DownstreamModel }),
+  };
 }
 
 export function loadSimConfig(path: string): SimConfigFile {

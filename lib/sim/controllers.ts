@@ -104,3 +104,16 @@ export function depthController(config: ScalerConfig, queueLength = 5): SimContr
     },
   };
 }
+
+/**
+ * No controller at all: the baselines `native` and `provisioned`, where the event source mapping's own scaling
+ * (bounded by its MaximumConcurrency, or by provisioned mode's MaximumPollers) is the whole story.
+ */
+export function noController(name: string): SimController {
+  return {
+    name,
+    async tick() {
+      return { reason: 'none' };
+    },
+  };
+}

@@ -1,10 +1,11 @@
 import type { TimelineSample } from './simulation.ts';
 
-/** A chart point: the bucket's start time, the arrival rate's mean, the concurrency's and head age's maximum. */
+/** A chart point: the bucket's start time, the arrival rate's mean, the maxima of the concurrency figures and head age. */
 export interface ChartPoint {
   readonly time: number;
   readonly arrivalsPerSecond: number;
   readonly applied: number;
+  readonly executions: number;
   readonly headAgeSeconds: number;
 }
 
@@ -19,6 +20,7 @@ export function downsample(timeline: readonly TimelineSample[], buckets: number)
       time: (slice[0] as TimelineSample).time,
       arrivalsPerSecond: slice.reduce((s, x) => s + x.arrivalsPerSecond, 0) / slice.length,
       applied: Math.max(...slice.map((x) => x.applied)),
+      executions: Math.max(...slice.map((x) => x.executions)),
       headAgeSeconds: Math.max(...slice.map((x) => x.headAgeSeconds)),
     });
   }

@@ -1,3 +1,5 @@
+import { ConfigError } from '../control/config.ts';
+
 /**
  * The modelled system around the controller. `lambda` is SQS → event source mapping → Lambda with CloudWatch's
  * late one-minute metrics; `pool` is the seed article's in-process worker pool (a worker takes one item at a
@@ -13,8 +15,13 @@ export interface SimEnvironment {
   readonly invocationOverheadSeconds: number;
   /** Each item's time is its phase's item_ms scaled by a uniform factor in [1 - jitter, 1 + jitter]. */
   readonly itemJitter: number;
-  /** A throttled batch comes back after this (AWS: ≥ 6 × the function timeout). */
+  /** A received batch is invisible for this long; a throttled or failed one comes back after it (AWS: ≥ 6 × the
+   * function timeout, and never below it: Lambda refuses a mapping whose queue's timeout is shorter). */
   readonly visibilityTimeoutSeconds: number;
+  /** The consumer function's timeout: an invocation still running then is stopped and its whole batch fails. */
+  readonly functionTimeoutSeconds: number;
+  /** How long an idle execution environment stays warm before Lambda reclaims it. */
+  readonly keepWarmSeconds: number;
   /** Redrive: a message received more often than this goes to the DLQ. */
   readonly maxReceiveCount: number;
   /** The mapping's pollers: start at 5, add up to 300 a minute while messages wait, at most 1,250. */
@@ -42,6 +49,10 @@ export const LAMBDA_ENVIRONMENT: SimEnvironment = {
   itemJitter: 0.25,
   // 6 × a 30 s consumer timeout (AWS: visibility timeout ≥ 6 × the function timeout).
   visibilityTimeoutSeconds: 180,
+  functionTimeoutSeconds: 30,
+  // Not documented by AWS; measured since July 2019 as ten minutes after the last request (Mikhail Shilkov,
+  // "AWS Lambda Cold Starts After 10 Minutes").
+  keepWarmSeconds: 600,
   maxReceiveCount: 5,
   initialPollers: 5,
   pollerStepPerMinute: 300,
@@ -62,6 +73,9 @@ export const POOL_ENVIRONMENT: SimEnvironment = {
   invocationOverheadSeconds: 0,
   itemJitter: 0.25,
   visibilityTimeoutSeconds: 180,
+  // An in-process pool has no function timeout and keeps its workers: neither applies.
+  functionTimeoutSeconds: 900,
+  keepWarmSeconds: 0,
   maxReceiveCount: 5,
   initialPollers: 0,
   pollerStepPerMinute: 0,
@@ -74,3 +88,17 @@ export const POOL_ENVIRONMENT: SimEnvironment = {
   instantAge: true,
   metricWindowSeconds: 10,
 };
+
+/**
+ * Refuses an environment the model does not cover. AWS refuses an SQS mapping whose queue's visibility timeout is
+ * below the function's timeout ("Queue visibility timeout: 30 seconds is less than Function timeout: 60
+ * seconds"), so a message can never reappear while an invocation still processes it, and the model has no such
+ * case either.
+ */
+export function checkEnvironment(env: SimEnvironment): void {
+  if (env.kind === 'lambda' && env.visibilityTimeoutSeconds < env.functionTimeoutSeconds) {
+    throw new ConfigError([
+      `simulator.visibilityTimeoutSeconds = ${env.visibilityTimeoutSeconds}: must be at least simulator.functionTimeoutSeconds (${env.functionTimeoutSeconds}); Lambda refuses an SQS mapping whose queue's visibility timeout is below the function timeout (AWS recommends 6 × the function timeout)`,
+    ]);
+  }
+}

@@ -1,7 +1,17 @@
-/** A growable ring buffer of send times: the queue's never-received messages, oldest first. */
+// A chunk holds 64 Ki send times (512 KiB): large enough that chunk bookkeeping is rare, small enough that a
+// backlog of tens of millions grows without ever copying what it already holds.
+const CHUNK = 1 << 16;
+
+/**
+ * The queue's never-received messages, oldest first: their send times in fixed-size chunks. A backlog of n
+ * messages takes 8·n bytes and growing it copies nothing (a doubling ring buffer would hold 3× that while it grows).
+ */
 export class TimeFifo {
-  private buffer = new Float64Array(1024);
+  private readonly chunks: Float64Array[] = [];
+  /** Index of the first unread slot in chunks[0]. */
   private head = 0;
+  /** Index of the next free slot in the last chunk. */
+  private tail = CHUNK;
   private count = 0;
 
   get length(): number {
@@ -9,48 +19,31 @@ export class TimeFifo {
   }
 
   push(time: number): void {
-    if (this.count === this.buffer.length) this.grow();
-    this.buffer[(this.head + this.count) % this.buffer.length] = time;
+    if (this.tail === CHUNK) {
+      this.chunks.push(new Float64Array(CHUNK));
+      this.tail = 0;
+    }
+    (this.chunks[this.chunks.length - 1] as Float64Array)[this.tail++] = time;
     this.count++;
   }
 
   peek(): number | undefined {
-    return this.count === 0 ? undefined : this.buffer[this.head];
+    return this.count === 0 ? undefined : (this.chunks[0] as Float64Array)[this.head];
   }
 
   shift(): number | undefined {
     if (this.count === 0) return undefined;
-    const value = this.buffer[this.head];
-    this.head = (this.head + 1) % this.buffer.length;
+    const value = (this.chunks[0] as Float64Array)[this.head++];
     this.count--;
-    return value;
-  }
-
-  private grow(): void {
-    const next = new Float64Array(this.buffer.length * 2);
-    for (let i = 0; i < this.count; i++)
-      next[i] = this.buffer[(this.head + i) % this.buffer.length] as number;
-    this.buffer = next;
-    this.head = 0;
-  }
-}
-
-/** A growable list of numbers (waits per phase). */
-export class NumberList {
-  private buffer = new Float64Array(1024);
-  length = 0;
-
-  push(value: number): void {
-    if (this.length === this.buffer.length) {
-      const next = new Float64Array(this.buffer.length * 2);
-      next.set(this.buffer);
-      this.buffer = next;
+    if (this.count === 0) {
+      // Keep one chunk to refill, from its start.
+      this.chunks.length = 1;
+      this.head = 0;
+      this.tail = 0;
+    } else if (this.head === CHUNK) {
+      this.chunks.shift();
+      this.head = 0;
     }
-    this.buffer[this.length++] = value;
-  }
-
-  /** The values, sorted ascending (a copy). */
-  sorted(): Float64Array {
-    return this.buffer.slice(0, this.length).sort();
+    return value;
   }
 }

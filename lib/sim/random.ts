@@ -1,9 +1,15 @@
+/** The generator's state is 32 bits: every seed in [0, MAX_SEED] is a different run, and no other is accepted. */
+export const MAX_SEED = 2 ** 32 - 1;
+
 /** A seeded generator (mulberry32): the same seed replays the same arrivals and item times. */
 export class Random {
   private state: number;
 
   constructor(seed: number) {
-    this.state = seed >>> 0;
+    // `seed >>> 0` alone would fold 2^32 + 1 onto 1: two seeds, one run.
+    if (!Number.isInteger(seed) || seed < 0 || seed > MAX_SEED)
+      throw new RangeError(`seed ${seed} is outside [0, ${MAX_SEED}]`);
+    this.state = seed;
   }
 
   /** Uniform in [0, 1). */

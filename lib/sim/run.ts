@@ -1,13 +1,42 @@
-import { resolveScalerConfig, type ScalerConfig, type ScalerSettings } from '../control/config.ts';
-import { ageLawController, depthController, fixedController, seedStepController } from './controllers.ts';
-import type { SimEnvironment } from './environment.ts';
+import {
+  ConfigError,
+  resolveScalerConfig,
+  type ScalerConfig,
+  type ScalerSettings,
+} from '../control/config.ts';
+import {
+  ageLawController,
+  depthController,
+  fixedController,
+  noController,
+  seedStepController,
+} from './controllers.ts';
+import { type DownstreamModel, hasCapacity } from './downstream.ts';
+import { checkEnvironment, type SimEnvironment } from './environment.ts';
+import { checkRunSize } from './limits.ts';
+import { INVOKES_PER_POLLER } from './pollers.ts';
 import { PRESETS, type PresetName } from './presets.ts';
+import { MAX_SEED } from './random.ts';
 import type { Scenario } from './scenario.ts';
-import { type SimController, Simulation, type SimulationResult } from './simulation.ts';
+import { type ConsumerMode, type SimController, Simulation, type SimulationResult } from './simulation.ts';
 import { type RunSummary, summarize } from './summary.ts';
 
-export const CONTROLLER_KINDS = ['age-law', 'fixed-floor', 'fixed-cap', 'seed-step', 'depth'] as const;
+export const CONTROLLER_KINDS = [
+  'age-law',
+  'native',
+  'provisioned',
+  'fixed-floor',
+  'fixed-cap',
+  'seed-step',
+  'depth',
+] as const;
 export type ControllerKind = (typeof CONTROLLER_KINDS)[number];
+
+/** Baselines that are settings of the event source mapping itself: they exist only where there is one. */
+export const MAPPING_BASELINES: readonly ControllerKind[] = ['native', 'provisioned'];
+
+// Provisioned mode's documented minimum (and default) MinimumPollers for SQS.
+const MINIMUM_POLLERS = 2;
 
 export interface RunOptions {
   readonly scenario: Scenario;
@@ -16,6 +45,8 @@ export interface RunOptions {
   readonly settings?: ScalerSettings;
   /** Overrides of the preset's modelled environment. */
   readonly environment?: Partial<SimEnvironment>;
+  /** The downstream's capacity: overrides the scenario's, field by field. */
+  readonly downstream?: DownstreamModel;
   readonly controller?: ControllerKind;
   readonly seed?: number;
   readonly onProgress?: (fraction: number) => void;
@@ -32,10 +63,40 @@ export function configFor(preset: PresetName, settings: ScalerSettings = {}): Sc
   return resolveScalerConfig(settings, { defaults: PRESETS[preset].settings });
 }
 
+/**
+ * The provisioned baseline's MaximumPollers: as many pollers as fit under the cap at 10 invokes each, at least the
+ * documented minimum of 2 (with a cap under 20 provisioned mode cannot stay under it: only reserved concurrency
+ * could, and that would overpull). Cap 32 → 3 pollers → at most 30 concurrent invocations.
+ */
+export function provisionedMaximumPollers(cap: number): number {
+  return Math.max(MINIMUM_POLLERS, Math.floor(cap / INVOKES_PER_POLLER));
+}
+
+function consumerFor(kind: ControllerKind, config: ScalerConfig): ConsumerMode {
+  switch (kind) {
+    case 'native':
+      return { kind: 'native', maximumConcurrency: config.maxConcurrency };
+    case 'provisioned':
+      return {
+        kind: 'provisioned',
+        minimumPollers: MINIMUM_POLLERS,
+        maximumPollers: provisionedMaximumPollers(config.maxConcurrency),
+      };
+    default:
+      return { kind: 'controlled', actuator: config.actuator };
+  }
+}
+
 function controllerFor(kind: ControllerKind, config: ScalerConfig, env: SimEnvironment): SimController {
   switch (kind) {
     case 'age-law':
       return ageLawController(config, env);
+    case 'native':
+      return noController(`native (no controller, MaximumConcurrency ${config.maxConcurrency})`);
+    case 'provisioned':
+      return noController(
+        `provisioned mode (no controller, ${MINIMUM_POLLERS}–${provisionedMaximumPollers(config.maxConcurrency)} pollers)`,
+      );
     case 'fixed-floor':
       return fixedController('fixed at the floor', config.minConcurrency);
     case 'fixed-cap':
@@ -47,11 +108,36 @@ function controllerFor(kind: ControllerKind, config: ScalerConfig, env: SimEnvir
   }
 }
 
+/** The scenario's downstream with the run's overrides on top (a config file's `simulator.downstream`). */
+export function downstreamFor(scenario: Scenario, overrides?: DownstreamModel): DownstreamModel | undefined {
+  const merged = { ...scenario.downstream, ...overrides };
+  return hasCapacity(merged) ? merged : undefined;
+}
+
 export async function runScenario(options: RunOptions): Promise<Run> {
   const config = configFor(options.preset, options.settings);
   const environment = { ...PRESETS[options.preset].environment, ...options.environment };
-  const controller = controllerFor(options.controller ?? 'age-law', config, environment);
+  checkEnvironment(environment);
+  const kind = options.controller ?? 'age-law';
+  const downstream = downstreamFor(options.scenario, options.downstream);
+  if (environment.kind === 'pool') {
+    if (MAPPING_BASELINES.includes(kind))
+      throw new ConfigError([
+        `controller '${kind}' is a setting of Lambda's event source mapping; the ${options.preset} preset models an in-process pool without one (use the lambda preset)`,
+      ]);
+    if (downstream?.apiRatePerSecond !== undefined)
+      throw new ConfigError([
+        `a downstream API rate needs a queue that redelivers failed items; the ${options.preset} preset's in-process pool has none (use the lambda preset, or a connection pool)`,
+      ]);
+  }
   const seed = options.seed ?? 1;
+  if (!Number.isInteger(seed) || seed < 0 || seed > MAX_SEED)
+    throw new ConfigError([
+      `seed = ${seed}: must be an integer in [0; ${MAX_SEED}] (the generator's state is 32 bits)`,
+    ]);
+  checkRunSize(options.scenario.phases, config.tickSeconds);
+  const controller = controllerFor(kind, config, environment);
+  const consumer = consumerFor(kind, config);
   const started = performance.now();
   const result = await new Simulation({
     phases: options.scenario.phases,
@@ -61,7 +147,8 @@ export async function runScenario(options: RunOptions): Promise<Run> {
     floor: config.minConcurrency,
     cap: config.maxConcurrency,
     targetAgeSeconds: config.targetAgeSeconds,
-    actuator: config.actuator,
+    consumer,
+    downstream,
     seed,
     onProgress: options.onProgress,
   }).run();
@@ -70,7 +157,11 @@ export async function runScenario(options: RunOptions): Promise<Run> {
     scenario: options.scenario.name,
     preset: options.preset,
     controller: controller.name,
+    controllerKind: kind,
     seed,
+    rateScale: options.scenario.scale?.rate,
+    timeScale: options.scenario.scale?.time,
+    downstream,
     floor: config.minConcurrency,
     cap: config.maxConcurrency,
     targetAgeSeconds: config.targetAgeSeconds,

@@ -1,9 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import type { DownstreamModel } from './downstream.ts';
 
 /**
  * A load is a phase file: CSV with the header `duration_s,rate_per_s,item_ms`, one row per phase. The simulator
  * replays it and `npm run load` sends it to a real queue, so the load predicted and the load sent are one file.
+ * Lines starting with `#` are comments. A line starting with `@downstream` gives the downstream a capacity (the
+ * simulator's model; `load` ignores it):
+ *
+ *   @downstream connection_pool=20
+ *   @downstream api_rate_per_s=300 calls_per_item=1
  */
 export interface Phase {
   readonly durationSeconds: number;
@@ -14,6 +20,10 @@ export interface Phase {
 export interface Scenario {
   readonly name: string;
   readonly phases: readonly Phase[];
+  /** What the items call, when the file gives it a capacity. */
+  readonly downstream?: DownstreamModel;
+  /** The multipliers applied by `scaleScenario` (absent: as written). */
+  readonly scale?: { readonly rate: number; readonly time: number };
 }
 
 export class ScenarioError extends Error {
@@ -23,19 +33,100 @@ export class ScenarioError extends Error {
 export const PHASE_HEADER = ['duration_s', 'rate_per_s', 'item_ms'] as const;
 export const SCENARIO_DIR = resolve(import.meta.dirname, '../../scenarios');
 
-const LIMITS = {
-  duration_s: { min: 0, max: 30 * 86_400, exclusive: true, what: 'seconds' },
-  rate_per_s: { min: 0, max: 1_000_000, exclusive: false, what: 'messages per second' },
-  item_ms: { min: 0, max: 900_000, exclusive: true, what: 'milliseconds (Lambda times out at 15 minutes)' },
-} as const;
+interface Limit {
+  readonly min: number;
+  readonly max: number;
+  readonly minExclusive: boolean;
+  readonly integer?: boolean;
+  readonly what: string;
+}
 
-/** Parses a phase file's text; `source` names it in errors (`file.csv line 3: rate_per_s = -5: …`). */
-export function parsePhases(text: string, source: string): Phase[] {
+// A millisecond is the shortest phase that is not noise; a microsecond the shortest item.
+const LIMITS: Record<(typeof PHASE_HEADER)[number], Limit> = {
+  duration_s: { min: 0.001, max: 30 * 86_400, minExclusive: false, what: 'seconds' },
+  rate_per_s: { min: 0, max: 1_000_000, minExclusive: false, what: 'messages per second' },
+  item_ms: {
+    min: 0.001,
+    max: 900_000,
+    minExclusive: false,
+    what: 'milliseconds (Lambda times out at 15 minutes)',
+  },
+};
+
+const DOWNSTREAM_KEYS: Record<string, { field: keyof DownstreamModel; limit: Limit }> = {
+  connection_pool: {
+    field: 'connectionPool',
+    limit: { min: 1, max: 100_000, minExclusive: false, integer: true, what: 'connections' },
+  },
+  api_rate_per_s: {
+    field: 'apiRatePerSecond',
+    limit: { min: 0, max: 1_000_000_000, minExclusive: true, what: 'calls per second' },
+  },
+  calls_per_item: {
+    field: 'callsPerItem',
+    limit: { min: 0, max: 1000, minExclusive: true, what: 'calls' },
+  },
+};
+
+// Plain decimal only: digits with an optional point and sign. Number() would also read 0x3c as 60, 0b1010 as 10
+// and 1e-300 as a number, none of which belongs in a hand-written load file.
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+
+function range(limit: Limit): string {
+  return `${limit.minExclusive ? '(' : '['}${limit.min}; ${limit.max}]`;
+}
+
+/** The cell's value, or a message naming it as given. */
+function decimal(cell: string, name: string, limit: Limit, where: string): number {
+  const value = DECIMAL.test(cell) ? Number(cell) : Number.NaN;
+  const aboveMin = limit.minExclusive ? value > limit.min : value >= limit.min;
+  if (
+    !Number.isFinite(value) ||
+    !aboveMin ||
+    value > limit.max ||
+    (limit.integer && !Number.isInteger(value))
+  ) {
+    throw new ScenarioError(
+      `${where}: ${name} = '${cell}': must be a plain decimal ${limit.integer ? 'integer' : 'number'} in ${range(limit)} (${limit.what}; no exponent, hex or binary)`,
+    );
+  }
+  return value;
+}
+
+function parseDownstream(line: string, where: string, into: Record<string, number>): void {
+  const [directive, ...pairs] = line.split(/\s+/);
+  if (directive !== '@downstream')
+    throw new ScenarioError(`${where}: unknown directive '${directive}' (known: @downstream)`);
+  if (pairs.length === 0)
+    throw new ScenarioError(
+      `${where}: @downstream needs key=value pairs (${Object.keys(DOWNSTREAM_KEYS).join(', ')})`,
+    );
+  for (const pair of pairs) {
+    const [key = '', cell, ...extra] = pair.split('=');
+    const known = Object.hasOwn(DOWNSTREAM_KEYS, key) ? DOWNSTREAM_KEYS[key] : undefined;
+    if (known === undefined || cell === undefined || extra.length > 0)
+      throw new ScenarioError(
+        `${where}: '${pair}' is not one of ${Object.keys(DOWNSTREAM_KEYS)
+          .map((k) => `${k}=N`)
+          .join(', ')}`,
+      );
+    into[known.field] = decimal(cell, key, known.limit, where);
+  }
+}
+
+/** Parses a phase file's text; `source` names it in errors (`file.csv line 3: rate_per_s = '-5': …`). */
+export function parseScenarioText(text: string, source: string): Omit<Scenario, 'name'> {
   const lines = text
     .split(/\r?\n/)
     .map((line, i) => ({ line: line.trim(), number: i + 1 }))
     .filter(({ line }) => line !== '' && !line.startsWith('#'));
-  const header = lines.shift();
+  const downstream: Record<string, number> = {};
+  const rows = lines.filter(({ line, number }) => {
+    if (!line.startsWith('@')) return true;
+    parseDownstream(line, `${source} line ${number}`, downstream);
+    return false;
+  });
+  const header = rows.shift();
   if (header === undefined)
     throw new ScenarioError(`${source}: empty; expected the header ${PHASE_HEADER.join(',')}`);
   const columns = header.line.split(',').map((c) => c.trim());
@@ -44,29 +135,25 @@ export function parsePhases(text: string, source: string): Phase[] {
       `${source} line ${header.number}: header is '${header.line}', expected '${PHASE_HEADER.join(',')}'`,
     );
   }
-  if (lines.length === 0) throw new ScenarioError(`${source}: no phases after the header`);
-  return lines.map(({ line, number }) => {
+  if (rows.length === 0) throw new ScenarioError(`${source}: no phases after the header`);
+  const phases = rows.map(({ line, number }) => {
     const cells = line.split(',').map((c) => c.trim());
     if (cells.length !== PHASE_HEADER.length) {
       throw new ScenarioError(
         `${source} line ${number}: '${line}' has ${cells.length} fields, expected ${PHASE_HEADER.length} (${PHASE_HEADER.join(',')})`,
       );
     }
-    const values = PHASE_HEADER.map((column, i) => {
-      const cell = cells[i] ?? '';
-      const value = cell === '' ? Number.NaN : Number(cell);
-      const limit = LIMITS[column];
-      const aboveMin = limit.exclusive ? value > limit.min : value >= limit.min;
-      if (!Number.isFinite(value) || !aboveMin || value > limit.max) {
-        throw new ScenarioError(
-          `${source} line ${number}: ${column} = '${cell}': must be a number in ${limit.exclusive ? '(' : '['}${limit.min}; ${limit.max}] (${limit.what})`,
-        );
-      }
-      return value;
-    });
-    const [durationSeconds, ratePerSecond, itemMs] = values as [number, number, number];
+    const [durationSeconds, ratePerSecond, itemMs] = PHASE_HEADER.map((column, i) =>
+      decimal(cells[i] ?? '', column, LIMITS[column], `${source} line ${number}`),
+    ) as [number, number, number];
     return { durationSeconds, ratePerSecond, itemMs };
   });
+  return Object.keys(downstream).length === 0 ? { phases } : { phases, downstream };
+}
+
+/** The phases of a phase file's text (its `@downstream` line, if any, is checked and left out). */
+export function parsePhases(text: string, source: string): Phase[] {
+  return [...parseScenarioText(text, source).phases];
 }
 
 export function loadPhaseFile(path: string): Scenario {
@@ -78,7 +165,7 @@ export function loadPhaseFile(path: string): Scenario {
       `cannot read phase file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     );
   }
-  return { name: basename(path).replace(/\.csv$/i, ''), phases: parsePhases(text, path) };
+  return { name: basename(path).replace(/\.csv$/i, ''), ...parseScenarioText(text, path) };
 }
 
 /** The scenarios shipped in `scenarios/`. */
@@ -98,4 +185,30 @@ export function loadScenario(name: string): Scenario {
 
 export function totalSeconds(phases: readonly Phase[]): number {
   return phases.reduce((sum, p) => sum + p.durationSeconds, 0);
+}
+
+/**
+ * The same semantics as `npm run load`'s `--rate-scale`/`--time-scale` (lib/operator/plan.ts): every rate × `rate`,
+ * every duration × `time`, item times unchanged. A real trace of 2 requests/s replays at 200/s with rate 100.
+ */
+export function scaleScenario(scenario: Scenario, rate: number, time: number): Scenario {
+  for (const [flag, value] of [
+    ['--rate-scale', rate],
+    ['--time-scale', time],
+  ] as const) {
+    if (!Number.isFinite(value) || value <= 0)
+      throw new ScenarioError(
+        `${flag} = ${value}: must be a number > 0 (a multiplier, e.g. 0.1 for a tenth)`,
+      );
+  }
+  if (rate === 1 && time === 1) return scenario;
+  return {
+    ...scenario,
+    phases: scenario.phases.map((p) => ({
+      durationSeconds: p.durationSeconds * time,
+      ratePerSecond: p.ratePerSecond * rate,
+      itemMs: p.itemMs,
+    })),
+    scale: { rate, time },
+  };
 }

@@ -1,15 +1,23 @@
 import type { ActuatorMode } from '../control/config.ts';
-import type { Datapoint, MetricSeries, QueueDepth } from '../control/ports.ts';
+import type { QueueDepth } from '../control/ports.ts';
 import type { ControllerState } from '../control/snapshot.ts';
 import type { TickPorts } from '../control/tick.ts';
+import { ConnectionPool, type DownstreamModel, RateLimiter } from './downstream.ts';
 import type { SimEnvironment } from './environment.ts';
 import { EventQueue } from './event-queue.ts';
-import { NumberList, TimeFifo } from './fifo.ts';
+import { ExecutionEnvironments } from './execution-environments.ts';
+import { TimeFifo } from './fifo.ts';
+import { LevelMeter, type LevelSegment, type LevelSummary } from './level-meter.ts';
+import { MessageHeap } from './message-heap.ts';
+import { MetricPeriods } from './metric-periods.ts';
+import { PhaseLocator, phaseEnds } from './phase-locator.ts';
+import { INVOKES_PER_POLLER, type PollerScaling, ProvisionedPollers, StandardPollers } from './pollers.ts';
 import { Random } from './random.ts';
 import type { Phase } from './scenario.ts';
+import { WaitStats } from './wait-stats.ts';
 
 /**
- * A discrete-event model of SQS → event source mapping → Lambda (or the seed's in-process pool), in virtual
+ * A discrete-event model of SQS → event source mapping → Lambda (or the seed article's in-process pool), in virtual
  * time. The controller under test runs on its schedule and sees the system only through the ports a real
  * controller has: late CloudWatch series, real-time depth, and the concurrency it can read and set.
  */
@@ -25,6 +33,18 @@ export interface SimController {
   tick(ports: TickPorts, now: number): Promise<TickReport>;
 }
 
+/**
+ * What bounds the consumer's concurrency.
+ * - `controlled`: a controller drives reserved concurrency and/or the mapping's MaximumConcurrency (the actuator).
+ * - `native`: no controller; MaximumConcurrency fixed, reserved concurrency unset (AWS's own recommendation).
+ * - `provisioned`: the mapping's provisioned mode, MinimumPollers–MaximumPollers, reserved unset (provisioned mode
+ *   cannot be combined with MaximumConcurrency).
+ */
+export type ConsumerMode =
+  | { readonly kind: 'controlled'; readonly actuator: ActuatorMode }
+  | { readonly kind: 'native'; readonly maximumConcurrency: number }
+  | { readonly kind: 'provisioned'; readonly minimumPollers: number; readonly maximumPollers: number };
+
 export interface SimulationInput {
   readonly phases: readonly Phase[];
   readonly environment: SimEnvironment;
@@ -33,7 +53,9 @@ export interface SimulationInput {
   readonly floor: number;
   readonly cap: number;
   readonly targetAgeSeconds: number;
-  readonly actuator: ActuatorMode;
+  readonly consumer: ConsumerMode;
+  /** What the items call; absent: a downstream that takes any concurrency at the same per-item time. */
+  readonly downstream?: DownstreamModel;
   readonly seed: number;
   /** Called now and then with the fraction of virtual time done. */
   readonly onProgress?: (fraction: number) => void;
@@ -43,7 +65,12 @@ export interface SimulationInput {
 export interface TimelineSample {
   readonly time: number;
   readonly arrivalsPerSecond: number;
+  /** The concurrency limit in force: what the controller applied, or the mapping's fixed bound. */
   readonly applied: number;
+  /** Invocations (or busy workers) running at the tick: what the downstream feels. */
+  readonly executions: number;
+  /** Execution environments kept warm (the pool's workers). */
+  readonly warm: number;
   readonly headAgeSeconds: number;
   readonly visible: number;
   readonly inFlight: number;
@@ -53,7 +80,16 @@ export interface TimelineSample {
 
 export interface PhaseTally {
   sent: number;
-  readonly waits: NumberList;
+  readonly waits: WaitStats;
+}
+
+export interface DownstreamStats {
+  readonly connectionPool?: number;
+  readonly peakConnectionsInUse?: number;
+  readonly peakWaitingForConnection?: number;
+  readonly apiRatePerSecond?: number;
+  readonly apiCalls?: number;
+  readonly rejectedCalls?: number;
 }
 
 export interface SimulationResult {
@@ -69,8 +105,20 @@ export interface SimulationResult {
   readonly inFlight: number;
   readonly deadLettered: number;
   readonly throttledInvocations: number;
+  /** Invocations stopped by the function timeout: their whole batch returns after the visibility timeout. */
+  readonly timedOutInvocations: number;
+  /** Items reported as batch item failures (a downstream call refused): each message returns. */
+  readonly failedItems: number;
   /** Seconds at the cap with the true head age above target. */
   readonly saturatedSeconds: number;
+  /** Concurrent executions (invocations running, or busy workers) over the run. */
+  readonly executions: LevelSummary;
+  /** The same, per phase. */
+  readonly phaseExecutions: readonly LevelSegment[];
+  readonly warmEnvironments: LevelSummary;
+  /** Reserved concurrency held, in concurrency-seconds; null where there is no account (the in-process pool). */
+  readonly reservedSeconds: number | null;
+  readonly downstream?: DownstreamStats;
 }
 
 interface Batch {
@@ -79,44 +127,50 @@ interface Batch {
   readonly receiveCount: number[];
 }
 
+/** One invocation (or one worker's item) in progress. */
+interface Invocation {
+  readonly batch: Batch;
+  readonly receivedAt: number;
+  /** The invocation's duration: planned up front without a downstream model, measured with one. */
+  duration: number;
+  /** With a downstream model: the next item to start, and which items failed. */
+  next: number;
+  failed: Uint8Array | undefined;
+  holdsConnection: boolean;
+  /** Completed or timed out: later events for it are void. */
+  ended: boolean;
+}
+
 // AWS: a message received three times or more without being deleted is moved to the back of the queue, and
 // ApproximateAgeOfOldestMessage then shows the next one.
 const HIDDEN_AFTER_RECEIVES = 3;
 
+// The mapping's pollers are re-evaluated once a minute (AWS describes their scaling per minute).
+const POLLER_SCALE_SECONDS = 60;
+
 type SimEvent =
-  | { kind: 'arrival' }
-  | { kind: 'receive' }
-  | { kind: 'complete'; batch: Batch; receivedAt: number; durationSeconds: number }
-  | { kind: 'return'; batch: Batch }
-  | { kind: 'slot-free' }
-  | { kind: 'tick' }
-  | { kind: 'age-sample' }
-  | { kind: 'poller-scale' };
+  | { readonly kind: 'arrival' }
+  | { readonly kind: 'receive' }
+  | { readonly kind: 'slot-free' }
+  | { readonly kind: 'complete'; readonly invocation: Invocation }
+  | { readonly kind: 'timeout'; readonly invocation: Invocation }
+  | { readonly kind: 'item-done'; readonly invocation: Invocation }
+  | { readonly kind: 'return'; readonly batch: Batch }
+  | { readonly kind: 'periodic'; readonly task: number };
 
-/** Returned (received but not deleted) messages that are visible again, oldest first. */
-class ReturnedMessages {
-  private readonly heap = new EventQueue<number>();
-  get length(): number {
-    return this.heap.size;
-  }
-  push(sentAt: number, receiveCount: number): void {
-    this.heap.push(sentAt, receiveCount);
-  }
-  oldest(): number | undefined {
-    return this.heap.peekTime();
-  }
-  pop(): { sentAt: number; receiveCount: number } | undefined {
-    const top = this.heap.pop();
-    return top && { sentAt: top.time, receiveCount: top.item };
-  }
-}
+const ARRIVAL: SimEvent = { kind: 'arrival' };
+const RECEIVE: SimEvent = { kind: 'receive' };
+const SLOT_FREE: SimEvent = { kind: 'slot-free' };
 
-interface PeriodMetrics {
-  ageMax: number;
-  sent: number;
-  deleted: number;
-  durationMs: number;
-  invocations: number;
+/**
+ * Something that happens every `everySeconds` of virtual time, first at `everySeconds`. The controller's tick, the
+ * CloudWatch age sample and the pollers' scaling are the three today; another periodic sampler (a sub-minute read
+ * of the queue's depth, say) is one more entry in `periodicTasks()`.
+ */
+interface PeriodicTask {
+  readonly name: string;
+  readonly everySeconds: number;
+  run(): void | Promise<void>;
 }
 
 export class Simulation {
@@ -124,33 +178,50 @@ export class Simulation {
   private readonly random: Random;
   private readonly events = new EventQueue<SimEvent>();
   private readonly fresh = new TimeFifo();
-  private readonly returned = new ReturnedMessages();
+  private readonly returned = new MessageHeap();
   /** Returned messages received HIDDEN_AFTER_RECEIVES times or more: at the back, hidden from the age. */
-  private readonly hidden = new ReturnedMessages();
+  private readonly hidden = new MessageHeap();
   /** In-flight batches by their oldest age-eligible message; entries of finished batches are skipped lazily. */
   private readonly inFlightOldest = new EventQueue<number>();
   private readonly liveBatches = new Set<number>();
   private nextBatchId = 0;
-  private readonly periods: PeriodMetrics[] = [];
-  private readonly boundaries: number[];
+  private readonly metrics: MetricPeriods;
+  private readonly ends: Float64Array;
+  /** The phase of the clock (it only moves forward) and the phase of a message's send time. */
+  private readonly clockPhase: PhaseLocator;
+  private readonly sentPhase: PhaseLocator;
   private readonly end: number;
   private now = 0;
+  /** The phase whose segment the meters are in. */
+  private meteredPhase = 0;
 
-  private reserved: number;
+  private reserved: number | undefined;
   private eventSourceMax: number | undefined;
-  private pollers: number;
+  private readonly pollers: PollerScaling | undefined;
   private slots = 0;
   private idleSlots = 0;
   private pendingReceives = 0;
   private running = 0;
   private backlogSeenThisMinute = false;
   private peakBusySlotsThisMinute = 0;
+  private readonly functionTimeoutSeconds: number;
+
+  private readonly executions = new LevelMeter(0);
+  private readonly environments: ExecutionEnvironments | undefined;
+  /** The pool's workers (its "warm environments"). */
+  private readonly workers: LevelMeter | undefined;
+  private readonly reservedMeter: LevelMeter | undefined;
+  private readonly connections: ConnectionPool<Invocation> | undefined;
+  private readonly rateLimit: RateLimiter | undefined;
+  private readonly callsPerItem: number;
 
   private sent = 0;
   private completed = 0;
   private inFlightMessages = 0;
   private deadLettered = 0;
   private throttled = 0;
+  private timedOut = 0;
+  private failedItems = 0;
   private saturatedSeconds = 0;
   private state: ControllerState = {};
   private readonly tally: PhaseTally[];
@@ -162,36 +233,95 @@ export class Simulation {
   constructor(private readonly input: SimulationInput) {
     this.env = input.environment;
     this.random = new Random(input.seed);
-    // Event-source mode holds reserved at the cap and moves only the mapping's maximum.
-    this.reserved = input.actuator === 'event-source' && this.env.kind === 'lambda' ? input.cap : input.floor;
-    this.eventSourceMax = this.drivesEventSource() ? input.floor : undefined;
-    this.pollers = this.env.kind === 'lambda' ? this.env.initialPollers : 0;
-    this.tally = input.phases.map(() => ({ sent: 0, waits: new NumberList() }));
-    let t = 0;
-    this.boundaries = input.phases.map((p) => {
-      t += p.durationSeconds;
-      return t;
-    });
-    this.end = t;
-    this.changes.push([0, input.floor]);
+    this.metrics = new MetricPeriods(this.env);
+    this.ends = phaseEnds(input.phases.map((p) => p.durationSeconds));
+    this.clockPhase = new PhaseLocator(this.ends);
+    this.sentPhase = new PhaseLocator(this.ends);
+    this.end = this.ends[this.ends.length - 1] ?? 0;
+    this.tally = input.phases.map(() => ({ sent: 0, waits: new WaitStats() }));
+    const lambda = this.env.kind === 'lambda';
+    // An in-process pool has no function timeout: an item takes as long as it takes.
+    this.functionTimeoutSeconds = lambda ? this.env.functionTimeoutSeconds : Number.POSITIVE_INFINITY;
+
+    const consumer = input.consumer;
+    switch (consumer.kind) {
+      case 'controlled':
+        // Event-source mode holds reserved at the cap and moves only the mapping's maximum.
+        this.reserved = consumer.actuator === 'event-source' && lambda ? input.cap : input.floor;
+        this.eventSourceMax = lambda && consumer.actuator !== 'reserved' ? input.floor : undefined;
+        this.changes.push([0, input.floor]);
+        break;
+      case 'native':
+        this.reserved = undefined;
+        this.eventSourceMax = consumer.maximumConcurrency;
+        this.changes.push([0, consumer.maximumConcurrency]);
+        break;
+      case 'provisioned':
+        this.reserved = undefined;
+        this.eventSourceMax = undefined;
+        this.changes.push([0, consumer.maximumPollers * INVOKES_PER_POLLER]);
+        break;
+    }
+    if (lambda) {
+      this.pollers =
+        consumer.kind === 'provisioned'
+          ? new ProvisionedPollers(consumer.minimumPollers, consumer.maximumPollers)
+          : new StandardPollers(this.env.initialPollers, this.env.pollerStepPerMinute, this.env.maxPollers);
+      this.environments = new ExecutionEnvironments(this.env.keepWarmSeconds);
+      this.reservedMeter = new LevelMeter(this.reserved ?? 0, false);
+    } else {
+      this.workers = new LevelMeter(0);
+    }
+    const downstream = input.downstream;
+    this.connections =
+      downstream?.connectionPool === undefined ? undefined : new ConnectionPool(downstream.connectionPool);
+    this.callsPerItem = downstream?.callsPerItem ?? 1;
+    this.rateLimit =
+      downstream?.apiRatePerSecond === undefined
+        ? undefined
+        : new RateLimiter(downstream.apiRatePerSecond, this.callsPerItem);
+  }
+
+  private get itemwise(): boolean {
+    return this.connections !== undefined || this.rateLimit !== undefined;
+  }
+
+  private periodicTasks(): PeriodicTask[] {
+    const tasks: PeriodicTask[] = [
+      { name: 'controller tick', everySeconds: this.input.tickSeconds, run: () => this.onTick() },
+      { name: 'age sample', everySeconds: this.env.ageSampleSeconds, run: () => this.onAgeSample() },
+    ];
+    if (this.pollers !== undefined)
+      tasks.push({
+        name: 'poller scaling',
+        everySeconds: POLLER_SCALE_SECONDS,
+        run: () => this.onPollerScale(),
+      });
+    return tasks;
   }
 
   async run(): Promise<SimulationResult> {
     this.resizeSlots();
     this.scheduleArrival(0);
-    this.events.push(this.input.tickSeconds, { kind: 'tick' });
-    this.events.push(this.env.ageSampleSeconds, { kind: 'age-sample' });
-    if (this.env.kind === 'lambda') this.events.push(60, { kind: 'poller-scale' });
+    const tasks = this.periodicTasks();
+    const taskEvents: SimEvent[] = tasks.map((_, task) => ({ kind: 'periodic', task }));
+    tasks.forEach((task, i) => {
+      this.events.push(task.everySeconds, taskEvents[i] as SimEvent);
+    });
+    const events = this.events;
+    const last = this.ends.length - 1;
     let nextProgress = 0;
     for (;;) {
-      const next = this.events.pop();
-      if (next === undefined || next.time > this.end) break;
-      this.now = next.time;
-      if (this.input.onProgress && this.now >= nextProgress) {
-        this.input.onProgress(this.now / this.end);
+      const time = events.peekTime();
+      if (time === undefined || time > this.end) break;
+      const event = events.peekItem() as SimEvent;
+      events.removeTop();
+      this.now = time;
+      while (this.meteredPhase < last && time >= (this.ends[this.meteredPhase] as number)) this.cutPhase();
+      if (this.input.onProgress && time >= nextProgress) {
+        this.input.onProgress(time / this.end);
         nextProgress += this.end / 50;
       }
-      const event = next.item;
       switch (event.kind) {
         case 'arrival':
           this.onArrival();
@@ -199,27 +329,33 @@ export class Simulation {
         case 'receive':
           this.onReceive();
           break;
+        case 'slot-free':
+          this.freeSlot();
+          break;
         case 'complete':
-          this.onComplete(event.batch, event.receivedAt, event.durationSeconds);
+          this.onComplete(event.invocation);
+          break;
+        case 'timeout':
+          this.onTimeout(event.invocation);
+          break;
+        case 'item-done':
+          this.onItemDone(event.invocation);
           break;
         case 'return':
           this.onReturn(event.batch);
           break;
-        case 'slot-free':
-          this.freeSlot();
+        case 'periodic': {
+          const task = tasks[event.task] as PeriodicTask;
+          await task.run();
+          events.push(time + task.everySeconds, event);
           break;
-        case 'tick':
-          await this.onTick();
-          break;
-        case 'age-sample':
-          this.onAgeSample();
-          break;
-        case 'poller-scale':
-          this.onPollerScale();
-          break;
+        }
       }
     }
     this.now = this.end;
+    while (this.meteredPhase < last) this.cutPhase();
+    this.executions.cut(this.end);
+    this.environments?.expire(this.end);
     return {
       phases: this.input.phases,
       tally: this.tally,
@@ -232,27 +368,48 @@ export class Simulation {
       inFlight: this.inFlightMessages,
       deadLettered: this.deadLettered,
       throttledInvocations: this.throttled,
+      timedOutInvocations: this.timedOut,
+      failedItems: this.failedItems,
       saturatedSeconds: this.saturatedSeconds,
+      executions: this.executions.summary(this.end),
+      phaseExecutions: this.executions.closedSegments(),
+      warmEnvironments: (this.environments?.warm ?? (this.workers as LevelMeter)).summary(this.end),
+      reservedSeconds:
+        this.reservedMeter === undefined ? null : this.reservedMeter.summary(this.end).integral,
+      downstream: this.downstreamStats(),
+    };
+  }
+
+  private cutPhase(): void {
+    this.executions.cut(this.ends[this.meteredPhase] as number);
+    this.meteredPhase++;
+  }
+
+  private downstreamStats(): DownstreamStats | undefined {
+    if (this.connections === undefined && this.rateLimit === undefined) return undefined;
+    return {
+      connectionPool: this.connections?.size,
+      peakConnectionsInUse: this.connections?.peakInUse,
+      peakWaitingForConnection: this.connections?.peakWaiting,
+      apiRatePerSecond: this.input.downstream?.apiRatePerSecond,
+      apiCalls: this.rateLimit?.calls,
+      rejectedCalls: this.rateLimit?.rejected,
     };
   }
 
   // ---- arrivals ------------------------------------------------------------------------------------------
 
-  private phaseIndexAt(time: number): number {
-    for (let i = 0; i < this.boundaries.length; i++) if (time < (this.boundaries[i] as number)) return i;
-    return this.boundaries.length - 1;
-  }
-
   /** Poisson arrivals: the gap is exponential at the phase's rate; memoryless, so a phase change just redraws. */
   private scheduleArrival(from: number): void {
     let t = from;
-    for (let i = this.phaseIndexAt(t); i < this.input.phases.length; i++) {
-      const phase = this.input.phases[i] as Phase;
-      const phaseEnd = this.boundaries[i] as number;
+    const phases = this.input.phases;
+    for (let i = this.clockPhase.indexAt(t); i < phases.length; i++) {
+      const phase = phases[i] as Phase;
+      const phaseEnd = this.ends[i] as number;
       if (phase.ratePerSecond > 0) {
         const candidate = t + this.random.exponential(phase.ratePerSecond);
         if (candidate < phaseEnd) {
-          this.events.push(candidate, { kind: 'arrival' });
+          this.events.push(candidate, ARRIVAL);
           return;
         }
       }
@@ -262,8 +419,8 @@ export class Simulation {
 
   private onArrival(): void {
     this.sent++;
-    (this.tally[this.phaseIndexAt(this.now)] as PhaseTally).sent++;
-    this.period(this.now).sent++;
+    (this.tally[this.clockPhase.indexAt(this.now)] as PhaseTally).sent++;
+    this.metrics.at(this.now).sent++;
     this.fresh.push(this.now);
     this.dispatch();
     this.scheduleArrival(this.now);
@@ -282,7 +439,7 @@ export class Simulation {
    */
   private headAge(): number {
     while (this.inFlightOldest.size > 0 && !this.liveBatches.has(this.inFlightOldest.peekItem() as number)) {
-      this.inFlightOldest.pop();
+      this.inFlightOldest.removeTop();
     }
     const oldest = Math.min(
       this.fresh.peek() ?? Number.POSITIVE_INFINITY,
@@ -300,17 +457,17 @@ export class Simulation {
       let sentAt: number;
       let count: number;
       if (returnedAt !== undefined && (freshAt === undefined || returnedAt <= freshAt)) {
-        const m = this.returned.pop() as { sentAt: number; receiveCount: number };
-        sentAt = m.sentAt;
-        count = m.receiveCount;
+        sentAt = returnedAt;
+        count = this.returned.oldestReceiveCount();
+        this.returned.removeOldest();
       } else if (freshAt !== undefined) {
         sentAt = this.fresh.shift() as number;
         count = 0;
       } else if (this.hidden.length > 0) {
         // The back of the queue: messages moved there after three receives come last.
-        const m = this.hidden.pop() as { sentAt: number; receiveCount: number };
-        sentAt = m.sentAt;
-        count = m.receiveCount;
+        sentAt = this.hidden.oldest() as number;
+        count = this.hidden.oldestReceiveCount();
+        this.hidden.removeOldest();
       } else break;
       // Redrive: a message already received maxReceiveCount times goes to the DLQ on its next receive.
       if (count >= this.env.maxReceiveCount) {
@@ -320,18 +477,32 @@ export class Simulation {
       batch.sentAt.push(sentAt);
       batch.receiveCount.push(count + 1);
     }
-    this.inFlightMessages += batch.sentAt.length;
-    const eligible = batch.sentAt.filter((_, i) => (batch.receiveCount[i] as number) < HIDDEN_AFTER_RECEIVES);
-    if (eligible.length > 0) {
-      this.liveBatches.add(batch.id);
-      this.inFlightOldest.push(Math.min(...eligible), batch.id);
-    }
+    this.track(batch);
     return batch;
+  }
+
+  /** A batch goes in flight: invisible, counted in the age until deleted or returned. */
+  private track(batch: Batch): void {
+    this.inFlightMessages += batch.sentAt.length;
+    let oldestEligible = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < batch.sentAt.length; i++) {
+      if ((batch.receiveCount[i] as number) < HIDDEN_AFTER_RECEIVES)
+        oldestEligible = Math.min(oldestEligible, batch.sentAt[i] as number);
+    }
+    if (Number.isFinite(oldestEligible)) {
+      this.liveBatches.add(batch.id);
+      this.inFlightOldest.push(oldestEligible, batch.id);
+    }
   }
 
   private finish(batch: Batch): void {
     this.inFlightMessages -= batch.sentAt.length;
     this.liveBatches.delete(batch.id);
+  }
+
+  /** The visibility timeout of a batch received at `receivedAt` ends: its messages are visible again. */
+  private returnAfterVisibility(batch: Batch, receivedAt: number): void {
+    this.events.push(receivedAt + this.env.visibilityTimeoutSeconds, { kind: 'return', batch });
   }
 
   private onReturn(batch: Batch): void {
@@ -345,27 +516,28 @@ export class Simulation {
 
   // ---- pollers / workers ---------------------------------------------------------------------------------
 
-  private drivesEventSource(): boolean {
-    return this.env.kind === 'lambda' && this.input.actuator !== 'reserved';
-  }
-
   /** Concurrent receive-and-invoke loops: the mapping's pollers (bounded by its maximum), or the pool's workers. */
   private allowedSlots(): number {
-    if (this.env.kind === 'pool') return this.reserved;
-    return Math.min(this.pollers, this.eventSourceMax ?? Number.POSITIVE_INFINITY);
+    if (this.pollers === undefined) return this.reserved as number;
+    return Math.min(this.pollers.capacity, this.eventSourceMax ?? Number.POSITIVE_INFINITY);
+  }
+
+  private setSlots(slots: number): void {
+    this.slots = slots;
+    this.workers?.set(this.now, slots);
   }
 
   private resizeSlots(): void {
     const allowed = this.allowedSlots();
     if (allowed > this.slots) {
       this.idleSlots += allowed - this.slots;
-      this.slots = allowed;
+      this.setSlots(allowed);
       this.dispatch();
     } else if (allowed < this.slots) {
       // Idle loops stop now; busy ones finish their batch first (lowering concurrency interrupts nothing).
       const retire = Math.min(this.idleSlots, this.slots - allowed);
       this.idleSlots -= retire;
-      this.slots -= retire;
+      this.setSlots(this.slots - retire);
     }
   }
 
@@ -373,15 +545,16 @@ export class Simulation {
     while (this.idleSlots > 0 && this.visibleCount() > this.pendingReceives * this.env.batchSize) {
       this.idleSlots--;
       this.pendingReceives++;
-      this.events.push(this.now + this.env.receiveLatencySeconds, { kind: 'receive' });
+      this.events.push(this.now + this.env.receiveLatencySeconds, RECEIVE);
     }
     if (this.idleSlots === 0 && this.visibleCount() > 0) this.backlogSeenThisMinute = true;
-    this.peakBusySlotsThisMinute = Math.max(this.peakBusySlotsThisMinute, this.slots - this.idleSlots);
+    const busy = this.slots - this.idleSlots;
+    if (busy > this.peakBusySlotsThisMinute) this.peakBusySlotsThisMinute = busy;
   }
 
   private freeSlot(): void {
     if (this.slots > this.allowedSlots()) {
-      this.slots--;
+      this.setSlots(this.slots - 1);
       return;
     }
     this.idleSlots++;
@@ -396,110 +569,185 @@ export class Simulation {
       return;
     }
     // Lambda throttles an invocation beyond reserved concurrency; the batch returns after the visibility timeout.
-    if (this.running >= this.reserved) {
+    if (this.reserved !== undefined && this.running >= this.reserved) {
       this.throttled++;
-      this.events.push(this.now + this.env.visibilityTimeoutSeconds, { kind: 'return', batch });
-      this.events.push(this.now + this.env.throttleBackoffSeconds, { kind: 'slot-free' });
+      this.returnAfterVisibility(batch, this.now);
+      this.events.push(this.now + this.env.throttleBackoffSeconds, SLOT_FREE);
       return;
     }
     this.running++;
-    const phase = this.input.phases[this.phaseIndexAt(this.now)] as Phase;
+    this.executions.set(this.now, this.running);
+    this.environments?.start(this.now);
+    const invocation: Invocation = {
+      batch,
+      receivedAt: this.now,
+      duration: 0,
+      next: 0,
+      failed: undefined,
+      holdsConnection: false,
+      ended: false,
+    };
+    if (this.itemwise) {
+      if (Number.isFinite(this.functionTimeoutSeconds))
+        this.events.push(this.now + this.functionTimeoutSeconds, { kind: 'timeout', invocation });
+      this.startItem(invocation);
+      return;
+    }
+    const phase = this.input.phases[this.clockPhase.indexAt(this.now)] as Phase;
     let duration = this.env.invocationOverheadSeconds;
     for (let i = 0; i < batch.sentAt.length; i++)
       duration += this.random.jitter(phase.itemMs / 1000, this.env.itemJitter);
-    this.events.push(this.now + duration, {
-      kind: 'complete',
-      batch,
-      receivedAt: this.now,
-      durationSeconds: duration,
-    });
+    invocation.duration = duration;
+    if (duration > this.functionTimeoutSeconds)
+      this.events.push(this.now + this.functionTimeoutSeconds, { kind: 'timeout', invocation });
+    else this.events.push(this.now + duration, { kind: 'complete', invocation });
   }
 
-  private onComplete(batch: Batch, receivedAt: number, durationSeconds: number): void {
+  // ---- items against a downstream with a capacity ---------------------------------------------------------
+
+  /** The invocation's next item: a connection first (if the downstream is a pool), then its calls. */
+  private startItem(invocation: Invocation): void {
+    if (invocation.next >= invocation.batch.sentAt.length) {
+      this.events.push(this.now + this.env.invocationOverheadSeconds, { kind: 'complete', invocation });
+      return;
+    }
+    if (this.connections !== undefined) {
+      if (!this.connections.acquire(invocation)) return;
+      invocation.holdsConnection = true;
+    }
+    this.serveItem(invocation);
+  }
+
+  private serveItem(invocation: Invocation): void {
+    const phase = this.input.phases[this.clockPhase.indexAt(this.now)] as Phase;
+    const seconds = this.random.jitter(phase.itemMs / 1000, this.env.itemJitter);
+    if (this.rateLimit !== undefined && !this.rateLimit.tryCall(this.now, this.callsPerItem)) {
+      invocation.failed ??= new Uint8Array(invocation.batch.sentAt.length);
+      invocation.failed[invocation.next] = 1;
+    }
+    this.events.push(this.now + seconds, { kind: 'item-done', invocation });
+  }
+
+  private onItemDone(invocation: Invocation): void {
+    // Timed out meanwhile: its connection went back at the timeout.
+    if (invocation.ended) return;
+    if (invocation.holdsConnection) {
+      invocation.holdsConnection = false;
+      this.releaseConnection();
+    }
+    invocation.next++;
+    this.startItem(invocation);
+  }
+
+  private releaseConnection(): void {
+    const next = this.connections?.release((waiter) => waiter.ended);
+    if (next !== undefined) {
+      next.holdsConnection = true;
+      this.serveItem(next);
+    }
+  }
+
+  // ---- the end of an invocation ---------------------------------------------------------------------------
+
+  private endInvocation(invocation: Invocation): void {
+    invocation.ended = true;
     this.running--;
-    this.finish(batch);
-    this.completed += batch.sentAt.length;
-    for (const sentAt of batch.sentAt)
-      (this.tally[this.phaseIndexAt(sentAt)] as PhaseTally).waits.push(receivedAt - sentAt);
-    const metrics = this.period(this.now);
-    metrics.deleted += batch.sentAt.length;
-    metrics.durationMs += durationSeconds * 1000;
+    this.executions.set(this.now, this.running);
+    this.environments?.finish(this.now);
+    const metrics = this.metrics.at(this.now);
+    metrics.durationMs += invocation.duration * 1000;
     metrics.invocations++;
+  }
+
+  private onComplete(invocation: Invocation): void {
+    if (invocation.ended) return;
+    if (this.itemwise) invocation.duration = this.now - invocation.receivedAt;
+    this.endInvocation(invocation);
+    const { batch, receivedAt, failed } = invocation;
+    const metrics = this.metrics.at(this.now);
+    let retry: Batch | undefined;
+    for (let i = 0; i < batch.sentAt.length; i++) {
+      const sentAt = batch.sentAt[i] as number;
+      if (failed?.[i] === 1) {
+        // A batch item failure: not deleted; visible again when the visibility timeout ends.
+        this.failedItems++;
+        retry ??= { id: this.nextBatchId++, sentAt: [], receiveCount: [] };
+        retry.sentAt.push(sentAt);
+        retry.receiveCount.push(batch.receiveCount[i] as number);
+        continue;
+      }
+      this.completed++;
+      metrics.deleted++;
+      (this.tally[this.sentPhase.indexAt(sentAt)] as PhaseTally).waits.record(receivedAt - sentAt);
+    }
+    this.finish(batch);
+    if (retry !== undefined) {
+      this.track(retry);
+      this.returnAfterVisibility(retry, receivedAt);
+    }
     this.freeSlot();
   }
 
   /**
-   * AWS: the mapping starts at 5 concurrent batches and adds up to 300 a minute while messages wait; with none
-   * waiting it scales back down.
+   * The function timeout: Lambda stops the invocation and the whole batch fails (no partial response arrives), so
+   * every message returns when its visibility timeout ends, its receive count raised. The visibility timeout is at
+   * least the function timeout (AWS refuses a mapping otherwise), so no message reappears while still processed.
    */
+  private onTimeout(invocation: Invocation): void {
+    if (invocation.ended) return;
+    this.timedOut++;
+    invocation.duration = this.now - invocation.receivedAt;
+    if (invocation.holdsConnection) {
+      invocation.holdsConnection = false;
+      this.releaseConnection();
+    }
+    this.endInvocation(invocation);
+    this.returnAfterVisibility(invocation.batch, invocation.receivedAt);
+    this.freeSlot();
+  }
+
+  /** Once a minute the mapping's pollers scale (standard or provisioned mode). */
   private onPollerScale(): void {
-    const limit = Math.min(this.env.maxPollers, this.eventSourceMax ?? this.env.maxPollers);
-    // AWS documents scaling "up or down based on workload" but not how it scales down: assumed here that pollers
-    // nobody used during the minute are released, down to the starting five.
-    const next = this.backlogSeenThisMinute
-      ? this.pollers + this.env.pollerStepPerMinute
-      : Math.min(this.pollers, this.peakBusySlotsThisMinute);
-    this.pollers = Math.max(this.env.initialPollers, Math.min(limit, next));
+    const pollers = this.pollers as PollerScaling;
+    pollers.scale(
+      this.backlogSeenThisMinute,
+      this.peakBusySlotsThisMinute,
+      this.eventSourceMax ?? Number.POSITIVE_INFINITY,
+    );
     this.peakBusySlotsThisMinute = this.slots - this.idleSlots;
     this.backlogSeenThisMinute = false;
     this.resizeSlots();
-    this.events.push(this.now + 60, { kind: 'poller-scale' });
   }
 
   // ---- CloudWatch ----------------------------------------------------------------------------------------
 
-  private period(time: number): PeriodMetrics {
-    const k = Math.floor(time / this.env.metricPeriodSeconds + 1e-9);
-    while (this.periods.length <= k)
-      this.periods.push({ ageMax: 0, sent: 0, deleted: 0, durationMs: 0, invocations: 0 });
-    return this.periods[k] as PeriodMetrics;
-  }
-
   private onAgeSample(): void {
-    const metrics = this.period(this.now);
+    const metrics = this.metrics.at(this.now);
     metrics.ageMax = Math.max(metrics.ageMax, this.headAge());
-    this.events.push(this.now + this.env.ageSampleSeconds, { kind: 'age-sample' });
-  }
-
-  /** The series CloudWatch would return now: only periods published by now (period end + delay). */
-  private readSeries(now: number, periodSeconds: number, windowSeconds: number): MetricSeries {
-    const p = this.env.metricPeriodSeconds;
-    if (periodSeconds !== p)
-      throw new Error(`the simulator publishes ${p}-second periods, not ${periodSeconds}`);
-    const age: Datapoint[] = [];
-    const sent: Datapoint[] = [];
-    const deleted: Datapoint[] = [];
-    const duration: Datapoint[] = [];
-    const invocations: Datapoint[] = [];
-    const first = Math.max(0, Math.floor((now - windowSeconds) / p));
-    for (let k = first; k < this.periods.length; k++) {
-      const timestamp = k * p;
-      if (timestamp + p + this.env.metricDelaySeconds > now + 1e-9) break;
-      const m = this.periods[k] as PeriodMetrics;
-      age.push({ timestamp, value: m.ageMax });
-      sent.push({ timestamp, value: m.sent });
-      deleted.push({ timestamp, value: m.deleted });
-      // Lambda publishes no Duration or Invocations for a period without invocations: an empty period is omitted.
-      if (m.invocations > 0) {
-        duration.push({ timestamp, value: m.durationMs });
-        invocations.push({ timestamp, value: m.invocations });
-      }
-    }
-    const ageSeries = this.env.instantAge ? [{ timestamp: now - p, value: this.headAge() }] : age;
-    return {
-      ageOfOldestMessage: ageSeries,
-      messagesSent: sent,
-      messagesDeleted: deleted,
-      consumerDurationMs: duration,
-      consumerInvocations: invocations,
-    };
   }
 
   // ---- the controller ------------------------------------------------------------------------------------
 
+  private appliedNow(): number {
+    const consumer = this.input.consumer;
+    switch (consumer.kind) {
+      case 'controlled':
+        return consumer.actuator === 'event-source' && this.env.kind === 'lambda'
+          ? (this.eventSourceMax as number)
+          : (this.reserved as number);
+      case 'native':
+        return consumer.maximumConcurrency;
+      case 'provisioned':
+        return consumer.maximumPollers * INVOKES_PER_POLLER;
+    }
+  }
+
   private ports(): TickPorts {
     return {
-      metrics: { read: async (now, period, window) => this.readSeries(now, period, window) },
+      metrics: {
+        read: async (now, period, window) =>
+          this.metrics.read(now, period, window, this.env.instantAge ? this.headAge() : undefined),
+      },
       queue: {
         depth: async (): Promise<QueueDepth> => ({
           visible: this.visibleCount(),
@@ -508,7 +756,12 @@ export class Simulation {
         }),
       },
       concurrency: {
-        applied: async () => (this.input.actuator === 'event-source' ? this.eventSourceMax : this.reserved),
+        applied: async () =>
+          this.input.consumer.kind === 'controlled'
+            ? this.input.consumer.actuator === 'event-source'
+              ? this.eventSourceMax
+              : this.reserved
+            : undefined,
         apply: async (desired) => this.apply(desired),
       },
       state: {
@@ -521,11 +774,14 @@ export class Simulation {
   }
 
   private apply(desired: number): void {
+    const consumer = this.input.consumer;
+    if (consumer.kind !== 'controlled')
+      throw new Error(`controller ${this.input.controller.name} wrote concurrency in ${consumer.kind} mode`);
     if (!Number.isInteger(desired) || desired < 1)
       throw new Error(`controller ${this.input.controller.name} applied ${desired}`);
-    const previous = this.input.actuator === 'event-source' ? this.eventSourceMax : this.reserved;
+    const previous = consumer.actuator === 'event-source' ? this.eventSourceMax : this.reserved;
     if (desired === previous) return;
-    switch (this.input.actuator) {
+    switch (consumer.actuator) {
       case 'lockstep':
         this.reserved = desired;
         this.eventSourceMax = desired;
@@ -538,21 +794,25 @@ export class Simulation {
         this.eventSourceMax = desired;
         break;
     }
+    this.reservedMeter?.set(this.now, this.reserved ?? 0);
     this.changes.push([this.now, desired]);
     this.resizeSlots();
   }
 
   private async onTick(): Promise<void> {
     const report = await this.input.controller.tick(this.ports(), this.now);
-    const applied = this.input.actuator === 'event-source' ? (this.eventSourceMax as number) : this.reserved;
+    const applied = this.appliedNow();
     const headAge = this.headAge();
     const interval = this.now - this.lastTickAt;
     if (applied >= this.input.cap && headAge > this.input.targetAgeSeconds)
       this.saturatedSeconds += this.input.tickSeconds;
+    this.environments?.expire(this.now);
     this.timeline.push({
       time: this.now,
       arrivalsPerSecond: interval > 0 ? (this.sent - this.lastTickSent) / interval : 0,
       applied,
+      executions: this.running,
+      warm: this.environments?.warm.current ?? this.slots,
       headAgeSeconds: headAge,
       visible: this.visibleCount(),
       inFlight: this.inFlightMessages,
@@ -561,6 +821,5 @@ export class Simulation {
     });
     this.lastTickSent = this.sent;
     this.lastTickAt = this.now;
-    this.events.push(this.now + this.input.tickSeconds, { kind: 'tick' });
   }
 }

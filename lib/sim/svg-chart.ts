@@ -37,8 +37,9 @@ export function svgChart(input: SvgChartInput): string {
       color: '#4c78a8',
     },
     {
-      label: 'applied concurrency',
+      label: 'applied concurrency (orange) · concurrent executions at ticks (purple)',
       values: points.map((p) => p.applied),
+      second: points.map((p) => p.executions),
       reference: { value: input.cap, label: `cap ${input.cap}` },
       format: (v: number) => v.toFixed(0),
       color: '#f58518',
@@ -61,7 +62,8 @@ export function svgChart(input: SvgChartInput): string {
   ];
   lanes.forEach((lane, i) => {
     const top = TOP + i * (LANE + GAP);
-    const max = Math.max(1e-9, ...lane.values, (lane.reference?.value ?? 0) * 1.1);
+    const second = 'second' in lane ? lane.second : undefined;
+    const max = Math.max(1e-9, ...lane.values, ...(second ?? []), (lane.reference?.value ?? 0) * 1.1);
     const y = (v: number) => top + LANE - (v / max) * LANE;
     parts.push(`<text x="${LEFT}" y="${top - 6}" font-weight="bold">${escapeXml(lane.label)}</text>`);
     parts.push(
@@ -91,6 +93,12 @@ export function svgChart(input: SvgChartInput): string {
       })
       .join(' ');
     parts.push(`<path d="${path}" fill="none" stroke="${lane.color}" stroke-width="1.5"/>`);
+    if (second !== undefined) {
+      const line = points
+        .map((p, j) => `${j === 0 ? 'M' : 'L'}${x(p.time).toFixed(1)},${y(second[j] as number).toFixed(1)}`)
+        .join(' ');
+      parts.push(`<path d="${line}" fill="none" stroke="#7b4ea3" stroke-width="1"/>`);
+    }
   });
   const axisY = TOP + lanes.length * (LANE + GAP) - GAP + 16;
   for (let k = 0; k <= 6; k++) {

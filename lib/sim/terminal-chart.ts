@@ -11,13 +11,14 @@ export function terminalChart(
 ): string {
   const width = options.width ?? 72;
   // Escape codes only for a terminal: piped into a file they are noise.
-  const colors = options.color ? [asciichart.default, asciichart.darkgray] : undefined;
+  const colors = options.color ? [asciichart.default, asciichart.darkgray, asciichart.magenta] : undefined;
   const points = downsample(timeline, width);
   if (points.length < 2) return '(run too short to chart)';
   const applied = points.map((p) => p.applied);
+  const executions = points.map((p) => p.executions);
   const age = points.map((p) => p.headAgeSeconds);
   const end = timeline[timeline.length - 1]?.time ?? 0;
-  const concurrencyChart = asciichart.plot([applied, applied.map(() => cap)], {
+  const concurrencyChart = asciichart.plot([applied, applied.map(() => cap), executions], {
     height: 8,
     colors,
     format: (x: number) => x.toFixed(0).padStart(6),
@@ -28,7 +29,7 @@ export function terminalChart(
     format: (x: number) => formatSeconds(x).padStart(6),
   });
   return [
-    `applied concurrency (grey: cap ${cap}), 0 → ${formatSeconds(end)}`,
+    `applied concurrency, the cap ${cap}, and concurrent executions at ticks (at or below the applied line), 0 → ${formatSeconds(end)}`,
     concurrencyChart,
     `head age (grey: target ${formatSeconds(targetAgeSeconds)})`,
     ageChart,

@@ -31,7 +31,7 @@ describe('phase files', () => {
     {
       comment: 'a negative rate',
       text: 'duration_s,rate_per_s,item_ms\n60,-5,20',
-      message: /line 2: rate_per_s = '-5': must be a number in \[0;/,
+      message: /line 2: rate_per_s = '-5': must be a plain decimal number in \[0;/,
     },
     {
       comment: 'a zero duration',

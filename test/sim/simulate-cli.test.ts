@@ -33,7 +33,7 @@ describe('npm start', () => {
     expect(stdout).toMatch(/none lost/);
     expect(readFileSync(join(scratch, 'short.svg'), 'utf8')).toMatch(/^<svg[\s\S]*head age[\s\S]*<\/svg>\n$/);
     expect(readFileSync(join(scratch, 'short.csv'), 'utf8').split('\n')[0]).toBe(
-      'time_s,arrivals_per_s,applied_concurrency,head_age_s,visible,in_flight,reason,saturated',
+      'time_s,arrivals_per_s,applied_concurrency,concurrent_executions,warm_environments,head_age_s,visible,in_flight,reason,saturated',
     );
   });
 

@@ -39,7 +39,7 @@ describe('simulator conservation', () => {
       preset: 'lambda',
       controller: 'fixed-floor',
       settings: { actuator: 'reserved' },
-      environment: { visibilityTimeoutSeconds: 5, maxReceiveCount: 2 },
+      environment: { visibilityTimeoutSeconds: 5, functionTimeoutSeconds: 5, maxReceiveCount: 2 },
     });
     // THEN invocations are throttled, good messages land in the DLQ, and still none is lost
     expect(summary.throttledInvocations).toBeGreaterThan(0);

@@ -1,0 +1,111 @@
+/**
+ * What the consumer's items call, with a capacity. Off by default: the seed's table is measured against a
+ * downstream that takes any concurrency at the same per-item time.
+ *
+ * - A connection pool of N: an item holds a connection for its whole time; past N, an item waits for one, first
+ *   come first served, and the wait adds to its time (and to the Lambda's Duration).
+ * - An API at R calls per second (a token bucket holding one second of calls): an item makes `callsPerItem`
+ *   calls when it starts; a call beyond the rate fails (HTTP 429), the item is reported as a batch item failure,
+ *   and its message returns to the queue when its visibility timeout ends. A failed item is assumed to take its
+ *   full time (the consumer's client waits for the answer, then handles it).
+ */
+export interface DownstreamModel {
+  readonly connectionPool?: number;
+  readonly apiRatePerSecond?: number;
+  /** Calls one item makes. @default 1 */
+  readonly callsPerItem?: number;
+}
+
+export function hasCapacity(model: DownstreamModel | undefined): boolean {
+  return model !== undefined && (model.connectionPool !== undefined || model.apiRatePerSecond !== undefined);
+}
+
+export function describeDownstream(model: DownstreamModel | undefined): string {
+  if (!hasCapacity(model)) return 'unlimited';
+  const parts: string[] = [];
+  if (model?.connectionPool !== undefined) parts.push(`a pool of ${model.connectionPool} connections`);
+  if (model?.apiRatePerSecond !== undefined)
+    parts.push(`an API at ${model.apiRatePerSecond} calls/s (${model.callsPerItem ?? 1} per item)`);
+  return parts.join(' and ');
+}
+
+/** A pool of connections handed out first come, first served. */
+export class ConnectionPool<W> {
+  private inUse = 0;
+  private readonly waiting: W[] = [];
+  private waitingHead = 0;
+  peakInUse = 0;
+  peakWaiting = 0;
+
+  constructor(readonly size: number) {}
+
+  get busy(): number {
+    return this.inUse;
+  }
+
+  /** Takes a connection if one is free; otherwise queues the waiter and returns false. */
+  acquire(waiter: W): boolean {
+    if (this.inUse < this.size) {
+      this.inUse++;
+      if (this.inUse > this.peakInUse) this.peakInUse = this.inUse;
+      return true;
+    }
+    this.waiting.push(waiter);
+    this.peakWaiting = Math.max(this.peakWaiting, this.waiting.length - this.waitingHead);
+    return false;
+  }
+
+  /**
+   * Gives a connection back. Returns the waiter it passes to (who now holds it), skipping waiters that `gone`
+   * says have left the queue (an invocation that timed out while waiting).
+   */
+  release(gone: (waiter: W) => boolean): W | undefined {
+    while (this.waitingHead < this.waiting.length) {
+      const next = this.waiting[this.waitingHead++] as W;
+      this.compact();
+      if (!gone(next)) return next;
+    }
+    this.inUse--;
+    return undefined;
+  }
+
+  private compact(): void {
+    if (this.waitingHead > 1024 && this.waitingHead * 2 > this.waiting.length) {
+      this.waiting.splice(0, this.waitingHead);
+      this.waitingHead = 0;
+    }
+  }
+}
+
+/**
+ * A rate limit of `ratePerSecond`: a token bucket holding one second of calls (a burst of R is let through), and
+ * at least one item's calls, so a rate below one item's calls a second still lets an item through now and then.
+ */
+export class RateLimiter {
+  private tokens: number;
+  private readonly capacity: number;
+  private at = 0;
+  calls = 0;
+  rejected = 0;
+
+  constructor(
+    private readonly ratePerSecond: number,
+    callsPerItem: number,
+  ) {
+    this.capacity = Math.max(ratePerSecond, callsPerItem);
+    this.tokens = this.capacity;
+  }
+
+  /** `calls` calls at `now`: true when the limit lets them all through; otherwise they fail and use no tokens. */
+  tryCall(now: number, calls: number): boolean {
+    this.tokens = Math.min(this.capacity, this.tokens + (now - this.at) * this.ratePerSecond);
+    this.at = now;
+    this.calls += calls;
+    if (this.tokens + 1e-9 >= calls) {
+      this.tokens -= calls;
+      return true;
+    }
+    this.rejected += calls;
+    return false;
+  }
+}

@@ -1,0 +1,92 @@
+import type { Datapoint, MetricSeries } from '../control/ports.ts';
+import type { SimEnvironment } from './environment.ts';
+
+/** What CloudWatch aggregates over one period. */
+export interface PeriodMetrics {
+  k: number;
+  ageMax: number;
+  sent: number;
+  deleted: number;
+  durationMs: number;
+  invocations: number;
+}
+
+/**
+ * The simulator's CloudWatch: one-period aggregates, published `metricDelaySeconds` after the period ends. Only the
+ * periods a controller can still read (its window, plus the delay) are kept, in a ring: a month at the seed's
+ * 250 ms periods would otherwise be ten million records.
+ */
+export class MetricPeriods {
+  private readonly ring: PeriodMetrics[];
+  private readonly period: number;
+  /** The newest period anything was recorded in. */
+  private newest = -1;
+
+  constructor(private readonly env: SimEnvironment) {
+    this.period = env.metricPeriodSeconds;
+    const size = Math.ceil((env.metricWindowSeconds + env.metricDelaySeconds) / this.period) + 3;
+    this.ring = Array.from({ length: size }, () => ({
+      k: -1,
+      ageMax: 0,
+      sent: 0,
+      deleted: 0,
+      durationMs: 0,
+      invocations: 0,
+    }));
+  }
+
+  /** The period holding `time`, to record into. */
+  at(time: number): PeriodMetrics {
+    const k = Math.floor(time / this.period + 1e-9);
+    const slot = this.ring[k % this.ring.length] as PeriodMetrics;
+    if (slot.k !== k) {
+      slot.k = k;
+      slot.ageMax = 0;
+      slot.sent = 0;
+      slot.deleted = 0;
+      slot.durationMs = 0;
+      slot.invocations = 0;
+    }
+    if (k > this.newest) this.newest = k;
+    return slot;
+  }
+
+  /**
+   * The series CloudWatch would return at `now`: only periods published by then (period end + delay). With
+   * `instantAge` (the seed's in-process pool) the age is the head's, read the instant it is asked.
+   */
+  read(now: number, periodSeconds: number, windowSeconds: number, instantAge?: number): MetricSeries {
+    const p = this.period;
+    if (periodSeconds !== p)
+      throw new Error(`the simulator publishes ${p}-second periods, not ${periodSeconds}`);
+    const age: Datapoint[] = [];
+    const sent: Datapoint[] = [];
+    const deleted: Datapoint[] = [];
+    const duration: Datapoint[] = [];
+    const invocations: Datapoint[] = [];
+    const first = Math.max(0, Math.floor((now - windowSeconds) / p));
+    for (let k = first; k <= this.newest; k++) {
+      const timestamp = k * p;
+      if (timestamp + p + this.env.metricDelaySeconds > now + 1e-9) break;
+      const slot = this.ring[k % this.ring.length] as PeriodMetrics;
+      // A period nothing was recorded in reads as zeros, as CloudWatch's Sum of a quiet minute does.
+      const m = slot.k === k ? slot : undefined;
+      age.push({ timestamp, value: m?.ageMax ?? 0 });
+      sent.push({ timestamp, value: m?.sent ?? 0 });
+      deleted.push({ timestamp, value: m?.deleted ?? 0 });
+      // Lambda publishes no Duration or Invocations for a period without invocations: an empty period is omitted.
+      if (m !== undefined && m.invocations > 0) {
+        duration.push({ timestamp, value: m.durationMs });
+        invocations.push({ timestamp, value: m.invocations });
+      }
+    }
+    const ageSeries = instantAge === undefined ? age : [{ timestamp: now - p, value: instantAge }];
+    return {
+      ageOfOldestMessage: ageSeries,
+      messagesSent: sent,
+      messagesDeleted: deleted,
+      consumerDurationMs: duration,
+      consumerInvocations: invocations,
+    };
+  }
+}

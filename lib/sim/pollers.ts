@@ -1,0 +1,72 @@
+/**
+ * How the event source mapping's pollers scale, evaluated once a minute: the number of batches the mapping may
+ * have in flight at once (concurrent invocations), before any bound that reserved concurrency or the mapping's
+ * MaximumConcurrency puts on it.
+ */
+export interface PollerScaling {
+  /** Concurrent invocations the pollers can drive now. */
+  readonly capacity: number;
+  /**
+   * The minute is over: `backlogSeen` says whether a message waited with every loop busy; `peakBusy` is the most
+   * loops busy at once during the minute; `limit` the bound from MaximumConcurrency (Infinity when unset).
+   */
+  scale(backlogSeen: boolean, peakBusy: number, limit: number): void;
+}
+
+/**
+ * Standard mode. AWS: "Lambda starts processing five batches at a time with five concurrent invocations … If
+ * messages are still available, Lambda increases the number of processes that are reading batches by up to 300
+ * more concurrent invokes per minute. The maximum … is 1,250. When traffic is low, Lambda scales back the
+ * processing to five concurrent invokes" (services-sqs-scaling). No scale-down rate is documented: assumed that
+ * invokes nobody used during the minute are released, down to the starting five.
+ */
+export class StandardPollers implements PollerScaling {
+  capacity: number;
+
+  constructor(
+    private readonly initial: number,
+    private readonly stepPerMinute: number,
+    private readonly max: number,
+  ) {
+    this.capacity = initial;
+  }
+
+  scale(backlogSeen: boolean, peakBusy: number, limit: number): void {
+    const bound = Math.min(this.max, limit);
+    const next = backlogSeen ? this.capacity + this.stepPerMinute : Math.min(this.capacity, peakBusy);
+    this.capacity = Math.max(this.initial, Math.min(bound, next));
+  }
+}
+
+// AWS (provisioned mode, Nov 2025): each event poller handles up to 10 concurrent invokes, and the mapping scales
+// by up to 1,000 concurrent invocations a minute, i.e. 100 pollers a minute.
+export const INVOKES_PER_POLLER = 10;
+export const PROVISIONED_STEP_PER_MINUTE = 1000;
+
+/**
+ * Provisioned mode: between MinimumPollers and MaximumPollers dedicated pollers, each driving up to 10 concurrent
+ * invokes; up to 1,000 more concurrent invocations a minute while messages wait. It cannot be combined with
+ * MaximumConcurrency, so `limit` does not apply. How it scales down is not documented: assumed, as for standard
+ * mode, that pollers whose invokes nobody used during the minute are released, down to MinimumPollers.
+ */
+export class ProvisionedPollers implements PollerScaling {
+  private pollers: number;
+
+  constructor(
+    private readonly minimumPollers: number,
+    private readonly maximumPollers: number,
+  ) {
+    this.pollers = minimumPollers;
+  }
+
+  get capacity(): number {
+    return this.pollers * INVOKES_PER_POLLER;
+  }
+
+  scale(backlogSeen: boolean, peakBusy: number): void {
+    const next = backlogSeen
+      ? this.pollers + PROVISIONED_STEP_PER_MINUTE / INVOKES_PER_POLLER
+      : Math.min(this.pollers, Math.ceil(peakBusy / INVOKES_PER_POLLER));
+    this.pollers = Math.max(this.minimumPollers, Math.min(this.maximumPollers, next));
+  }
+}
