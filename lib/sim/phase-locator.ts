@@ -6,6 +6,8 @@
  */
 export class PhaseLocator {
   private cursor = 0;
+  /** Phase ends compared so far: the work done, which tests hold to O(log phases) a lookup. */
+  probes = 0;
 
   /** @param ends each phase's end time, ascending (the phases' cumulative durations) */
   constructor(private readonly ends: Float64Array) {}
@@ -15,6 +17,7 @@ export class PhaseLocator {
     const ends = this.ends;
     const last = ends.length - 1;
     let c = this.cursor;
+    this.probes += 2;
     if (this.holds(c, time)) return c;
     let lo: number;
     let hi: number;
@@ -25,6 +28,7 @@ export class PhaseLocator {
       lo = c + 1;
       hi = Math.min(last, c + step);
       while (hi < last && time >= (ends[hi] as number)) {
+        this.probes++;
         lo = hi + 1;
         step *= 2;
         hi = Math.min(last, c + step);
@@ -35,6 +39,7 @@ export class PhaseLocator {
       hi = c - 1;
       lo = Math.max(0, c - step);
       while (lo > 0 && time < (ends[lo - 1] as number)) {
+        this.probes++;
         hi = lo - 1;
         step *= 2;
         lo = Math.max(0, c - step);
@@ -42,6 +47,7 @@ export class PhaseLocator {
     }
     // The first index in [lo, hi] whose end is after `time` (hi if none: the last phase takes the overflow).
     while (lo < hi) {
+      this.probes++;
       const mid = (lo + hi) >> 1;
       if (time < (ends[mid] as number)) hi = mid;
       else lo = mid + 1;

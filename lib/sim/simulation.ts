@@ -130,6 +130,8 @@ interface Batch {
 /** One invocation (or one worker's item) in progress. */
 interface Invocation {
   readonly batch: Batch;
+  /** Its item-done event, made once and pushed for each item (no allocation per item). */
+  itemDone: SimEvent | undefined;
   readonly receivedAt: number;
   /** The invocation's duration: planned up front without a downstream model, measured with one. */
   duration: number;
@@ -157,6 +159,8 @@ type SimEvent =
   | { readonly kind: 'item-done'; readonly invocation: Invocation }
   | { readonly kind: 'return'; readonly batch: Batch }
   | { readonly kind: 'periodic'; readonly task: number };
+
+const hasEnded = (invocation: Invocation) => invocation.ended;
 
 const ARRIVAL: SimEvent = { kind: 'arrival' };
 const RECEIVE: SimEvent = { kind: 'receive' };
@@ -580,6 +584,7 @@ export class Simulation {
     this.environments?.start(this.now);
     const invocation: Invocation = {
       batch,
+      itemDone: undefined,
       receivedAt: this.now,
       duration: 0,
       next: 0,
@@ -625,7 +630,8 @@ export class Simulation {
       invocation.failed ??= new Uint8Array(invocation.batch.sentAt.length);
       invocation.failed[invocation.next] = 1;
     }
-    this.events.push(this.now + seconds, { kind: 'item-done', invocation });
+    invocation.itemDone ??= { kind: 'item-done', invocation };
+    this.events.push(this.now + seconds, invocation.itemDone);
   }
 
   private onItemDone(invocation: Invocation): void {
@@ -640,7 +646,7 @@ export class Simulation {
   }
 
   private releaseConnection(): void {
-    const next = this.connections?.release((waiter) => waiter.ended);
+    const next = this.connections?.release(hasEnded);
     if (next !== undefined) {
       next.holdsConnection = true;
       this.serveItem(next);

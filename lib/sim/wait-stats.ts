@@ -13,14 +13,21 @@ const SUB_BUCKETS = 1 << SUB_BUCKET_BITS;
 const MAX_EXPONENT = 45;
 const BUCKETS = 2 * SUB_BUCKETS + (MAX_EXPONENT - SUB_BUCKET_BITS - 1) * SUB_BUCKETS;
 
+// Powers of two as multipliers: dividing by 2^k is exact in floating point, and a lookup beats Math.pow.
+const INVERSE_POWERS = Array.from({ length: MAX_EXPONENT + 1 }, (_, k) => 2 ** -k);
+
+/** floor(log2(n)) for an integer 1 ≤ n < 2^53, with integer instructions. */
+function exponentOf(n: number): number {
+  if (n < 2 ** 31) return 31 - Math.clz32(n);
+  return 63 - Math.clz32(Math.floor(n / 2 ** 32));
+}
+
 function bucketOf(seconds: number): number {
   const micros = Math.min(2 ** MAX_EXPONENT - 1, Math.max(0, Math.floor(seconds * 1e6)));
   if (micros < 2 * SUB_BUCKETS) return micros;
-  let exponent = Math.floor(Math.log2(micros));
-  // log2 of a value just below a power of two may round up: keep the mantissa in [128, 256).
-  if (micros < 2 ** exponent) exponent--;
+  const exponent = exponentOf(micros);
   const shift = exponent - SUB_BUCKET_BITS;
-  const mantissa = Math.floor(micros / 2 ** shift);
+  const mantissa = Math.floor(micros * (INVERSE_POWERS[shift] as number));
   return 2 * SUB_BUCKETS + (exponent - SUB_BUCKET_BITS - 1) * SUB_BUCKETS + (mantissa - SUB_BUCKETS);
 }
 

@@ -1,11 +1,20 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { buildPlan } from '../../lib/operator/plan.ts';
 import {
   loadPhaseFile,
   loadScenario,
   parsePhases,
+  parseScenarioText,
+  SCENARIO_DIR,
+  type Scenario,
   ScenarioError,
+  scaleScenario,
   shippedScenarios,
 } from '../../lib/sim/scenario.ts';
+
+const HEADER = 'duration_s,rate_per_s,item_ms';
 
 describe('phase files', () => {
   it('parses rows, skipping comments and blank lines', () => {
@@ -48,11 +57,79 @@ describe('phase files', () => {
     expect(() => parsePhases(text, 'x.csv')).toThrow(ScenarioError);
   });
 
+  it.each([
+    { comment: 'hex', row: '0x3c,10,20', column: 'duration_s', given: '0x3c' },
+    { comment: 'binary', row: '60,0b1010,20', column: 'rate_per_s', given: '0b1010' },
+    { comment: 'an exponent', row: '60,10,1e-300', column: 'item_ms', given: '1e-300' },
+    { comment: 'a large exponent', row: '6e1,10,20', column: 'duration_s', given: '6e1' },
+    { comment: 'Infinity', row: '60,Infinity,20', column: 'rate_per_s', given: 'Infinity' },
+    { comment: 'a tiny decimal duration', row: '0.0000001,10,20', column: 'duration_s', given: '0.0000001' },
+  ])('takes plain decimals only: refuses $comment, showing the value as given', ({ row, column, given }) => {
+    // Today's parser read 0x3c as 60, 0b1010 as 10 and 1e-300 as a number.
+    expect(() => parsePhases(`${HEADER}\n${row}`, 'x.csv')).toThrow(
+      new RegExp(
+        `x.csv line 2: ${column} = '${given.replace(/\./g, '\\.')}': must be a plain decimal number`,
+      ),
+    );
+  });
+
+  it('reads plain decimals, with or without a fraction', () => {
+    expect(parsePhases(`${HEADER}\n60.5,.25,20.\n`, 'x.csv')).toEqual([
+      { durationSeconds: 60.5, ratePerSecond: 0.25, itemMs: 20 },
+    ]);
+  });
+
+  it('reads a @downstream line, anywhere outside the rows, and refuses a malformed one', () => {
+    expect(
+      parseScenarioText(`@downstream connection_pool=20\n${HEADER}\n60,1,20`, 'x.csv').downstream,
+    ).toEqual({
+      connectionPool: 20,
+    });
+    expect(
+      parseScenarioText(`${HEADER}\n@downstream api_rate_per_s=2.5 calls_per_item=2\n60,1,20`, 'x.csv')
+        .downstream,
+    ).toEqual({ apiRatePerSecond: 2.5, callsPerItem: 2 });
+    expect(parseScenarioText(`${HEADER}\n60,1,20`, 'x.csv').downstream).toBeUndefined();
+    expect(() => parseScenarioText(`@downstream pool=20\n${HEADER}\n60,1,20`, 'x.csv')).toThrow(
+      /x.csv line 1: 'pool=20' is not one of connection_pool=N, api_rate_per_s=N, calls_per_item=N/,
+    );
+    expect(() => parseScenarioText(`@downstream connection_pool=2.5\n${HEADER}\n60,1,20`, 'x.csv')).toThrow(
+      /connection_pool = '2.5': must be a plain decimal integer in \[1; 100000\]/,
+    );
+    expect(() => parseScenarioText(`@upstream x=1\n${HEADER}\n60,1,20`, 'x.csv')).toThrow(
+      /unknown directive '@upstream'/,
+    );
+    // npm run load reads the same file: its phases, the directive left out.
+    expect(parsePhases(`@downstream connection_pool=20\n${HEADER}\n60,1,20`, 'x.csv')).toHaveLength(1);
+  });
+
+  it('--rate-scale and --time-scale mean what npm run load makes of them', () => {
+    const scenario: Scenario = loadScenario('seed-spike');
+    for (const [rate, time] of [
+      [100, 1],
+      [0.1, 0.2],
+      [3, 7],
+    ] as const) {
+      const scaled = scaleScenario(scenario, rate, time);
+      const plan = buildPlan(scenario, rate, time);
+      expect(scaled.phases.map((p) => [p.durationSeconds, p.ratePerSecond, p.itemMs])).toEqual(
+        plan.phases.map((p) => [p.durationSeconds, p.ratePerSecond, p.itemMs]),
+      );
+      expect(scaled.scale).toEqual({ rate, time });
+    }
+    expect(() => scaleScenario(scenario, 0, 1)).toThrow(/--rate-scale = 0: must be a number > 0/);
+    expect(() => scaleScenario(scenario, 1, Number.NaN)).toThrow(/--time-scale = NaN: must be a number > 0/);
+  });
+
   it('ships the scenarios the README names', () => {
     expect(shippedScenarios()).toEqual([
+      'azure-llm-2023-11-16',
       'bursts',
       'diurnal',
+      'downstream-at-limit',
       'downstream-slowdown',
+      'downstream-slowing',
+      'nasa-http-1995-07-13',
       'overload',
       'seed-spike',
       'steady',
@@ -65,8 +142,30 @@ describe('phase files', () => {
   });
 
   it('names an unknown scenario and the known ones', () => {
-    expect(() => loadScenario('spike')).toThrow(/unknown scenario 'spike' \(known: bursts, diurnal/);
+    expect(() => loadScenario('spike')).toThrow(
+      /unknown scenario 'spike' \(known: azure-llm-2023-11-16, bursts/,
+    );
   });
+
+  it.each([
+    { name: 'nasa-http-1995-07-13', phases: 1440, requests: 134_203, licence: /freely redistributed/ },
+    { name: 'azure-llm-2023-11-16', phases: 58, requests: 19_338, licence: /CC-BY 4.0/ },
+  ])(
+    'ships the real trace $name per minute, with its source, licence and conversion on top',
+    ({ name, phases, requests, licence }) => {
+      const scenario = loadScenario(name);
+      expect(scenario.phases).toHaveLength(phases);
+      expect(scenario.phases.every((p) => p.durationSeconds === 60)).toBe(true);
+      // Rates are requests per minute ÷ 60, rounded to 4 decimals: the minute's count comes back.
+      const total = scenario.phases.reduce((n, p) => n + Math.round(p.ratePerSecond * 60), 0);
+      expect(total).toBe(requests);
+      const text = readFileSync(join(SCENARIO_DIR, `${name}.csv`), 'utf8');
+      const header = text.slice(0, text.indexOf('duration_s'));
+      expect(header).toMatch(/Source: [\s\S]*github\.com\//);
+      expect(header).toMatch(licence);
+      expect(header).toMatch(/Conversion: /);
+    },
+  );
 
   it('names a file it cannot read', () => {
     expect(() => loadPhaseFile('/nonexistent/load.csv')).toThrow(

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -44,6 +44,13 @@ describe('npm start', () => {
     expect(code).toBe(0);
     const summary = JSON.parse(stdout);
     for (const key of [
+      'executions',
+      'warmEnvironments',
+      'reservedSeconds',
+      'timedOutInvocations',
+      'failedItems',
+      'rateScale',
+      'timeScale',
       'peakConcurrency',
       'minConcurrency',
       'finalConcurrency',
@@ -64,6 +71,66 @@ describe('npm start', () => {
       expect(summary).toHaveProperty(key);
     }
     expect(summary.phases[0]).toHaveProperty('p50WaitSeconds');
+    expect(summary.phases[0]).toHaveProperty('peakExecutions');
+    expect(Object.keys(summary.executions).sort()).toEqual(['mean', 'p99', 'peak']);
+  });
+
+  it('replays a trace scaled as npm run load does, and says so', async () => {
+    const trace = join(scratch, 'scaled.csv');
+    writeFileSync(trace, 'duration_s,rate_per_s,item_ms\n600,2,20\n');
+    const { code, stdout } = await simulate(
+      '--trace',
+      trace,
+      '--rate-scale',
+      '100',
+      '--time-scale',
+      '0.2',
+      '--out',
+      scratch,
+      '--json',
+    );
+    expect(code).toBe(0);
+    const summary = JSON.parse(stdout);
+    expect(summary).toMatchObject({ rateScale: 100, timeScale: 0.2, simulatedSeconds: 120 });
+    expect(summary.phases[0]).toMatchObject({ ratePerSecond: 200, durationSeconds: 120, itemMs: 20 });
+  });
+
+  it('runs the native baseline, with no controller writes and no reserved concurrency', async () => {
+    const trace = join(scratch, 'native.csv');
+    writeFileSync(trace, 'duration_s,rate_per_s,item_ms\n120,100,20\n');
+    const { code, stdout } = await simulate(
+      '--trace',
+      trace,
+      '--controller',
+      'native',
+      '--out',
+      scratch,
+      '--json',
+    );
+    expect(code).toBe(0);
+    const summary = JSON.parse(stdout);
+    expect(summary).toMatchObject({ controllerKind: 'native', scaleEvents: 0, reservedSeconds: 0, lost: 0 });
+  });
+
+  it('item 11: a wrong --out fails at once, before the run, and leaves the file alone', async () => {
+    // Today: the whole run, then EEXIST from mkdir on an existing file, with a stack trace.
+    const file = join(scratch, 'README.md');
+    writeFileSync(file, 'keep me\n');
+    const { code, stdout, stderr } = await simulate('--out', file);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(new RegExp(`^simulate: --out '${file}': ${file} is a file, not a directory\n$`));
+    expect(readFileSync(file, 'utf8')).toBe('keep me\n');
+  });
+
+  it('item 11: a chart path taken by a directory is caught before the run too', async () => {
+    const dir = join(scratch, 'taken');
+    mkdirSync(join(dir, 'seed-spike.svg'), { recursive: true });
+    const { code, stdout, stderr } = await simulate('--out', dir);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/seed-spike.svg is a directory, so seed-spike.svg cannot be written there/);
+    expect(statSync(join(dir, 'seed-spike.svg')).isDirectory()).toBe(true);
   });
 
   it.each([
@@ -75,7 +142,7 @@ describe('npm start', () => {
     {
       comment: 'an unknown scenario',
       args: ['--scenario', 'spike'],
-      message: /^simulate: unknown scenario 'spike' \(known: bursts, /m,
+      message: /^simulate: unknown scenario 'spike' \(known: azure-llm-2023-11-16, bursts, /m,
     },
     {
       comment: 'an unknown preset',
@@ -86,6 +153,34 @@ describe('npm start', () => {
       comment: 'a bad seed',
       args: ['--seed', '1.5'],
       message: /^simulate: --seed '1.5': must be a whole number/,
+    },
+    {
+      // Today: accepted, run as seed 1, and reported as 4294967297.
+      comment: 'a seed beyond the 32 bits the generator uses',
+      args: ['--seed', '4294967297'],
+      message:
+        /^simulate: --seed '4294967297': must be a whole number in \[0; 4294967295\] \(the generator's state is 32 bits\)\n$/,
+    },
+    {
+      comment: 'a seed in hex',
+      args: ['--seed', '0x10'],
+      message: /^simulate: --seed '0x10': must be a whole number/,
+    },
+    {
+      comment: 'a zero rate scale',
+      args: ['--rate-scale', '0'],
+      message: /^simulate: --rate-scale '0': must be a number > 0\n$/,
+    },
+    {
+      comment: 'a run beyond the bounds',
+      args: ['--rate-scale', '1000'],
+      message: /^simulate: the run is too large: 840,000,000 messages .*more than 50,000,000/,
+    },
+    {
+      comment: 'native in the seed preset',
+      args: ['--preset', 'seed', '--controller', 'native'],
+      message:
+        /^simulate: invalid configuration: controller 'native' is a setting of Lambda's event source mapping/,
     },
     {
       comment: 'a missing trace file',

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { runScenario } from '../../lib/sim/run.ts';
+import type { DownstreamModel } from '../../lib/sim/downstream.ts';
+import { CONTROLLER_KINDS, type ControllerKind, runScenario } from '../../lib/sim/run.ts';
 import { loadScenario, type Scenario } from '../../lib/sim/scenario.ts';
 
 const shortSpike: Scenario = {
@@ -13,13 +14,38 @@ const shortSpike: Scenario = {
 };
 
 describe('simulator conservation', () => {
-  it('loses no message, across random seeds and controllers', async () => {
+  // A downstream that slows on its own (item time rises while arrivals stay flat) in front of each capacity model.
+  const degrading: Scenario = {
+    name: 'degrading',
+    phases: [
+      { durationSeconds: 120, ratePerSecond: 150, itemMs: 20 },
+      { durationSeconds: 180, ratePerSecond: 150, itemMs: 80 },
+      { durationSeconds: 120, ratePerSecond: 400, itemMs: 40 },
+    ],
+  };
+  const downstreams: (DownstreamModel | undefined)[] = [
+    undefined,
+    { connectionPool: 6 },
+    { apiRatePerSecond: 120 },
+    { connectionPool: 10, apiRatePerSecond: 200, callsPerItem: 2 },
+  ];
+
+  it('loses no message, across random seeds, every controller and every downstream, the degrading one included', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
-        fc.constantFrom('age-law', 'seed-step', 'depth', 'fixed-floor'),
-        async (seed, controller) => {
-          const { summary } = await runScenario({ scenario: shortSpike, preset: 'lambda', controller, seed });
+        fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+        fc.constantFrom(...CONTROLLER_KINDS),
+        fc.constantFrom(shortSpike, degrading),
+        fc.constantFrom(...downstreams),
+        async (seed, controller, scenario, downstream) => {
+          const { summary } = await runScenario({
+            scenario: { ...scenario, downstream },
+            preset: 'lambda',
+            controller,
+            seed,
+            // Quick redelivery, so failed items also reach the DLQ within the run.
+            environment: { visibilityTimeoutSeconds: 60, maxReceiveCount: 3 },
+          });
           expect(summary.lost).toBe(0);
           expect(summary.sent).toBe(
             summary.completed + summary.queued + summary.inFlight + summary.deadLettered,
@@ -27,7 +53,31 @@ describe('simulator conservation', () => {
           expect(summary.sent).toBeGreaterThan(0);
         },
       ),
-      { numRuns: 12 },
+      { numRuns: 24 },
+    );
+  });
+
+  it('loses no message in the seed preset, with or without a connection pool', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+        fc.constantFrom('age-law', 'fixed-floor', 'seed-step', 'depth', 'fixed-cap'),
+        fc.constantFrom<DownstreamModel | undefined>(undefined, { connectionPool: 8 }),
+        async (seed, controller, downstream) => {
+          const { summary } = await runScenario({
+            scenario: {
+              ...degrading,
+              downstream,
+              phases: degrading.phases.map((p) => ({ ...p, durationSeconds: 20 })),
+            },
+            preset: 'seed',
+            controller: controller as ControllerKind,
+            seed,
+          });
+          expect(summary.lost).toBe(0);
+        },
+      ),
+      { numRuns: 8 },
     );
   });
 
@@ -85,6 +135,8 @@ describe('simulator conservation', () => {
 describe('the seed article, reproduced', () => {
   it('seed preset: 2 at 50/s, a peak of 16–20 at 800/s, back to 2', async () => {
     const { summary } = await runScenario({ scenario: loadScenario('seed-spike'), preset: 'seed' });
+    // The downstream model is off: the article's pool talks to a downstream without a capacity.
+    expect(summary.downstream).toBeUndefined();
     const [before, spike, after] = summary.phases;
     expect(before?.finalConcurrency).toBe(2);
     expect(spike?.peakConcurrency).toBeGreaterThanOrEqual(16);

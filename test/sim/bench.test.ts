@@ -1,0 +1,160 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { type BenchRow, dominanceStatement, dominated, dominates } from '../../lib/sim/bench.ts';
+import { writeOutputs } from '../../lib/sim/outputs.ts';
+import type { RunSummary } from '../../lib/sim/summary.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+// The bench runs in a scratch directory (relative --out paths), so tsx is named by its path, not looked up from there.
+const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+const run = promisify(execFile);
+
+async function bench(
+  cwd: string,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ['--import', TSX, join(ROOT, 'bin/bench.ts'), ...args],
+      { cwd },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+function row(
+  controller: BenchRow['controller'],
+  p99OverTarget: number,
+  deadLettered: number,
+  peak: number,
+  mean: number,
+): BenchRow {
+  return {
+    scenario: 's',
+    controller,
+    p99OverTarget,
+    summary: { deadLettered, executions: { peak, mean, p99: peak } } as unknown as RunSummary,
+  };
+}
+
+describe('which controllers are dominated', () => {
+  it.each([
+    {
+      comment: 'lighter on the downstream, both within the target: dominates',
+      a: row('age-law', 0.9, 0, 20, 5),
+      b: row('native', 0.7, 0, 32, 5.3),
+      expected: true,
+    },
+    {
+      comment: 'later beyond the target, though lighter: does not dominate',
+      a: row('age-law', 3, 0, 20, 5),
+      b: row('native', 0.7, 0, 32, 5.3),
+      expected: false,
+    },
+    {
+      comment: 'dead letters count against it',
+      a: row('age-law', 0.9, 5, 20, 5),
+      b: row('native', 0.9, 0, 32, 6),
+      expected: false,
+    },
+    {
+      comment: 'differences within 5 % are ties: nothing clearly better',
+      a: row('age-law', 0.9, 0, 32, 5.0),
+      b: row('native', 0.9, 0, 32, 5.2),
+      expected: false,
+    },
+    {
+      comment: 'no heavier and clearly earlier: dominates',
+      a: row('provisioned', 1.2, 0, 23, 5),
+      b: row('age-law', 4, 0, 23, 5),
+      expected: true,
+    },
+  ])('$comment', ({ a, b, expected }) => {
+    expect(dominates(a, b)).toBe(expected);
+    // Never both ways.
+    if (expected) expect(dominates(b, a)).toBe(false);
+  });
+
+  it('states per scenario who is dominated and by whom, and who is not', () => {
+    const rows = [
+      row('age-law', 0.9, 0, 20, 5),
+      row('native', 0.7, 0, 32, 5.3),
+      row('fixed-cap', 0.5, 0, 32, 5.3),
+    ];
+    expect(dominated(rows)).toEqual([
+      { controller: 'native', by: ['age-law'] },
+      { controller: 'fixed-cap', by: ['age-law'] },
+    ]);
+    expect(dominanceStatement(rows)).toBe(
+      '- **s**: dominated: native (by age-law); fixed-cap (by age-law). Not dominated: age-law.',
+    );
+  });
+});
+
+describe('npm run bench', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'bench-cli-'));
+  const trace = join(scratch, 'tiny.csv');
+  writeFileSync(trace, 'duration_s,rate_per_s,item_ms\n120,50,20\n60,200,20\n');
+
+  it('item 11: --out bench.md writes a file named bench.md (today: a directory, then EISDIR after the whole bench)', async () => {
+    const { code, stdout, stderr } = await bench(
+      scratch,
+      '--preset',
+      'lambda',
+      '--trace',
+      trace,
+      '--out',
+      'bench.md',
+    );
+    expect(code).toBe(0);
+    expect(statSync(join(scratch, 'bench.md')).isFile()).toBe(true);
+    const markdown = readFileSync(join(scratch, 'bench.md'), 'utf8');
+    expect(markdown).toBe(`${stdout.trimEnd()}\n`);
+    // Every controller, the new columns and the dominance statement.
+    for (const controller of [
+      'age-law',
+      'native',
+      'provisioned',
+      'fixed-floor',
+      'fixed-cap',
+      'seed-step',
+      'depth',
+    ])
+      expect(markdown).toMatch(new RegExp(`\\| tiny \\| ${controller} \\|`));
+    expect(markdown).toMatch(/\| p99 wait ÷ target \| dead letters \| exec peak \| exec p99 \| exec mean \|/);
+    expect(markdown).toMatch(/reserved conc-s/);
+    expect(markdown).toMatch(/- \*\*tiny\*\*: .*Not dominated: /);
+    expect(markdown).not.toMatch(/trade-off/);
+    expect(stderr).toMatch(/wrote .*bench\.md/);
+  });
+
+  it('item 11: a directory given as --out fails before any run, with one line', async () => {
+    const dir = join(scratch, 'results');
+    mkdirSync(dir);
+    const { code, stdout, stderr } = await bench(scratch, '--trace', trace, '--out', dir);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(new RegExp(`^bench: --out '${dir}': is a directory; give a file name`));
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('a finished result is never lost to a late write error: writing reports, it does not throw', () => {
+    const blocker = join(scratch, 'a-file');
+    writeFileSync(blocker, '');
+    const failures = writeOutputs([
+      { path: join(blocker, 'bench.md'), content: 'table' },
+      { path: join(scratch, 'ok.md'), content: 'table' },
+    ]);
+    expect(failures).toEqual([`could not write ${join(blocker, 'bench.md')}: ENOTDIR`]);
+    expect(readFileSync(join(scratch, 'ok.md'), 'utf8')).toBe('table');
+  });
+});
