@@ -5,7 +5,7 @@ import { prepareOutputFile, writeOutputs } from '../lib/sim/outputs.ts';
 import { PRESET_NAMES, type PresetName } from '../lib/sim/presets.ts';
 import { loadPhaseFile, loadScenario, type Scenario, shippedScenarios } from '../lib/sim/scenario.ts';
 import { parseOptions, runCli, UsageError } from './cli-error.ts';
-import { scaled } from './sim-options.ts';
+import { quietOnClosedPipe, scaled } from './sim-options.ts';
 
 const HELP = `Runs every shipped scenario through the age law and the baselines and prints a markdown table:
 native (no controller: the mapping's MaximumConcurrency at the cap, reserved unset), provisioned (the mapping's
@@ -93,4 +93,5 @@ async function main(): Promise<void> {
   else process.stderr.write(`wrote ${out}\n`);
 }
 
+quietOnClosedPipe();
 await runCli('bench', main);

@@ -33,3 +33,11 @@ export function seedOption(raw: string | undefined): number {
     );
   return value;
 }
+
+/** Output piped into `head` closes early: stop quietly rather than die with a stack trace on EPIPE. */
+export function quietOnClosedPipe(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
+}

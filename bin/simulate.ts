@@ -10,7 +10,7 @@ import { svgChart } from '../lib/sim/svg-chart.ts';
 import { terminalChart } from '../lib/sim/terminal-chart.ts';
 import { timelineCsv } from '../lib/sim/timeline-csv.ts';
 import { parseOptions, runCli, UsageError } from './cli-error.ts';
-import { scaled, seedOption } from './sim-options.ts';
+import { quietOnClosedPipe, scaled, seedOption } from './sim-options.ts';
 
 const HELP = `Replays a load through a model of SQS → Lambda (or the seed article's worker pool) driven by the
 queue-age controller, and reports what the controller did and what the downstream felt.
@@ -143,4 +143,5 @@ function parse() {
   });
 }
 
+quietOnClosedPipe();
 await runCli('simulate', main);
