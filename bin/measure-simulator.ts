@@ -39,13 +39,13 @@ const CASES: Record<string, Case> = {
     what: 'a 24-hour per-minute trace, 1,440 phases (NASA-HTTP, as shipped)',
     preset: 'lambda',
     controller: 'age-law',
-    scenario: () => loadScenario('nasa-http-1995-07-13'),
+    scenario: () => loadScenario('trace-nasa-http-1995-07-13'),
   },
   'nasa-day-x100': {
     what: 'the same day at --rate-scale 100 (13.4 million messages, beyond the cap: a growing backlog)',
     preset: 'lambda',
     controller: 'age-law',
-    scenario: () => scaleScenario(loadScenario('nasa-http-1995-07-13'), 100, 1),
+    scenario: () => scaleScenario(loadScenario('trace-nasa-http-1995-07-13'), 100, 1),
   },
   'day-50m': {
     what: '50 million messages over 24 hours (579/s), all processed (age law)',

@@ -42,7 +42,7 @@ every accepted run fits in 2 GB; a larger one is refused before it starts, sayin
 Examples:
   npm start
   npm start -- --preset seed --json
-  npm start -- --scenario nasa-http-1995-07-13 --controller native
+  npm start -- --scenario trace-nasa-http-1995-07-13 --controller native
   npm start -- --scenario overload --config my-settings.json`;
 
 async function main(): Promise<void> {

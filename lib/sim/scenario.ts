@@ -87,7 +87,7 @@ function decimal(cell: string, name: string, limit: Limit, where: string): numbe
     (limit.integer && !Number.isInteger(value))
   ) {
     throw new ScenarioError(
-      `${where}: ${name} = '${cell}': must be a plain decimal ${limit.integer ? 'integer' : 'number'} in ${range(limit)} (${limit.what}; no exponent, hex or binary)`,
+      `${where}: ${name} = '${cell}': must be ${limit.integer ? 'an integer' : 'a number'} in ${range(limit)} (${limit.what}), written as a plain decimal (no exponent, hex or binary)`,
     );
   }
   return value;

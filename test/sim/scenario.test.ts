@@ -40,7 +40,8 @@ describe('phase files', () => {
     {
       comment: 'a negative rate',
       text: 'duration_s,rate_per_s,item_ms\n60,-5,20',
-      message: /line 2: rate_per_s = '-5': must be a plain decimal number in \[0;/,
+      message:
+        /line 2: rate_per_s = '-5': must be a number in \[0; 1000000\] \(messages per second\), written as a plain decimal/,
     },
     {
       comment: 'a zero duration',
@@ -68,7 +69,7 @@ describe('phase files', () => {
     // Today's parser read 0x3c as 60, 0b1010 as 10 and 1e-300 as a number.
     expect(() => parsePhases(`${HEADER}\n${row}`, 'x.csv')).toThrow(
       new RegExp(
-        `x.csv line 2: ${column} = '${given.replace(/\./g, '\\.')}': must be a plain decimal number`,
+        `x.csv line 2: ${column} = '${given.replace(/\./g, '\\.')}': must be a number in .*, written as a plain decimal \\(no exponent, hex or binary\\)`,
       ),
     );
   });
@@ -94,7 +95,7 @@ describe('phase files', () => {
       /x.csv line 1: 'pool=20' is not one of connection_pool=N, api_rate_per_s=N, calls_per_item=N/,
     );
     expect(() => parseScenarioText(`@downstream connection_pool=2.5\n${HEADER}\n60,1,20`, 'x.csv')).toThrow(
-      /connection_pool = '2.5': must be a plain decimal integer in \[1; 100000\]/,
+      /connection_pool = '2.5': must be an integer in \[1; 100000\] \(connections\), written as a plain decimal/,
     );
     expect(() => parseScenarioText(`@upstream x=1\n${HEADER}\n60,1,20`, 'x.csv')).toThrow(
       /unknown directive '@upstream'/,
@@ -123,16 +124,16 @@ describe('phase files', () => {
 
   it('ships the scenarios the README names', () => {
     expect(shippedScenarios()).toEqual([
-      'azure-llm-2023-11-16',
       'bursts',
       'diurnal',
       'downstream-at-limit',
       'downstream-slowdown',
       'downstream-slowing',
-      'nasa-http-1995-07-13',
       'overload',
       'seed-spike',
       'steady',
+      'trace-azure-llm-2023-11-16',
+      'trace-nasa-http-1995-07-13',
     ]);
     expect(loadScenario('seed-spike').phases).toEqual([
       { durationSeconds: 600, ratePerSecond: 50, itemMs: 20 },
@@ -142,14 +143,12 @@ describe('phase files', () => {
   });
 
   it('names an unknown scenario and the known ones', () => {
-    expect(() => loadScenario('spike')).toThrow(
-      /unknown scenario 'spike' \(known: azure-llm-2023-11-16, bursts/,
-    );
+    expect(() => loadScenario('spike')).toThrow(/unknown scenario 'spike' \(known: bursts, diurnal/);
   });
 
   it.each([
-    { name: 'nasa-http-1995-07-13', phases: 1440, requests: 134_203, licence: /freely redistributed/ },
-    { name: 'azure-llm-2023-11-16', phases: 58, requests: 19_338, licence: /CC-BY 4.0/ },
+    { name: 'trace-nasa-http-1995-07-13', phases: 1440, requests: 134_203, licence: /freely redistributed/ },
+    { name: 'trace-azure-llm-2023-11-16', phases: 58, requests: 19_338, licence: /CC-BY 4.0/ },
   ])(
     'ships the real trace $name per minute, with its source, licence and conversion on top',
     ({ name, phases, requests, licence }) => {

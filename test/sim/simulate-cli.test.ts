@@ -142,7 +142,7 @@ describe('npm start', () => {
     {
       comment: 'an unknown scenario',
       args: ['--scenario', 'spike'],
-      message: /^simulate: unknown scenario 'spike' \(known: azure-llm-2023-11-16, bursts, /m,
+      message: /^simulate: unknown scenario 'spike' \(known: bursts, /m,
     },
     {
       comment: 'an unknown preset',
