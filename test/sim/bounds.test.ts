@@ -161,7 +161,7 @@ describe('the simulator config file takes own, known keys only', () => {
     {
       comment: 'a number given as text',
       simulator: { downstream: { connectionPool: '20' } },
-      message: /simulator.downstream.connectionPool = "20": must be an integer in \[1; 100000\]/,
+      message: /simulator.downstream.connectionPool = '20': must be an integer in \[1; 100000\]/,
     },
   ])('refuses $comment', ({ simulator, text, message }) => {
     expect(() => parseSimConfig(text ?? JSON.stringify({ simulator }), 'x.json')).toThrow(message);
