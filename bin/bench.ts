@@ -4,15 +4,16 @@ import { loadSimConfig } from '../lib/sim/config-file.ts';
 import { prepareOutputFile, writeOutputs } from '../lib/sim/outputs.ts';
 import { PRESET_NAMES, type PresetName } from '../lib/sim/presets.ts';
 import { loadPhaseFile, loadScenario, type Scenario, shippedScenarios } from '../lib/sim/scenario.ts';
-import { parseOptions, runCli, UsageError } from './cli-error.ts';
+import { invokedAs, parseOptions, runCli, UsageError } from './cli-error.ts';
 import { quietOnClosedPipe, scaled } from './sim-options.ts';
 
+const command = invokedAs('bench');
 const HELP = `Runs every shipped scenario through the age law and the baselines and prints a markdown table:
 native (no controller: the mapping's MaximumConcurrency at the cap, reserved unset), provisioned (the mapping's
 provisioned mode, 2 to cap÷10 pollers), fixed at the floor, fixed at the cap, the seed's literal step rule, a
 KEDA-like depth rule.
 
-Usage: npm run bench -- [--preset lambda|seed]... [--scenario NAME]... [--trace FILE.csv]...
+Usage: ${command} [--preset lambda|seed]... [--scenario NAME]... [--trace FILE.csv]...
                         [--rate-scale X] [--time-scale X] [--config FILE.json] [--out FILE.md]
 
 Columns: p99 wait ÷ target and dead letters (how late, how lost); concurrent executions peak, time-weighted p99
@@ -26,7 +27,7 @@ Under each table, the dominated controllers: A dominates B when A is no later (p
 or under the target as meeting it; dead letters) and no heavier on the downstream (peak and mean concurrent
 executions), and clearly better on one of them (beyond 5 %).
 
---rate-scale/--time-scale apply to every scenario, as npm run load applies them. --config applies to every run.
+--rate-scale/--time-scale apply to every scenario, as the load tool applies them. --config applies to every run.
 Defaults: both presets (seed preset: seed-spike only, as in the article), every scenario, out/bench.md (checked
 before the runs start; the table is printed first, so a late write error loses nothing).`;
 

@@ -1,6 +1,26 @@
 import { ConfigError } from '../lib/control/config.ts';
 import { ScenarioError } from '../lib/sim/scenario.ts';
 
+/** Set by the package's `queue-age-scaler` command before it loads a tool, so the tool's help shows that command. */
+export const PACKAGED_CLI_VARIABLE = 'QUEUE_AGE_SCALER_CLI';
+
+const CHECKOUT_COMMANDS = {
+  simulate: 'npm start --',
+  bench: 'npm run bench --',
+  load: 'npm run load --',
+  status: 'npm run status --',
+} as const;
+
+/**
+ * How the user runs a tool, for its help text and examples: `queue-age-scaler load` from an installed package
+ * (`npx queue-age-scaler load`), `npm run load --` in a checkout of this repository.
+ */
+export function invokedAs(tool: keyof typeof CHECKOUT_COMMANDS): string {
+  return process.env[PACKAGED_CLI_VARIABLE] === '1'
+    ? `npx queue-age-scaler ${tool}`
+    : CHECKOUT_COMMANDS[tool];
+}
+
 /** A user's mistake: printed as one line, no stack trace. */
 export class UsageError extends Error {
   override name = 'UsageError';

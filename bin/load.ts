@@ -10,12 +10,13 @@ import { batchSender } from '../lib/operator/sender.ts';
 import { readStack } from '../lib/operator/stack-outputs.ts';
 import { checkQueueUrl, checkStackName, clientOptions } from '../lib/operator/target-options.ts';
 import { loadPhaseFile, loadScenario, shippedScenarios } from '../lib/sim/scenario.ts';
-import { parseOptions, runCli, UsageError } from './cli-error.ts';
+import { invokedAs, parseOptions, runCli, UsageError } from './cli-error.ts';
 
+const command = invokedAs('load');
 const HELP = `Sends the load of a phase file (the simulator's format) to an SQS queue, paced to the file's rates, so the
 load the simulator predicts and the load a deployed stack receives are the same file.
 
-Usage: npm run load -- (--scenario NAME | --trace FILE.csv) (--queue-url URL | --stack NAME) [options]
+Usage: ${command} (--scenario NAME | --trace FILE.csv) (--queue-url URL | --stack NAME) [options]
 
 Load:
   --scenario NAME     a shipped phase file: ${shippedScenarios().join(', ')}
@@ -40,8 +41,8 @@ sent. Exit status: 0 all sent, 1 some failed or the run stopped on an error, 2 a
 130 interrupted (143 on SIGTERM).
 
 Examples:
-  npm run load -- --scenario seed-spike --rate-scale 0.1 --time-scale 0.1 --stack QueueAgeScalerExample --dry-run
-  npm run load -- --trace my-load.csv --queue-url https://sqs.eu-west-1.amazonaws.com/123456789012/orders`;
+  ${command} --scenario seed-spike --rate-scale 0.1 --time-scale 0.1 --stack QueueAgeScalerExample --dry-run
+  ${command} --trace my-load.csv --queue-url https://sqs.eu-west-1.amazonaws.com/123456789012/orders`;
 
 function positiveNumber(flag: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;

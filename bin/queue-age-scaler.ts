@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { PACKAGED_CLI_VARIABLE } from './cli-error.ts';
 
 const COMMANDS = {
   simulate: {
@@ -63,6 +64,7 @@ if (command === undefined || command === '--help' || command === '-h' || command
 } else if (Object.hasOwn(COMMANDS, command)) {
   // The command parses the rest of the line as its own: it never sees its name.
   process.argv.splice(2, 1);
+  process.env[PACKAGED_CLI_VARIABLE] = '1';
   await COMMANDS[command as Command].run();
 } else {
   console.error(

@@ -9,19 +9,20 @@ import { loadPhaseFile, loadScenario, shippedScenarios } from '../lib/sim/scenar
 import { svgChart } from '../lib/sim/svg-chart.ts';
 import { terminalChart } from '../lib/sim/terminal-chart.ts';
 import { timelineCsv } from '../lib/sim/timeline-csv.ts';
-import { parseOptions, runCli, UsageError } from './cli-error.ts';
+import { invokedAs, parseOptions, runCli, UsageError } from './cli-error.ts';
 import { quietOnClosedPipe, scaled, seedOption } from './sim-options.ts';
 
+const command = invokedAs('simulate');
 const HELP = `Replays a load through a model of SQS → Lambda (or the seed article's worker pool) driven by the
 queue-age controller, and reports what the controller did and what the downstream felt.
 
-Usage: npm start -- [options]
+Usage: ${command} [options]
 
 Options:
   --scenario NAME     a shipped phase file (default seed-spike): ${shippedScenarios().join(', ')}
   --trace FILE.csv    your own phase file (header duration_s,rate_per_s,item_ms; one row per phase;
                       an optional line "@downstream connection_pool=N" or "@downstream api_rate_per_s=R")
-  --rate-scale X      multiply every rate by X (> 0; default 1), as npm run load does: 100 replays 2/s at 200/s
+  --rate-scale X      multiply every rate by X (> 0; default 1), as the load tool does: 100 replays 2/s at 200/s
   --time-scale X      multiply every phase's duration by X (> 0; default 1)
   --preset NAME       ${PRESET_NAMES.map((p) => `${p}: ${PRESETS[p].description}`).join('\n                      ')}
                       (default lambda)
@@ -40,10 +41,10 @@ The run is bounded (at most 50,000,000 messages, 1,000,000 controller ticks, 100
 every accepted run fits in 2 GB; a larger one is refused before it starts, saying which bound and how to shrink it.
 
 Examples:
-  npm start
-  npm start -- --preset seed --json
-  npm start -- --scenario trace-nasa-http-1995-07-13 --controller native
-  npm start -- --scenario overload --config my-settings.json`;
+  ${command.replace(/ --$/, '')}
+  ${command} --preset seed --json
+  ${command} --scenario trace-nasa-http-1995-07-13 --controller native
+  ${command} --scenario overload --config my-settings.json`;
 
 async function main(): Promise<void> {
   const { values } = parseOptions(parse);

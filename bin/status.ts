@@ -16,12 +16,13 @@ import {
   checkStackName,
   clientOptions,
 } from '../lib/operator/target-options.ts';
-import { parseOptions, runCli, UsageError } from './cli-error.ts';
+import { invokedAs, parseOptions, runCli, UsageError } from './cli-error.ts';
 
+const command = invokedAs('status');
 const HELP = `Shows what a queue-age scaler is doing now: the consumer's concurrency, cap and floor, the queue's head age
 against the target, its depth, saturation, the alarms and the controller's last decisions.
 
-Usage: npm run status -- (--stack NAME | --queue-url URL [--function-name F] [--mapping-uuid U] [--scaler-name S]) [options]
+Usage: ${command} (--stack NAME | --queue-url URL [--function-name F] [--mapping-uuid U] [--scaler-name S]) [options]
 
 Target:
   --stack NAME          read everything below from the deployed stack's outputs (and its controller log group)
@@ -49,9 +50,9 @@ not be read shows the reason where its value would be. Exit status: 0 everything
 but some part could not be read, 2 a mistake in the command or the queue could not be read.
 
 Examples:
-  npm run status -- --stack QueueAgeScalerExample
-  npm run status -- --stack QueueAgeScalerExample --watch 15
-  npm run status -- --queue-url https://sqs.eu-west-1.amazonaws.com/123456789012/orders --scaler-name orders --json`;
+  ${command} --stack QueueAgeScalerExample
+  ${command} --stack QueueAgeScalerExample --watch 15
+  ${command} --queue-url https://sqs.eu-west-1.amazonaws.com/123456789012/orders --scaler-name orders --json`;
 
 function wholeNumber(
   flag: string,

@@ -348,9 +348,12 @@ describe(`a CommonJS app (cdk init's shape) on aws-cdk-lib ${MIN_AWS_CDK_LIB}`, 
       });
       expect(plan.code, plan.stderr).toBe(0);
       expect(JSON.parse(plan.stdout)).toMatchObject({ plan: { scenario: 'bursts' } });
-      for (const tool of ['bench', 'status']) {
+      for (const tool of ['simulate', 'bench', 'load', 'status']) {
         const toolHelp = await command(bin, [tool, '--help'], { cwd: cjs.dir });
         expect(toolHelp.code, `${tool} --help`).toBe(0);
+        // The help shows the command the user has, not the checkout's npm scripts.
+        expect(toolHelp.stdout).toContain(`Usage: npx queue-age-scaler ${tool} `);
+        expect(toolHelp.stdout).not.toMatch(/npm (start|run)/);
       }
       const unknown = await command(bin, ['deploy'], { cwd: cjs.dir });
       expect(unknown).toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown command 'deploy'/) });
