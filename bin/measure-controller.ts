@@ -1,7 +1,8 @@
 /**
  * Measures the controller for its closing note, against a private moto server on 127.0.0.1 (no call can reach
- * AWS): the AWS calls one tick makes in each branch, the bundle size with @aws-sdk/* external, and the
- * handler's time per tick (p50 over 100 ticks).
+ * AWS): the AWS calls one tick makes in each branch, the fast path's calls per sample, the bundle size with
+ * @aws-sdk/* external, the handler's time per tick (p50 over 100 ticks), and from them the Lambda GB-seconds and
+ * API calls a month, idle and busy.
  *
  *   npx tsx bin/measure-controller.ts
  */
@@ -51,7 +52,35 @@ const BRANCHES: Branch[] = [
     },
   },
   { name: 'grow, lockstep', applied: 3, setUp: async (w) => growing(w) },
-  { name: 'shrink, lockstep', applied: 7, setUp: async (w) => idling(w, 7) },
+  {
+    name: 'shrink, lockstep (the mapping; reserved next tick)',
+    applied: 7,
+    setUp: async (w) => idling(w, 7),
+  },
+  {
+    name: 'repair: mapping raised by hand above reserved, lockstep',
+    applied: 12,
+    setUp: async (w) => {
+      await w.seed(repeat(10, STEADY));
+      await w.seedControllerHistory(12, 10);
+      await w.setApplied({ mapping: 16 });
+    },
+  },
+  {
+    name: 'paused (reserved 0), lockstep',
+    applied: 12,
+    setUp: async (w) => {
+      await w.seed(repeat(10, STEADY));
+      await w.setApplied({ reserved: 0 });
+    },
+  },
+  {
+    name: 'adopt an unbounded consumer, lockstep',
+    applied: 0,
+    setUp: async (w) => {
+      await w.seed(repeat(10, STEADY));
+    },
+  },
   { name: 'grow, reserved', env: { ACTUATOR: 'reserved' }, applied: 3, setUp: async (w) => growing(w) },
   { name: 'shrink, reserved', env: { ACTUATOR: 'reserved' }, applied: 7, setUp: async (w) => idling(w, 7) },
   {
@@ -77,10 +106,11 @@ const BRANCHES: Branch[] = [
 
 async function worldFor(server: MotoServer, branch: Branch): Promise<World> {
   const eventSource = branch.env?.ACTUATOR === 'event-source';
+  const unbounded = branch.applied === 0;
   return World.create(server, {
     env: { ...CONTROLLER_ENV, ...branch.env },
-    reserved: eventSource ? 16 : branch.applied,
-    mappingMax: branch.applied,
+    reserved: unbounded ? undefined : eventSource ? 16 : branch.applied,
+    mappingMax: unbounded ? undefined : branch.applied,
     // The tests read both values back after each write; that would be timed here too.
     observeWrites: false,
   });
@@ -132,8 +162,42 @@ async function main(): Promise<void> {
     const floor = await World.create(quota, { env: CONTROLLER_ENV, reserved: 3, mappingMax: 3 });
     await growing(floor);
     await floor.tick();
-    const actuation = floor.logs.at(-1)?.fields.actuation as { kind?: string } | undefined;
+    const actuation = floor.lastLog().fields.actuation as { kind?: string } | undefined;
     row(`grow refused by the unreserved floor, headroom unknown → ${String(actuation?.kind)}`, floor);
+
+    // The fast path: a busy queue at 1/s (1 s items), then 200 messages before the first sample (a spike).
+    console.log('\nThe fast path between ticks (FAST_SAMPLE_SECONDS 10)');
+    console.log('| what | reads | writes | commands |');
+    console.log('|---|---|---|---|');
+    const fastEnv = { ...CONTROLLER_ENV, MAX_CONCURRENCY: '32', FAST_SAMPLE_SECONDS: '10' };
+    const quiet = { age: 1, sent: 60, deleted: 60, durationMs: 60_000, invocations: 60 };
+    const fast = await World.create(server, {
+      env: fastEnv,
+      reserved: 2,
+      mappingMax: 2,
+      observeWrites: false,
+    });
+    await fast.seed(repeat(10, quiet));
+    await fast.seedControllerHistory(2, 10);
+    let surged = false;
+    fast.duringSleep = async () => {
+      if (surged) return;
+      surged = true;
+      await fast.sendMessages(200);
+    };
+    await fast.tick();
+    const tickCalls = (fast.lastLog().fields.awsCalls as { commands: string[] }).commands;
+    console.log(
+      `| the tick that starts the loop → ${String(fast.lastLog().fields.reason)} | ${tickCalls.length} | 0 | ${tickCalls.map((c) => c.replace(/Command$/, '')).join(', ')} |`,
+    );
+    const grew = fast.fastLogs().find((l) => l.message === 'fast path');
+    const grewCalls = (grew?.fields.awsCalls as { commands: string[] } | undefined)?.commands ?? [];
+    console.log(
+      `| a sample that grows → ${String(grew?.fields.reason)} | ${grewCalls.filter((c) => c.startsWith('Get')).length} | ${grewCalls.filter((c) => !c.startsWith('Get')).length} | ${grewCalls.map((c) => c.replace(/Command$/, '')).join(', ')} |`,
+    );
+    row('a sample that holds (the loop’s last)', fast);
+    const summary = fast.fastLogs().at(-1)?.fields;
+    console.log(`loop: ${JSON.stringify(summary)}`);
 
     console.log('\nHandler time per tick against moto (100 ticks each)');
     const hold = await worldFor(server, BRANCHES[0] as Branch);
@@ -149,11 +213,34 @@ async function main(): Promise<void> {
       await grow.seed([BEHIND]);
     });
     for (const [name, t] of [
-      ['hold (3 reads)', holdTimes],
-      ['grow (3 reads + 2 writes)', growTimes],
+      ['hold (4 reads)', holdTimes],
+      ['grow (4 reads + 2 writes)', growTimes],
     ] as const) {
       console.log(
         `${name}: p50 ${percentile(t, 50).toFixed(1)} ms, p90 ${percentile(t, 90).toFixed(1)} ms, max ${(t.at(-1) ?? 0).toFixed(1)} ms`,
+      );
+    }
+
+    // A month of one-minute ticks at 256 MB (the construct's setting), arm64 at $0.0000133334 per GB-second. An
+    // idle tick is billed for its own time (moto's p50 here; AWS's API latencies are of the same order, assume
+    // 300 ms); a busy one for the loop too, which ends 10 s before the next tick.
+    const ticks = 30 * 24 * 60;
+    const gb = 256 / 1024;
+    const idleSeconds = Math.max(0.3, percentile(holdTimes, 50) / 1000);
+    const busySeconds = 60 - 10 + idleSeconds;
+    const price = 0.0000133334;
+    console.log('\nA month (43,200 one-minute ticks), 256 MB arm64');
+    console.log(
+      '| queue | billed s / tick | GB-s / month | $ compute | GetQueueAttributes | GetMetricData (metrics) | Lambda reads |',
+    );
+    console.log('|---|---|---|---|---|---|---|');
+    for (const [queue, seconds, depthReads] of [
+      ['idle', idleSeconds, 1],
+      ['busy', busySeconds, 6],
+    ] as const) {
+      const gbs = ticks * seconds * gb;
+      console.log(
+        `| ${queue} | ${seconds.toFixed(2)} | ${Math.round(gbs).toLocaleString('en')} | ${(gbs * price).toFixed(2)} | ${(ticks * depthReads).toLocaleString('en')} | ${ticks.toLocaleString('en')} (${(ticks * 10).toLocaleString('en')}) | ${(ticks * 2).toLocaleString('en')} |`,
       );
     }
 

@@ -22,6 +22,20 @@ export const CONTROLLER_METRICS = {
   noData: 'NoData',
   errors: 'ControllerErrors',
   clampedByAccountHeadroom: 'ClampedByAccountHeadroom',
+  // The downstream got slower and the head is above target: shed or slow the producers (more workers hurt).
+  shed: 'Shed',
+  // An operator paused the consumer (reserved 0, or the mapping disabled); the controller holds.
+  paused: 'Paused',
+  // The pause itself overpulls: reserved 0 while the mapping polls throttles every batch toward the DLQ.
+  pauseOverpull: 'PauseOverpull',
+  // A tick found the mapping's maximum and reserved concurrency out of step (a hand edit, a half-done tick) and
+  // rewrote them.
+  lockstepRepairs: 'LockstepRepairs',
+  // Growth by the fast path between ticks (real-time depth), per sample that grew.
+  fastPathGrowths: 'FastPathGrowths',
+  // Seconds into its one-minute period at which the tick sampled VisibleMessages: the next tick's depth trend
+  // divides by the real interval between the two samples, not by whole periods.
+  visibleSampleOffsetSeconds: 'VisibleSampleOffsetSeconds',
   // Ticks that did not run the control law: a stale or repeated schedule event.
   skippedTicks: 'SkippedTicks',
 } as const;

@@ -1,5 +1,10 @@
 import type { ControllerHistory } from '../../lib/aws/metric-queries.ts';
-import type { ControllerState, Datapoint, ScalerConfig } from '../../lib/control/index.ts';
+import {
+  type ControllerState,
+  type Datapoint,
+  POLLER_SETTLE_SECONDS,
+  type ScalerConfig,
+} from '../../lib/control/index.ts';
 
 /**
  * The carried state, rebuilt at every tick from CloudWatch history that the same `GetMetricData` call already
@@ -131,17 +136,25 @@ export function baselinesFrom(
 }
 
 /**
- * The visible depth the controller published at an earlier tick. Dropped when the applied concurrency changed in
- * a later period: the law's depth trend assumes the applied value served the whole interval.
+ * The visible depth the controller published at an earlier tick, at the time the tick took it: the period's start
+ * plus the `VisibleSampleOffsetSeconds` published with it. A tick 25 s into its minute that divided by whole
+ * periods sized a spike at 544/s where the depth said 750/s. Without the offset (history from an older controller)
+ * the sample's time is unknown: no trend. The sample is `settled: false` when the applied value changed within
+ * the pollers' settling time before it or at any time after it (the mapping's exact LastModified, or a
+ * ScaleEvents period that reaches that far): the law then takes only the lower bound on arrivals from it.
  */
-export function lastVisibleFrom(
-  e: StateEvidence,
-  lastChangeAt: number | undefined,
-): ControllerState['lastVisible'] {
+export function lastVisibleFrom(e: StateEvidence): ControllerState['lastVisible'] {
   const sample = newest(e.history.visible, e.now);
   if (sample === undefined) return undefined;
-  if (lastChangeAt !== undefined && lastChangeAt >= sample.timestamp + e.periodSeconds) return undefined;
-  return { at: sample.timestamp, messages: sample.value };
+  const offset = e.history.visibleOffset.find((p) => Math.abs(p.timestamp - sample.timestamp) < 1e-6)?.value;
+  if (offset === undefined || !(offset >= 0) || offset >= e.periodSeconds) return undefined;
+  const at = sample.timestamp + offset;
+  const unsettledFrom = at - POLLER_SETTLE_SECONDS;
+  const scaleEvent = scaleEventPeriod(e);
+  const changed =
+    (e.mappingModifiedAt !== undefined && e.mappingModifiedAt > unsettledFrom) ||
+    (scaleEvent !== undefined && scaleEvent + e.periodSeconds > unsettledFrom);
+  return { at, messages: sample.value, ...(changed ? { settled: false } : {}) };
 }
 
 export function deriveState(e: StateEvidence, config: ScalerConfig): ControllerState {
@@ -150,6 +163,6 @@ export function deriveState(e: StateEvidence, config: ScalerConfig): ControllerS
     idleSince: idleSinceFrom(e, config),
     lastChangeAt,
     ...baselinesFrom(e),
-    lastVisible: lastVisibleFrom(e, lastChangeAt),
+    lastVisible: lastVisibleFrom(e),
   };
 }

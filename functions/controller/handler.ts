@@ -1,10 +1,18 @@
 import { errorMessage, failureKind } from '../../lib/aws/aws-errors.ts';
 import type { AwsClients, CallLog } from '../../lib/aws/clients.ts';
 import { LambdaResponseError } from '../../lib/aws/lambda-reads.ts';
-import { QueueResponseError } from '../../lib/aws/queue-depth.ts';
-import { runTick } from '../../lib/control/index.ts';
+import { QueueResponseError, sqsQueuePort } from '../../lib/aws/queue-depth.ts';
+import {
+  type FastPathContext,
+  fastPathContext,
+  queueIsBusy,
+  runFastSample,
+  runTick,
+} from '../../lib/control/index.ts';
+import type { LambdaActuator } from './actuator.ts';
+import { pauseOverpulls } from './actuator.ts';
 import { scaleEventPeriod } from './carried-state.ts';
-import { appliedAfter, type TickOutcome } from './outcome.ts';
+import type { FastLoopSummary, FastOutcome, TickOutcome } from './outcome.ts';
 import type { Reporter } from './report.ts';
 import { type ControllerSettings, RESOURCE_VARIABLES } from './resources.ts';
 import { eventTime, isRepeat, isStale } from './schedule-event.ts';
@@ -17,6 +25,13 @@ export interface ControllerDependencies {
   readonly reporter: Reporter;
   /** Epoch seconds. */
   readonly clock: () => number;
+  /** Waits; the tests step a virtual clock instead. @default setTimeout */
+  readonly sleep?: (seconds: number) => Promise<void>;
+}
+
+/** What Lambda passes as the handler's context (only the remaining time is used). */
+export interface InvocationContext {
+  getRemainingTimeInMillis?(): number;
 }
 
 const HINTS: Record<string, string> = {
@@ -27,17 +42,26 @@ const HINTS: Record<string, string> = {
   response: 'an AWS response could not be trusted: held this tick',
 };
 
+function failureOf(error: unknown) {
+  return error instanceof QueueResponseError || error instanceof LambdaResponseError
+    ? 'response'
+    : failureKind(error);
+}
+
 function failed(error: unknown): TickOutcome {
-  const failure =
-    error instanceof QueueResponseError || error instanceof LambdaResponseError
-      ? 'response'
-      : failureKind(error);
+  const failure = failureOf(error);
   return {
     kind: 'failed',
     failure,
     error: errorMessage(error),
     hint: HINTS[failure] ?? 'unexpected error: held this tick',
   };
+}
+
+/** The tick's outcome, and what the fast path needs to go on sampling after it. */
+export interface TickRun {
+  readonly outcome: TickOutcome;
+  readonly fast?: { readonly context: FastPathContext; readonly actuator: LambdaActuator };
 }
 
 /**
@@ -48,11 +72,17 @@ export async function controllerTick(
   deps: ControllerDependencies,
   event: unknown,
   now: number,
-): Promise<TickOutcome> {
+): Promise<TickRun> {
   const { config, resources } = deps.settings;
   const scheduledAt = eventTime(event);
   if (scheduledAt !== undefined && isStale(scheduledAt, now, config.tickSeconds)) {
-    return { kind: 'skipped', reason: 'skip:stale-event', detail: { eventAgeSeconds: now - scheduledAt } };
+    return {
+      outcome: {
+        kind: 'skipped',
+        reason: 'skip:stale-event',
+        detail: { eventAgeSeconds: now - scheduledAt },
+      },
+    };
   }
   const ports = createTickPorts(deps.clients, resources, config, now);
   try {
@@ -63,30 +93,117 @@ export async function controllerTick(
     };
     const options = tickOptions(config);
     if (scheduledAt !== undefined && isRepeat(scheduledAt, change, options.periodSeconds)) {
-      return { kind: 'skipped', reason: 'skip:repeat', detail: { scheduledAt, ...change } };
+      return { outcome: { kind: 'skipped', reason: 'skip:repeat', detail: { scheduledAt, ...change } } };
     }
     const result = await runTick(ports, config, now, options);
-    const before = evidence.applied;
-    return {
+    const reading = await ports.actuator.read();
+    const appliedAfter = ports.actuator.appliedNow;
+    const outcome: TickOutcome = {
       kind: 'decided',
       result,
       actuation: ports.actuator.actuation,
-      writes: ports.actuator.writes,
-      appliedAfter: appliedAfter(config, before, ports.actuator.writes),
+      writes: [...ports.actuator.writes],
+      appliedAfter,
+      pauseOverpull: pauseOverpulls(reading),
       config,
     };
+    const fastOn = config.fastSampleSeconds > 0 && config.fastSampleSeconds < config.tickSeconds;
+    if (!fastOn || !queueIsBusy(result.snapshot) || appliedAfter === undefined) return { outcome };
+    return {
+      outcome,
+      fast: {
+        context: fastPathContext(result.snapshot, result.decision, appliedAfter, config),
+        actuator: ports.actuator,
+      },
+    };
   } catch (error) {
-    return failed(error);
+    return { outcome: failed(error) };
   }
 }
 
-/** The Lambda handler's body: tick, report, return the outcome. */
-export function createHandler(deps: ControllerDependencies) {
-  return async (event: unknown): Promise<TickOutcome> => {
+// The loop stops this long before the next scheduled tick, so the next invocation (reserved concurrency 1)
+// finds the controller free; and it never starts a sample with less than this much of Lambda's time left.
+const LOOP_END_BEFORE_NEXT_TICK_SECONDS = 10;
+const MIN_REMAINING_SECONDS = 5;
+
+/**
+ * The fast path: between this tick and the next, while the queue is busy, one GetQueueAttributes about every
+ * `fastSampleSeconds`, growth when the depth demands it. No Lambda read per sample (the control plane is 15
+ * requests/s per account): the actuator carries the limits the tick read and wrote.
+ */
+async function fastLoop(
+  deps: ControllerDependencies,
+  fast: NonNullable<TickRun['fast']>,
+  started: number,
+  context: InvocationContext | undefined,
+): Promise<FastLoopSummary> {
+  const { config, resources } = deps.settings;
+  const sleep = deps.sleep ?? ((s: number) => new Promise((resolve) => setTimeout(resolve, s * 1000)));
+  const queue = sqsQueuePort(deps.clients.sqs, resources.queueUrl);
+  const { actuator } = fast;
+  let ctx = fast.context;
+  let samples = 0;
+  let growths = 0;
+  let maxVisible = 0;
+  const end = started + config.tickSeconds - LOOP_END_BEFORE_NEXT_TICK_SECONDS;
+  for (let at = started + config.fastSampleSeconds; at <= end; at += config.fastSampleSeconds) {
+    const wait = at - deps.clock();
+    if (wait > 0) await sleep(wait);
+    const remaining = context?.getRemainingTimeInMillis?.();
+    if (remaining !== undefined && remaining < MIN_REMAINING_SECONDS * 1000) {
+      return { samples, growths, maxVisible, appliedAfter: actuator.appliedNow, stoppedBy: 'remaining-time' };
+    }
     deps.calls.reset();
     const now = deps.clock();
-    const outcome = await controllerTick(deps, event, now);
-    deps.reporter.report(outcome, deps.calls, now);
-    return outcome;
+    const applied = ctx.applied;
+    const writesBefore = actuator.writes.length;
+    actuator.actuation = { kind: 'unchanged' };
+    try {
+      const sample = await runFastSample({ queue, concurrency: actuator }, ctx, config, now);
+      samples++;
+      maxVisible = Math.max(maxVisible, sample.depth.visible);
+      const appliedAfter = actuator.appliedNow;
+      // What was really applied (a refused write leaves the old value): the next sample starts from it.
+      ctx = { ...sample.decision.context, applied: appliedAfter ?? applied };
+      if (sample.changed) {
+        growths++;
+        const outcome: FastOutcome = {
+          kind: 'grew',
+          sample,
+          actuation: actuator.actuation,
+          writes: actuator.writes.slice(writesBefore),
+          applied,
+          appliedAfter,
+          config,
+        };
+        deps.reporter.reportFast(outcome, deps.calls, now);
+      }
+    } catch (error) {
+      deps.reporter.reportFast(
+        { kind: 'failed', failure: failureOf(error), error: errorMessage(error) },
+        deps.calls,
+        now,
+      );
+      return { samples, growths, maxVisible, appliedAfter: actuator.appliedNow, stoppedBy: 'error' };
+    }
+  }
+  return { samples, growths, maxVisible, appliedAfter: actuator.appliedNow, stoppedBy: 'deadline' };
+}
+
+/**
+ * The Lambda handler's body: tick, report, then the fast path while the queue is busy; returns the tick's
+ * outcome. An idle queue costs one short invocation a minute.
+ */
+export function createHandler(deps: ControllerDependencies) {
+  return async (event: unknown, context?: InvocationContext): Promise<TickOutcome> => {
+    deps.calls.reset();
+    const now = deps.clock();
+    const run = await controllerTick(deps, event, now);
+    deps.reporter.report(run.outcome, deps.calls, now);
+    if (run.fast) {
+      const summary = await fastLoop(deps, run.fast, now, context);
+      deps.reporter.reportFastLoop(summary);
+    }
+    return run.outcome;
   };
 }

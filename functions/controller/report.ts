@@ -1,7 +1,7 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { CallLog } from '../../lib/aws/clients.ts';
 import { CONTROLLER_METRICS as M, METRIC_NAMESPACE, SCALER_DIMENSION } from '../../lib/telemetry.ts';
-import type { TickOutcome } from './outcome.ts';
+import type { FastLoopSummary, FastOutcome, TickOutcome } from './outcome.ts';
 
 export interface MetricValue {
   readonly name: string;
@@ -13,8 +13,10 @@ const flag = (b: boolean) => (b ? 1 : 0);
 
 /**
  * The metrics one tick publishes. Pure, so what the dashboards, the alarms and the carried state read is
- * tested without Powertools. `AppliedConcurrency`, `ScaleEvents` and `VisibleMessages` are also the controller's
- * memory: the next tick rebuilds its state from them (carried-state.ts).
+ * tested without Powertools. `AppliedConcurrency`, `ScaleEvents`, `VisibleMessages` and
+ * `VisibleSampleOffsetSeconds` are also the controller's memory: the next tick rebuilds its state from them
+ * (carried-state.ts). The flags describe what is applied after the tick's writes, not what the law wanted: a
+ * raise refused by the account's headroom is not "at cap".
  */
 export function metricsFor(outcome: TickOutcome): MetricValue[] {
   const count = (name: string, value: number) => ({ name, unit: MetricUnit.Count, value });
@@ -22,26 +24,62 @@ export function metricsFor(outcome: TickOutcome): MetricValue[] {
   if (outcome.kind === 'failed') return [count(M.errors, 1)];
   const { result, actuation, config } = outcome;
   const { decision, snapshot } = result;
+  const age = decision.inputs.ageSeconds ?? snapshot.oldestAge?.seconds;
+  const ageAboveTarget = age !== undefined && age > config.targetAgeSeconds;
+  const atCap = outcome.appliedAfter !== undefined && outcome.appliedAfter >= config.maxConcurrency;
+  const noData = decision.reason === 'hold:no-data' || decision.reason === 'grow:backlog-before-data';
   const out: MetricValue[] = [
     count(M.desiredConcurrency, decision.desired),
     count(M.cap, config.maxConcurrency),
     count(M.floor, config.minConcurrency),
     { name: M.targetAgeSeconds, unit: MetricUnit.Seconds, value: config.targetAgeSeconds },
-    count(M.atCap, flag(decision.atCap)),
-    count(M.saturated, flag(decision.saturated)),
-    count(M.scaleEvents, flag(outcome.appliedAfter !== undefined && outcome.appliedAfter !== result.applied)),
-    count(M.downstreamSlower, flag(decision.reason === 'hold:downstream-slower')),
-    count(M.noData, flag(decision.reason === 'hold:no-data')),
+    count(M.atCap, flag(atCap)),
+    count(M.saturated, flag(atCap && ageAboveTarget)),
+    count(M.scaleEvents, flag(outcome.appliedAfter !== result.applied && outcome.appliedAfter !== undefined)),
+    count(M.downstreamSlower, flag(decision.downstreamSlower)),
+    count(M.shed, flag(decision.shed)),
+    count(M.noData, flag(noData)),
+    count(M.paused, flag(decision.reason === 'hold:paused')),
+    count(M.pauseOverpull, flag(outcome.pauseOverpull)),
+    count(M.lockstepRepairs, flag(result.repaired)),
     count(M.errors, flag(actuation.kind === 'failed')),
     count(M.clampedByAccountHeadroom, flag(actuation.kind === 'clamped')),
   ];
   if (outcome.appliedAfter !== undefined) out.push(count(M.appliedConcurrency, outcome.appliedAfter));
-  const age = decision.inputs.ageSeconds ?? snapshot.oldestAge?.seconds;
   if (age !== undefined) out.push({ name: M.headAgeSeconds, unit: MetricUnit.Seconds, value: age });
-  if (snapshot.visibleMessages !== undefined) out.push(count(M.visibleMessages, snapshot.visibleMessages));
+  if (snapshot.visibleMessages !== undefined) {
+    out.push(count(M.visibleMessages, snapshot.visibleMessages));
+    const periodStart = Math.floor(snapshot.now / PERIOD_SECONDS) * PERIOD_SECONDS;
+    out.push({
+      name: M.visibleSampleOffsetSeconds,
+      unit: MetricUnit.Seconds,
+      value: snapshot.now - periodStart,
+    });
+  }
   if (snapshot.inFlightMessages !== undefined) out.push(count(M.inFlightMessages, snapshot.inFlightMessages));
   return out;
 }
+
+/** The metrics a fast-path sample publishes when it grew (a sample that only looked publishes nothing). */
+export function metricsForFast(outcome: FastOutcome): MetricValue[] {
+  const count = (name: string, value: number) => ({ name, unit: MetricUnit.Count, value });
+  if (outcome.kind === 'failed') return [count(M.errors, 1)];
+  const out: MetricValue[] = [
+    count(M.desiredConcurrency, outcome.sample.decision.desired),
+    count(M.fastPathGrowths, 1),
+    count(M.errors, flag(outcome.actuation.kind === 'failed')),
+    count(M.clampedByAccountHeadroom, flag(outcome.actuation.kind === 'clamped')),
+  ];
+  if (outcome.appliedAfter !== undefined) {
+    out.push(count(M.appliedConcurrency, outcome.appliedAfter));
+    out.push(count(M.scaleEvents, flag(outcome.appliedAfter !== outcome.applied)));
+    out.push(count(M.atCap, flag(outcome.appliedAfter >= outcome.config.maxConcurrency)));
+  }
+  return out;
+}
+
+// The controller's metrics and the queue's are one-minute periods.
+const PERIOD_SECONDS = 60;
 
 /** The one structured log line per tick: the reason code and every number behind it. */
 export function logEntryFor(
@@ -58,16 +96,21 @@ export function logEntryFor(
         fields: { reason: `error:${outcome.failure}`, error: outcome.error, hint: outcome.hint, awsCalls },
       };
     case 'decided': {
-      const { decision, snapshot, applied } = outcome.result;
+      const { decision, snapshot, applied, repaired } = outcome.result;
       return {
         message: 'decision',
         fields: {
           reason: decision.reason,
-          applied,
+          // JSON has no infinity: a consumer nothing bounded is logged as null with `unbounded: true`.
+          applied: Number.isFinite(applied) ? applied : null,
+          ...(Number.isFinite(applied) ? {} : { unbounded: true }),
           desired: decision.desired,
           appliedAfter: outcome.appliedAfter,
           atCap: decision.atCap,
           saturated: decision.saturated,
+          shed: decision.shed,
+          ...(repaired ? { repaired: true } : {}),
+          ...(outcome.pauseOverpull ? { pauseOverpull: true } : {}),
           inputs: decision.inputs,
           snapshot,
           state: decision.state,
@@ -86,9 +129,42 @@ export interface DecisionLogger {
   error(message: string, fields: Record<string, unknown>): void;
 }
 
+/** The log line of a fast-path sample that grew or failed. */
+export function logEntryForFast(
+  outcome: FastOutcome,
+  calls: CallLog,
+): { message: string; fields: Record<string, unknown> } {
+  const awsCalls = { reads: calls.reads, writes: calls.writes, commands: [...calls.commands] };
+  if (outcome.kind === 'failed') {
+    return {
+      message: 'fast path failed: holding until the next tick',
+      fields: { reason: `error:${outcome.failure}`, error: outcome.error, awsCalls },
+    };
+  }
+  const { decision } = outcome.sample;
+  return {
+    message: 'fast path',
+    fields: {
+      reason: decision.reason,
+      applied: outcome.applied,
+      desired: decision.desired,
+      appliedAfter: outcome.appliedAfter,
+      inputs: decision.inputs,
+      depth: outcome.sample.depth,
+      actuation: outcome.actuation,
+      writes: outcome.writes,
+      awsCalls,
+    },
+  };
+}
+
 export interface Reporter {
   /** `now`: the tick's time, epoch seconds; the metrics are stamped with it. */
   report(outcome: TickOutcome, calls: CallLog, now: number): void;
+  /** A fast-path sample that grew or failed, stamped with the sample's time. */
+  reportFast(outcome: FastOutcome, calls: CallLog, now: number): void;
+  /** The fast loop's one summary line. */
+  reportFastLoop(summary: FastLoopSummary): void;
 }
 
 /**
@@ -114,6 +190,17 @@ export function powertoolsReporter(metrics: Metrics, logger: DecisionLogger): Re
       // Stamped with the tick's time, so the period the next tick reads them from is the one they describe.
       metrics.setTimestamp(Math.round(now * 1000));
       metrics.publishStoredMetrics();
+    },
+    reportFast(outcome, calls, now) {
+      const entry = logEntryForFast(outcome, calls);
+      if (outcome.kind === 'failed') logger.error(entry.message, entry.fields);
+      else logger.info(entry.message, entry.fields);
+      for (const m of metricsForFast(outcome)) metrics.addMetric(m.name, m.unit, m.value);
+      metrics.setTimestamp(Math.round(now * 1000));
+      metrics.publishStoredMetrics();
+    },
+    reportFastLoop(summary) {
+      logger.info('fast path done', { ...summary });
     },
   };
 }

@@ -78,12 +78,17 @@ export function createTickPorts(
     return depth;
   };
   const evidence = async (): Promise<StateEvidence> => {
-    const [h, reading] = await Promise.all([readHistory(), actuator.read(), readDepth()]);
+    const [h, applied, reading] = await Promise.all([
+      readHistory(),
+      actuator.applied(),
+      actuator.read(),
+      readDepth(),
+    ]);
     return {
       now,
       periodSeconds: options.periodSeconds,
       history: h,
-      applied: reading.applied,
+      applied,
       mappingModifiedAt: reading.mappingModifiedAt,
     };
   };

@@ -11,7 +11,12 @@ export interface ActuatorReading {
   readonly applied: number | undefined;
   /** The mapping's `LastModified`, epoch seconds, where the mapping was read. */
   readonly mappingModifiedAt?: number;
+  /** Whether the mapping polls (`State` is not `Disabled` or `Disabling`), where the mapping was read. */
+  readonly enabled?: boolean;
 }
+
+// A mapping being disabled has stopped, or is stopping, its pollers: an operator's pause.
+const PAUSED_STATES = new Set(['Disabled', 'Disabling']);
 
 export class LambdaResponseError extends Error {
   override name = 'LambdaResponseError';
@@ -33,7 +38,7 @@ function epochSeconds(value: unknown): number | undefined {
 }
 
 export function parseMapping(
-  output: Pick<GetEventSourceMappingCommandOutput, 'ScalingConfig' | 'LastModified'>,
+  output: Pick<GetEventSourceMappingCommandOutput, 'ScalingConfig' | 'LastModified' | 'State'>,
 ): ActuatorReading {
   return {
     applied: positiveIntegerOrUndefined(
@@ -41,6 +46,7 @@ export function parseMapping(
       'ScalingConfig.MaximumConcurrency',
     ),
     mappingModifiedAt: epochSeconds(output.LastModified),
+    enabled: output.State === undefined ? undefined : !PAUSED_STATES.has(output.State),
   };
 }
 

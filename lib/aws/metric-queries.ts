@@ -6,7 +6,7 @@ import type { ControllerResources } from './resources.ts';
 /**
  * Everything a tick reads from CloudWatch, in one `GetMetricData` request: the queue's and the consumer's
  * signals, and the controller's own published history, from which the carried state is rebuilt
- * (see `carried-state.ts`). 9 metrics at $0.01 per 1,000 requested: about $3.90 a month at one tick a minute.
+ * (see `carried-state.ts`). 10 metrics at $0.01 per 1,000 requested: about $4.32 a month at one tick a minute.
  */
 export interface ControllerHistory {
   /** The control law's inputs. */
@@ -18,6 +18,8 @@ export interface ControllerHistory {
   readonly scaleEvents: readonly Datapoint[];
   /** The controller's own `VisibleMessages`, Average per period. */
   readonly visible: readonly Datapoint[];
+  /** When in its period the tick took that sample: `VisibleSampleOffsetSeconds`, Average per period. */
+  readonly visibleOffset: readonly Datapoint[];
 }
 
 type SeriesName = keyof Omit<MetricSeries, 'partial'>;
@@ -110,6 +112,14 @@ const QUERIES: readonly QuerySpec[] = [
     stat: 'Average',
     into: { history: 'visible' },
   },
+  {
+    id: 'visibleoffset',
+    namespace: METRIC_NAMESPACE,
+    metric: CONTROLLER_METRICS.visibleSampleOffsetSeconds,
+    dimension: scaler,
+    stat: 'Average',
+    into: { history: 'visibleOffset' },
+  },
 ];
 
 export function buildMetricQueries(resources: ControllerResources, periodSeconds: number): MetricDataQuery[] {
@@ -168,6 +178,7 @@ export function parseMetricData(results: readonly MetricDataResult[]): Controlle
     appliedMax: [],
     scaleEvents: [],
     visible: [],
+    visibleOffset: [],
   };
   const partial: SeriesName[] = [];
   for (const q of QUERIES) {

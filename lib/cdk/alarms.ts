@@ -4,10 +4,26 @@ import {
   ComparisonOperator,
   type IAlarmAction,
   MathExpression,
+  type Metric,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { ONE_MINUTE, type ScalerMetricFactory } from './metrics.ts';
+
+/**
+ * "More than a minute, continuously" at one-minute resolution: the two most recent one-minute datapoints both
+ * breaching. CloudWatch evaluates the most recent datapoints that exist within a range a few periods longer than
+ * EvaluationPeriods, so SQS's 1–2 minute lag delays the alarm by that much rather than hiding it; the missing-data
+ * treatment applies only when fewer than two datapoints exist in that range (AWS: "How alarm state is evaluated
+ * when data is missing").
+ */
+export const CONTINUOUS_MINUTES = 2;
+/**
+ * No age datapoint with messages waiting, for this many minutes in a row. A new queue has no datapoints for its
+ * first minutes, and one inactive for ~6 h may take up to 15 minutes to report again (AWS-FACTS); meanwhile the
+ * controller grows on the depth. Ten minutes without data and a backlog is a pipeline that stopped reporting.
+ */
+export const NO_DATA_MINUTES = 10;
 
 /** What the alarms compare against: the validated config's numbers and the alarm-only thresholds. */
 export interface ScalerAlarmsProps {
@@ -18,6 +34,8 @@ export interface ScalerAlarmsProps {
   readonly targetAge: Duration;
   /** The cap: at or above it the controller cannot add concurrency. */
   readonly maxConcurrency: number;
+  /** Per-item time ratio the controller counts as "downstream slower" (for the shed alarm's text). */
+  readonly slowdownFactor: number;
   /** How often the controller runs (a whole number of minutes). */
   readonly tick: Duration;
   /** Scale events per 10 minutes, with a reversal, above which the controller is oscillating. */
@@ -36,6 +54,20 @@ export class ScalerAlarms extends Construct {
   /** At the cap with the head age above target for more than a minute: the seed's "shed, don't scale" hook. */
   readonly saturated: Alarm;
   readonly saturatedExpression: MathExpression;
+  /** The downstream got slower and the controller holds with the head above target: shed, do not scale. */
+  readonly shed: Alarm;
+  readonly shedExpression: MathExpression;
+  /** A raise refused by the account's unreserved concurrency floor, with the head above target. */
+  readonly accountHeadroom: Alarm;
+  readonly accountHeadroomExpression: MathExpression;
+  /** An operator's pause (reserved 0, or the mapping disabled) with the head above target. */
+  readonly paused: Alarm;
+  readonly pausedExpression: MathExpression;
+  /** The pause itself overpulls: reserved 0 while the mapping polls throttles every batch toward the DLQ. */
+  readonly pauseOverpull: Alarm;
+  /** No age datapoint while messages wait, for NO_DATA_MINUTES in a row. */
+  readonly noData: Alarm;
+  readonly noDataExpression: MathExpression;
   /** Scale events per 10 minutes above the threshold while the concurrency reversed direction. */
   readonly oscillation: Alarm;
   readonly oscillationExpression: MathExpression;
@@ -55,29 +87,110 @@ export class ScalerAlarms extends Construct {
     const tickSeconds = props.tick.toSeconds();
 
     // Pinned at cap with age above target. Both inputs are one-minute series; the expression is 1 in a minute
-    // where both hold. SQS datapoints arrive 1–2 minutes late (AWS-FACTS), so the newest periods are often
-    // still empty: "2 of the last 4 minutes" fires from the delayed points instead of waiting on a strict
-    // "2 consecutive newest". Missing = not breaching: an idle queue stops publishing its age (nothing waits,
-    // so nothing is saturated), and a controller that stopped publishing is the controller alarm's job.
+    // where both hold. "More than a minute, continuously": the two most recent datapoints (CONTINUOUS_MINUTES).
+    // The old "2 of the last 4" also fired on two separate one-minute blips. SQS datapoints arrive 1–2 minutes
+    // late (AWS-FACTS): CloudWatch then evaluates the two most recent datapoints that exist, so the lag delays the
+    // alarm rather than hiding it. Missing = not breaching: an idle queue stops publishing its age (nothing
+    // waits, so nothing is saturated), and a controller that stopped publishing is the controller alarm's job.
+    // `applied` is what the controller applied, not what it wanted: a raise the account refused is not "at cap".
     this.saturatedExpression = new MathExpression({
       expression: `IF(applied >= ${props.maxConcurrency} AND age > ${targetAgeSeconds}, 1, 0)`,
       usingMetrics: { applied: m.metricAppliedConcurrency(), age: m.metricOldestMessageAge() },
       period: ONE_MINUTE,
       label: 'saturated (at cap, age above target)',
     });
-    this.saturated = new Alarm(this, 'Saturated', {
-      alarmName: name('saturated'),
+    this.saturated = this.behind('Saturated', name('saturated'), this.saturatedExpression, [
+      `The consumer has been at its cap (${props.maxConcurrency}) with the oldest message older than the`,
+      `target (${targetAgeSeconds} s) for more than a minute: the downstream-derived cap, not the`,
+      'controller, is the limit and work is accumulating. Shed or slow the producers, or raise the',
+      'downstream capacity and then the cap. Do not just raise the cap: that overloads the downstream.',
+    ]);
+
+    // The states in which the queue falls behind and the controller cannot act, each with the same shape as
+    // "saturated": the controller's flag for the cause, and the queue's own age above the target, for more than
+    // a minute continuously.
+    // Each flag has an id of its own: the dashboard graphs the expressions side by side.
+    const behindWhile = (id: string, flag: Metric, label: string) =>
+      new MathExpression({
+        expression: `IF(${id} >= 1 AND age > ${targetAgeSeconds}, 1, 0)`,
+        usingMetrics: { [id]: flag, age: m.metricOldestMessageAge() },
+        period: ONE_MINUTE,
+        label,
+      });
+    this.shedExpression = behindWhile(
+      'slower',
+      m.metricDownstreamSlower(),
+      'shed (downstream slower, age above target)',
+    );
+    this.shed = this.behind('Shed', name('shed'), this.shedExpression, [
+      `The downstream got slower (its per-item time is up more than ${props.slowdownFactor}× with arrivals not up`,
+      `as much) and the oldest message is older than the target (${targetAgeSeconds} s): the controller`,
+      'holds, because more workers would load a slower dependency further. Shed or slow the producers, and look',
+      'at the dependency (database, API) the consumer calls. When it recovers, the controller drains the backlog.',
+    ]);
+    this.accountHeadroomExpression = behindWhile(
+      'clamped',
+      m.metricClampedByAccountHeadroom(),
+      'clamped by account headroom, age above target',
+    );
+    this.accountHeadroom = this.behind(
+      'AccountHeadroom',
+      name('account-headroom'),
+      this.accountHeadroomExpression,
+      [
+        "The controller's raise was refused: reserving more would take the account's unreserved concurrency",
+        `below its floor, and the oldest message is older than the target (${targetAgeSeconds} s). The`,
+        'consumer runs below its need. Free reserved concurrency held by other functions, or ask AWS for a',
+        "higher account concurrency quota. The controller's log line names the floor and the headroom.",
+      ],
+    );
+    this.pausedExpression = behindWhile('paused', m.metricPaused(), 'paused, age above target');
+    this.paused = this.behind('Paused', name('paused'), this.pausedExpression, [
+      'An operator paused the consumer (reserved concurrency 0, or its event source mapping disabled) and',
+      `the oldest message is older than the target (${targetAgeSeconds} s): the controller holds and`,
+      'writes nothing while paused. Resume when ready: enable the mapping, or put back a reserved concurrency',
+      '(docs/deploy.md, "Pausing and resuming"). The controller takes over again at the next tick.',
+    ]);
+
+    // The pause that overpulls: every minute of it throttles batches back to the queue, a receive nearer the
+    // DLQ. One datapoint is enough. Missing = not breaching: no controller metrics is the controller alarm's job.
+    this.pauseOverpull = new Alarm(this, 'PauseOverpull', {
+      alarmName: name('pause-overpull'),
       alarmDescription: [
-        `The consumer has been at its cap (${props.maxConcurrency}) with the oldest message older than the`,
-        `target (${targetAgeSeconds} s) for more than a minute: the downstream-derived cap, not the`,
-        'controller, is the limit and work is accumulating. Shed or slow the producers, or raise the',
-        'downstream capacity and then the cap. Do not just raise the cap: that overloads the downstream.',
+        'Reserved concurrency is 0 while the event source mapping still polls: every batch is throttled and',
+        'returns to the queue with its receive count raised, toward the dead-letter queue. Pause by disabling',
+        'the mapping instead (aws lambda update-event-source-mapping --uuid … --no-enabled), then put the',
+        'reserved concurrency back (docs/deploy.md, "Pausing and resuming").',
       ].join(' '),
-      metric: this.saturatedExpression,
+      metric: m.metricPauseOverpull(),
       threshold: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 4,
-      datapointsToAlarm: 2,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+
+    // No data with a backlog: the controller's own NoData flag and the depth it read in real time (SQS's own
+    // depth metric may be missing as well). Missing = not breaching: no controller metrics is the controller
+    // alarm's job.
+    this.noDataExpression = new MathExpression({
+      expression: 'IF(nodata >= 1 AND visible > 0, 1, 0)',
+      usingMetrics: { nodata: m.metricNoData(), visible: m.metricVisibleMessagesSeen() },
+      period: ONE_MINUTE,
+      label: 'no age data, messages waiting',
+    });
+    this.noData = new Alarm(this, 'NoData', {
+      alarmName: name('no-data'),
+      alarmDescription: [
+        `For ${NO_DATA_MINUTES} minutes CloudWatch has had no ApproximateAgeOfOldestMessage datapoint for the`,
+        "queue while messages wait: the controller cannot see the age and grows only on the queue's depth, in",
+        "limited steps. Check the queue's metrics in the CloudWatch console (a renamed or recreated queue?), and",
+        "the controller's log for hold:no-data. A queue idle for ~6 h can take up to 15 minutes to report again.",
+      ].join(' '),
+      metric: this.noDataExpression,
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: NO_DATA_MINUTES,
+      datapointsToAlarm: NO_DATA_MINUTES,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
 
@@ -189,9 +302,28 @@ export class ScalerAlarms extends Construct {
     }
   }
 
+  /** A "behind for more than a minute, continuously" alarm on one of the expressions above. */
+  private behind(id: string, alarmName: string, metric: MathExpression, description: string[]): Alarm {
+    return new Alarm(this, id, {
+      alarmName,
+      alarmDescription: description.join(' '),
+      metric,
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: CONTINUOUS_MINUTES,
+      datapointsToAlarm: CONTINUOUS_MINUTES,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+  }
+
   get all(): Alarm[] {
     return [
       this.saturated,
+      this.shed,
+      this.accountHeadroom,
+      this.paused,
+      this.pauseOverpull,
+      this.noData,
       this.oscillation,
       this.controllerUnhealthy,
       ...(this.deadLetters ? [this.deadLetters] : []),

@@ -102,6 +102,31 @@ export class ScalerDashboard extends Construct {
           leftYAxis: { min: 0, max: 1 },
         }),
       ],
+      [
+        // Every state in which the queue falls behind and the controller cannot act, as its alarm evaluates it.
+        graph('Behind and the controller cannot act (alarms)', {
+          left: [
+            a.shedExpression,
+            a.accountHeadroomExpression,
+            a.pausedExpression,
+            a.noDataExpression,
+            m.metricPauseOverpull(),
+          ],
+          leftYAxis: { min: 0, max: 1 },
+        }),
+        graph('Controller flags', {
+          left: [
+            m.metricShed(),
+            m.metricDownstreamSlower(),
+            m.metricClampedByAccountHeadroom(),
+            m.metricPaused(),
+            m.metricNoData(),
+          ],
+          right: [m.metricLockstepRepairs(), m.metricFastPathGrowths()],
+          leftYAxis: { min: 0 },
+          rightYAxis: { min: 0 },
+        }),
+      ],
     ];
 
     this.dashboard = new Dashboard(this, 'Dashboard', {

@@ -190,4 +190,34 @@ export class ScalerMetricFactory {
   metricDownstreamSlower(): Metric {
     return this.controllerMetric('downstreamSlower', 'Maximum', 'downstream slower');
   }
+
+  /** The downstream got slower with the head above target: the controller's shed signal. */
+  metricShed(): Metric {
+    return this.controllerMetric('shed', 'Maximum', 'shed (downstream slower, age above target)');
+  }
+
+  metricClampedByAccountHeadroom(): Metric {
+    return this.controllerMetric('clampedByAccountHeadroom', 'Maximum', 'clamped by account headroom');
+  }
+
+  metricPaused(): Metric {
+    return this.controllerMetric('paused', 'Maximum', 'paused by an operator');
+  }
+
+  metricPauseOverpull(): Metric {
+    return this.controllerMetric('pauseOverpull', 'Maximum', 'pause overpulls (reserved 0, mapping polling)');
+  }
+
+  metricLockstepRepairs(): Metric {
+    return this.controllerMetric('lockstepRepairs', 'Sum', 'lockstep repairs');
+  }
+
+  metricFastPathGrowths(): Metric {
+    return this.controllerMetric('fastPathGrowths', 'Sum', 'fast-path growths');
+  }
+
+  /** The visible depth the controller read at each tick (real time; SQS's own metric may be missing). */
+  metricVisibleMessagesSeen(): Metric {
+    return this.controllerMetric('visibleMessages', 'Maximum', 'visible (controller)');
+  }
 }

@@ -341,6 +341,7 @@ export class QueueAgeScaler extends Construct {
       scalerName,
       targetAge: Duration.seconds(config.targetAgeSeconds),
       maxConcurrency: config.maxConcurrency,
+      slowdownFactor: config.slowdownFactor,
       tick: Duration.seconds(config.tickSeconds),
       oscillationThreshold,
       throttleThreshold,
@@ -409,23 +410,24 @@ export class QueueAgeScaler extends Construct {
         resources: [this.concurrencyOwner.functionArn],
       }),
     );
-    // The `reserved` actuator never reads or writes the mapping.
-    if (config.actuator !== 'reserved') {
-      role.addToPolicy(
-        new PolicyStatement({
-          sid: 'SetMappingMaximumConcurrency',
-          actions: ['lambda:GetEventSourceMapping', 'lambda:UpdateEventSourceMapping'],
-          resources: [
-            stack.formatArn({
-              service: 'lambda',
-              resource: 'event-source-mapping',
-              resourceName: this.eventSourceMappingId,
-              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-            }),
-          ],
-        }),
-      );
-    }
+    // The `reserved` actuator never writes the mapping; every mode reads it (a disabled mapping is a pause).
+    role.addToPolicy(
+      new PolicyStatement({
+        sid: 'SetMappingMaximumConcurrency',
+        actions:
+          config.actuator === 'reserved'
+            ? ['lambda:GetEventSourceMapping']
+            : ['lambda:GetEventSourceMapping', 'lambda:UpdateEventSourceMapping'],
+        resources: [
+          stack.formatArn({
+            service: 'lambda',
+            resource: 'event-source-mapping',
+            resourceName: this.eventSourceMappingId,
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          }),
+        ],
+      }),
+    );
     // The actions with no resource type live in a policy of their own, so the one acknowledgement below
     // covers exactly them.
     const unscoped = new Policy(this, 'ControllerUnscopedPolicy', {
@@ -472,8 +474,13 @@ export class QueueAgeScaler extends Construct {
       runtime: CONTROLLER_RUNTIME,
       architecture: Architecture.ARM_64,
       memorySize: 256,
-      // A tick is a handful of calls; the SDK's adaptive retry may stretch it, but never past the next tick.
-      timeout: Duration.seconds(Math.min(60, config.tickSeconds / 2)),
+      // A tick is a handful of calls; with the fast path the invocation then samples the depth until 10 s before
+      // the next tick (the loop also stops with 5 s of Lambda's time left). 15 minutes is Lambda's maximum.
+      timeout: Duration.seconds(
+        config.fastSampleSeconds > 0 && config.fastSampleSeconds < config.tickSeconds
+          ? Math.min(900, config.tickSeconds - 5)
+          : Math.min(60, config.tickSeconds / 2),
+      ),
       // One tick at a time: two concurrent ticks would race on the same absolute target.
       reservedConcurrentExecutions: 1,
       retryAttempts: 0,

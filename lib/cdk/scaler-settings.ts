@@ -104,7 +104,7 @@ export interface QueueAgeScalerSettings {
   /**
    * How long the queue must be idle before the first shrink; longer than the 1–2 minute metric delay.
    * Valid: [0 s; 1 day].
-   * @default Duration.minutes(5)
+   * @default Duration.minutes(3)
    */
   readonly scaleDownDelay?: Duration;
   /**
@@ -129,8 +129,8 @@ export interface QueueAgeScalerSettings {
    */
   readonly slowdownFactor?: number;
   /**
-   * The horizon over which growth also drains the backlog above the target. Valid: (0 s; 1 day].
-   * @default Duration.minutes(5)
+   * The horizon over which growth also drains the backlog. Valid: (0 s; 1 day].
+   * @default Duration.minutes(2)
    */
   readonly backlogDrain?: Duration;
   /**
@@ -138,6 +138,24 @@ export interface QueueAgeScalerSettings {
    * @default Duration.minutes(5)
    */
   readonly maxDataAge?: Duration;
+  /**
+   * Where the age is held at steady load, as a fraction of the target: growth starts above it, so the target
+   * is the ceiling transients must not cross. Valid: (0; 1].
+   * @default 0.5
+   */
+  readonly setpointFraction?: number;
+  /**
+   * How often the controller samples the queue's real-time depth between ticks while the queue is busy (the
+   * fast path: it only grows). Zero turns it off. Valid: [0 s; 1 hour].
+   * @default Duration.seconds(10)
+   */
+  readonly fastSample?: Duration;
+  /**
+   * Growth the real-time depth asks for before CloudWatch confirms it is limited to this multiple of the need
+   * the confirmed data supports: depth alone cannot tell a spike from a slower downstream. Valid: [1; 100].
+   * @default 1.5
+   */
+  readonly unconfirmedGrowthFactor?: number;
   /**
    * How the concurrency reaches Lambda.
    * @default ScalerActuator.LOCKSTEP
@@ -168,6 +186,9 @@ export const PROP_SETTINGS = {
   slowdownFactor: { setting: 'slowdownFactor', seconds: false },
   backlogDrain: { setting: 'backlogDrainSeconds', seconds: true },
   maxDataAge: { setting: 'maxDataAgeSeconds', seconds: true },
+  setpointFraction: { setting: 'setpointFraction', seconds: false },
+  fastSample: { setting: 'fastSampleSeconds', seconds: true },
+  unconfirmedGrowthFactor: { setting: 'unconfirmedGrowthFactor', seconds: false },
   actuator: { setting: 'actuator', seconds: false },
 } as const satisfies Record<
   keyof QueueAgeScalerSettings,

@@ -3,11 +3,16 @@ import type { ControllerState } from './snapshot.ts';
 /** Why the controller chose what it chose: one code per rule, logged and published with every decision. */
 export const REASON_CODES = [
   'grow:age-above-target',
+  'grow:backlog-before-data',
   'grow:below-floor',
+  'adopt:unbounded',
   'shrink:above-cap',
   'shrink:sustained-idle',
+  'shrink:downstream-slower',
   'hold:at-cap',
   'hold:downstream-slower',
+  'hold:unconfirmed',
+  'hold:paused',
   'hold:no-data',
   'hold:draining',
   'hold:steady',
@@ -28,6 +33,18 @@ export interface DecisionInputs {
   /** Per-item time ÷ its healthy baseline. */
   readonly slowdownRatio?: number;
   readonly idleSeconds?: number;
+  /** The age growth starts above (setpointFraction × target). */
+  readonly setpointSeconds?: number;
+  /** Arrivals per second the depth trend proves, whatever the per-item time. */
+  readonly arrivalsAtLeast?: number;
+  /** CloudWatch has confirmed the backlog (its own age datapoint is above the setpoint) or the trend proves a spike. */
+  readonly confirmed?: boolean;
+  /** The most unconfirmed growth may reach (unconfirmedGrowthFactor × the confirmed need). */
+  readonly growthLimit?: number;
+  /** The need at the healthy per-item time: where a slower downstream returns to. */
+  readonly healthyNeed?: number;
+  /** The consumer's busiest recent mean concurrency, when adopting an unbounded one. */
+  readonly observedConcurrency?: number;
 }
 
 export interface Decision {
@@ -38,6 +55,10 @@ export interface Decision {
   readonly atCap: boolean;
   /** At the cap with age above target: the shed signal. More concurrency would only hurt the downstream. */
   readonly saturated: boolean;
+  /** The downstream got slower and the age is above target: shed upstream, more workers would make it worse. */
+  readonly shed: boolean;
+  /** Per-item time above `slowdownFactor` × its healthy baseline with arrivals not up as much. */
+  readonly downstreamSlower: boolean;
   readonly inputs: DecisionInputs;
   /** The state to carry to the next tick. */
   readonly state: ControllerState;

@@ -12,10 +12,27 @@ export {
   SETTING_NAMES,
 } from './config.ts';
 export { type Decision, type DecisionInputs, REASON_CODES, type ReasonCode } from './decision.ts';
+export {
+  arrivalsRose,
+  type DepthSample,
+  type DepthTrend,
+  depthTrend,
+  POLLER_SETTLE_SECONDS,
+} from './depth-trend.ts';
 export { configFromEnvironment, environmentName, settingsToEnvironment } from './environment.ts';
+export {
+  decideFast,
+  type FastDecision,
+  type FastPathContext,
+  type FastReason,
+  fastPathContext,
+  queueIsBusy,
+} from './fast-path.ts';
+export { needWithBacklog, setpointSeconds, steadyNeed, unconfirmedLimit } from './need.ts';
 export { type ObservationInput, observe } from './observe.ts';
 export { clampConcurrency, decide } from './policy.ts';
 export type {
+  ActuatorCondition,
   ConcurrencyPort,
   Datapoint,
   MetricSeries,
@@ -24,5 +41,12 @@ export type {
   QueuePort,
   StatePort,
 } from './ports.ts';
-export { type ControllerState, INITIAL_STATE, type QueueSnapshot } from './snapshot.ts';
-export { runTick, type TickOptions, type TickPorts, type TickResult } from './tick.ts';
+export { type ControllerState, INITIAL_STATE, type PauseKind, type QueueSnapshot } from './snapshot.ts';
+export {
+  type FastSampleResult,
+  runFastSample,
+  runTick,
+  type TickOptions,
+  type TickPorts,
+  type TickResult,
+} from './tick.ts';

@@ -1,5 +1,5 @@
 import type { Datapoint, MetricSeries, QueueDepth } from './ports.ts';
-import type { QueueSnapshot } from './snapshot.ts';
+import type { PauseKind, QueueSnapshot } from './snapshot.ts';
 
 /**
  * Builds the control law's snapshot from CloudWatch series and real-time depth. Pure, so the Lambda and the
@@ -13,6 +13,8 @@ export interface ObservationInput {
   readonly series: MetricSeries;
   readonly depth?: QueueDepth;
   readonly appliedConcurrency: number;
+  /** An operator's pause, as the actuator read it. */
+  readonly paused?: PauseKind;
   /** The window for the peak arrival rate (the scale-down delay). @default one period */
   readonly peakWindowSeconds?: number;
 }
@@ -47,6 +49,7 @@ export function observe(input: ObservationInput): QueueSnapshot {
   const deleted = usable(input, 'messagesDeleted');
   const newestDeleted = newest(deleted);
   const duration = usable(input, 'consumerDurationMs');
+  const recentDuration = duration.filter((d) => d.timestamp + period >= peakFrom);
 
   // Per-item cost from the newest period where the consumer both ran and deleted messages.
   let itemSeconds: number | undefined;
@@ -69,5 +72,11 @@ export function observe(input: ObservationInput): QueueSnapshot {
       recentSent.length === 0 ? undefined : Math.max(...recentSent.map((d) => d.value)) / period,
     completionRatePerSecond: newestDeleted === undefined ? undefined : newestDeleted.value / period,
     itemSeconds,
+    // Concurrency-seconds per second: the consumer's mean concurrent executions in its busiest recent period.
+    observedConcurrency:
+      recentDuration.length === 0
+        ? undefined
+        : Math.max(...recentDuration.map((d) => d.value)) / 1000 / period,
+    paused: input.paused,
   };
 }

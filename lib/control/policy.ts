@@ -1,60 +1,47 @@
 import type { ScalerConfig } from './config.ts';
 import type { Decision, DecisionInputs, ReasonCode } from './decision.ts';
+import {
+  arrivalsRose,
+  type DepthTrend,
+  depthShowsBacklog,
+  depthTrend,
+  RATE_CHANGE_FACTOR,
+} from './depth-trend.ts';
+import { needWithBacklog, setpointSeconds, steadyNeed, unconfirmedLimit } from './need.ts';
+import { saneSnapshot, saneState } from './sanitize.ts';
 import type { ControllerState, QueueSnapshot } from './snapshot.ts';
 
 /**
  * The control law: one pure function of a snapshot, the carried state and the config. No AWS, no clock, no I/O;
- * the controller Lambda and the simulator both call it.
+ * the controller Lambda and the simulator both call it (the fast path between ticks is `decideFast`, built on the
+ * same need and trend).
  *
- * - Age decides *when* to grow (age is in latency units: one target works at any throughput).
+ * - Age decides *when* to grow: above the setpoint (half the target by default; the target is the ceiling).
  * - The Little's-law need decides *how far*: λ·S at the target utilisation, plus draining the backlog above the
- *   target within the drain horizon, at most `maxScaleUpStep` per tick.
+ *   setpoint within the drain horizon, at most `maxScaleUpStep` per tick.
+ * - Growth CloudWatch has not confirmed yet (depth alone cannot tell a spike from a slower downstream) is limited
+ *   to `unconfirmedGrowthFactor` × the confirmed need, unless the depth rises faster than any slowdown could make
+ *   it.
  * - Shrink one step at a time, only after sustained idleness, and never below the need: a shrink that the next
  *   tick would undo is an oscillation.
  * - At the cap with age above target: hold and signal `saturated` (shed upstream); the cap is the downstream's.
- * - Per-item time up markedly while arrivals are not: the downstream got slower; more workers make it worse.
- * - Missing or stale age: hold; never shrink on data we do not have.
+ * - Per-item time up markedly while arrivals are not: the downstream got slower; more workers make it worse:
+ *   return to the need at the healthy per-item time, and signal `shed` while the age is above target.
+ * - Missing or stale age: hold, unless the real-time depth shows a backlog the applied concurrency cannot drain
+ *   within the setpoint (then grow, limited as unconfirmed growth is); never shrink on data we do not have.
+ * - Nothing bounds the consumer yet (just attached): adopt what it runs, never cut it below its need.
+ * - An operator's pause (reserved 0, a disabled mapping) is held, never fought.
  */
 
-// A product like 17.000000001 must need 17, not 18.
-const ROUNDING_SLACK = 1e-9;
 // Weight of one healthy tick in the per-item baseline: the baseline follows slow drift over about five ticks
 // but not a step, which is what `slowdownFactor` is there to catch.
 const BASELINE_WEIGHT = 0.2;
 // Growth per tick when age says "behind" but the need cannot be computed: the seed article's step.
 const AGE_ONLY_STEP = 4;
-// The depth trend must exceed the measured rate by this much to count as a change rather than noise.
-const RATE_CHANGE_FACTOR = 1.5;
 
 export function clampConcurrency(value: number, config: ScalerConfig): number {
-  return Math.min(config.maxConcurrency, Math.max(config.minConcurrency, Math.round(value)));
-}
-
-/**
- * The arrival rate the depth trend implies: λ = dV/dt + μ. Between late one-minute datapoints this is the only
- * real-time view of a spike (AWS-FACTS: SQS metrics arrive 1–2 minutes late; depth is near real time).
- * Worked example: 2 workers at 20 ms serve μ = 100/s; the queue went from 0 to 42,000 visible in 60 s:
- * dV/dt = 700/s, so λ ≈ 700 + 100 = 800/s.
- */
-function arrivalRateFromDepth(
-  snapshot: QueueSnapshot,
-  state: ControllerState,
-  itemSeconds: number | undefined,
-  config: ScalerConfig,
-): number | undefined {
-  const previous = state.lastVisible;
-  const visible = snapshot.visibleMessages;
-  if (previous === undefined || visible === undefined || visible <= 0) return undefined;
-  const elapsed = snapshot.now - previous.at;
-  // Two ticks at most: an older sample says little about now.
-  if (elapsed <= 0 || elapsed > 2 * config.tickSeconds) return undefined;
-  // While the queue stayed backlogged every applied worker was busy, so the service rate is applied ÷ S.
-  // Otherwise only the measured completion rate is known (a lower bound on λ, which is all growth needs).
-  const backlogged = previous.messages > 0 && itemSeconds !== undefined && itemSeconds > 0;
-  const serviceRate = backlogged
-    ? snapshot.appliedConcurrency / itemSeconds
-    : (snapshot.completionRatePerSecond ?? 0);
-  return Math.max(0, (visible - previous.messages) / elapsed + serviceRate);
+  const v = Number.isNaN(value) ? config.minConcurrency : Math.round(value);
+  return Math.min(config.maxConcurrency, Math.max(config.minConcurrency, v));
 }
 
 function maxDefined(...values: (number | undefined)[]): number | undefined {
@@ -90,11 +77,33 @@ function updatedBaseline(previous: number | undefined, sample: number | undefine
   return previous + BASELINE_WEIGHT * (sample - previous);
 }
 
-export function decide(snapshot: QueueSnapshot, state: ControllerState, config: ScalerConfig): Decision {
+/** The trend since the previous tick's depth sample (two ticks at most: an older one says little about now). */
+function trendSincePreviousTick(
+  snapshot: QueueSnapshot,
+  state: ControllerState,
+  itemSeconds: number | undefined,
+  config: ScalerConfig,
+): DepthTrend | undefined {
+  return depthTrend({
+    previous: state.lastVisible,
+    now: snapshot.now,
+    visible: snapshot.visibleMessages,
+    applied: snapshot.appliedConcurrency,
+    itemSeconds,
+    lastChangeAt: state.lastChangeAt,
+    maxElapsedSeconds: 2 * config.tickSeconds,
+  });
+}
+
+export function decide(raw: QueueSnapshot, rawState: ControllerState, config: ScalerConfig): Decision {
+  const snapshot = saneSnapshot(raw);
+  const state = saneState(rawState);
   const { now } = snapshot;
   const applied = snapshot.appliedConcurrency;
   const floor = config.minConcurrency;
   const cap = config.maxConcurrency;
+  const target = config.targetAgeSeconds;
+  const setpoint = setpointSeconds(config);
   const lastVisible =
     snapshot.visibleMessages === undefined
       ? state.lastVisible
@@ -105,88 +114,132 @@ export function decide(snapshot: QueueSnapshot, state: ControllerState, config: 
     reason: ReasonCode,
     inputs: DecisionInputs,
     next: ControllerState,
-    ageAboveTarget = false,
+    flags: { ageAboveTarget?: boolean; downstreamSlower?: boolean } = {},
   ): Decision => {
     const bounded = clampConcurrency(desired, config);
     const atCap = bounded >= cap;
-    const changed = bounded !== applied;
+    const changed = reason !== 'hold:paused' && bounded !== applied;
+    const slower = flags.downstreamSlower ?? false;
     return {
       desired: bounded,
       reason,
       atCap,
-      saturated: atCap && ageAboveTarget,
-      inputs,
+      saturated: atCap && (flags.ageAboveTarget ?? false),
+      shed: slower && (flags.ageAboveTarget ?? false),
+      downstreamSlower: slower,
+      inputs: { setpointSeconds: setpoint, ...inputs },
       state: { ...next, lastVisible, lastChangeAt: changed ? now : state.lastChangeAt },
     };
   };
+
+  // An operator's pause is theirs to lift: writing anything would undo it (the console's "Throttle" is reserved
+  // 0; a disabled mapping stops the pollers). Nothing is known of the load meanwhile, so idleness restarts.
+  if (snapshot.paused !== undefined) {
+    return result(
+      Number.isFinite(applied) ? applied : cap,
+      'hold:paused',
+      {},
+      { ...state, idleSince: undefined },
+    );
+  }
+
+  const itemSeconds = snapshot.itemSeconds ?? state.baselineItemSeconds ?? config.itemTimeSeconds;
+  const measuredArrivals = snapshot.arrivalRatePerSecond;
+  const reportedArrivals = maxDefined(measuredArrivals, snapshot.peakArrivalRatePerSecond);
+  const confirmedNeed =
+    reportedArrivals === undefined || itemSeconds === undefined
+      ? undefined
+      : steadyNeed(reportedArrivals, itemSeconds, config);
+
+  // Nothing bounds the consumer (the scaler was just attached, or the reading made no sense): start from what it
+  // runs — the need, or its busiest recent concurrency — and never cut it below either. With neither known, the
+  // cap: the downstream's limit is the one bound the configuration vouches for.
+  if (!Number.isFinite(applied)) {
+    const observed =
+      snapshot.observedConcurrency === undefined ? undefined : Math.ceil(snapshot.observedConcurrency);
+    // Nothing arriving over the whole window is a known need too: none.
+    const idleNeed = reportedArrivals === 0 ? floor : undefined;
+    const known = maxDefined(confirmedNeed, observed, idleNeed);
+    return result(
+      known ?? cap,
+      'adopt:unbounded',
+      { needConcurrency: confirmedNeed, observedConcurrency: snapshot.observedConcurrency },
+      state,
+    );
+  }
 
   // The bounds are configuration, not a judgement on data: they hold even when the data is missing.
   if (applied > cap) return result(cap, 'shrink:above-cap', {}, state);
   if (applied < floor) return result(floor, 'grow:below-floor', {}, state);
 
   // Missing data means hold: a scale-down that trusted late or missing metrics has stopped workers
-  // mid-message in production (AWS-FACTS). Idleness must be observed afresh once data returns.
+  // mid-message in production (AWS-FACTS). Idleness must be observed afresh once data returns. But a backlog the
+  // real-time depth shows is not missing data: a new queue has no datapoint for its first minutes while
+  // GetQueueAttributes already counts thousands of messages. Growth on it is unconfirmed growth, limited alike.
   const age = snapshot.oldestAge;
   const lag = age === undefined ? undefined : Math.max(0, now - age.observedAt);
-  if (
-    age === undefined ||
-    lag === undefined ||
-    !Number.isFinite(age.seconds) ||
-    lag > config.maxDataAgeSeconds
-  ) {
-    return result(applied, 'hold:no-data', { ageDataLagSeconds: lag }, { ...state, idleSince: undefined });
+  if (age === undefined || lag === undefined || lag > config.maxDataAgeSeconds) {
+    const next = { ...state, idleSince: undefined };
+    const inputs = { ageDataLagSeconds: lag, itemSeconds, needConcurrency: confirmedNeed };
+    const backlog = depthShowsBacklog(
+      state.lastVisible,
+      now,
+      snapshot.visibleMessages,
+      applied,
+      setpoint,
+      2 * config.tickSeconds,
+    );
+    if (backlog && applied < cap) {
+      const growthLimit = unconfirmedLimit(applied, confirmedNeed, config);
+      // With the rates CloudWatch does report, the backlog is sized; without them, the limit is the step.
+      const wanted =
+        reportedArrivals === undefined || itemSeconds === undefined
+          ? growthLimit
+          : needWithBacklog(reportedArrivals, itemSeconds, snapshot.visibleMessages, config);
+      const desired = Math.min(wanted, growthLimit, applied + config.maxScaleUpStep);
+      if (desired > applied) {
+        return result(desired, 'grow:backlog-before-data', { ...inputs, growthLimit }, next);
+      }
+    }
+    return result(applied, 'hold:no-data', inputs, next);
   }
 
-  const itemSeconds = snapshot.itemSeconds ?? state.baselineItemSeconds;
-  const measuredArrivals = snapshot.arrivalRatePerSecond;
+  const trend = trendSincePreviousTick(snapshot, state, itemSeconds, config);
+  // Only a rise beyond what a slower downstream could cause confirms a spike; then the trend sizes it, a minute
+  // or two before the late datapoint reports it.
+  const spike = arrivalsRose(trend, reportedArrivals);
+  // CloudWatch's own datapoint already shows the backlog: the per-item time and arrivals of the same late period
+  // are published with it, so what the data says of a slowdown is known.
+  const confirmed = spike || age.seconds > setpoint;
+  // The trend sizes a spike it proved; otherwise, with the backlog confirmed, it counts only where it differs from
+  // the measured rate beyond noise (40 Poisson arrivals in 50 ms vary by ±16 %).
+  const estimate = trend?.arrivalsEstimate;
+  const arrivalRate = spike
+    ? maxDefined(measuredArrivals, estimate ?? trend?.arrivalsAtLeast)
+    : confirmed && estimate !== undefined && estimate > RATE_CHANGE_FACTOR * (measuredArrivals ?? 0)
+      ? estimate
+      : measuredArrivals;
   const ageSeconds = estimateAge(
     age.seconds,
     lag,
     snapshot,
-    maxDefined(measuredArrivals, snapshot.completionRatePerSecond),
+    maxDefined(arrivalRate, snapshot.completionRatePerSecond),
   );
-  const target = config.targetAgeSeconds;
-  const behind = ageSeconds > target;
-  // Only while behind is the queue known to have stayed backlogged, which the depth trend needs to mean anything:
-  // two samples of a near-empty queue say nothing about the minute between them. Even then the trend over one
-  // short tick is noisy (40 Poisson arrivals in 50 ms vary by ±16 %), so it overrides the metric only when it
-  // shows a change beyond that noise, as at a spike's onset before the late datapoint reports it.
-  const depthArrivals = behind ? arrivalRateFromDepth(snapshot, state, itemSeconds, config) : undefined;
-  const arrivalRate =
-    depthArrivals !== undefined &&
-    (measuredArrivals === undefined || depthArrivals > RATE_CHANGE_FACTOR * measuredArrivals)
-      ? depthArrivals
-      : measuredArrivals;
+  const behind = ageSeconds > setpoint;
+  const aboveTarget = ageSeconds > target;
 
-  // Little's law: L = λ·S busy workers, sized for the target utilisation so a Poisson queue stays stable.
-  // Worked example (the seed): λ = 800/s, S = 20 ms, utilisation 0.9 → 16 ÷ 0.9 = 17.8 → 18.
   // Without a per-item time the need is known only when nothing arrives, now or at the window's peak.
   const nothingArrives = arrivalRate === 0 && (snapshot.peakArrivalRatePerSecond ?? 0) === 0;
-  const busy =
-    arrivalRate === undefined || (itemSeconds === undefined && !nothingArrives)
-      ? undefined
-      : arrivalRate * (itemSeconds ?? 0);
-  const steadyNeed =
-    busy === undefined ? undefined : Math.ceil(busy / config.targetUtilization - ROUNDING_SLACK);
-  // Messages above what the target allows (λ × target waiting is on target) must drain within the horizon. The
-  // utilisation headroom drains them already; only where it is too slow is more added.
-  // Worked example (the seed): λ = 800/s, target 50 ms → 40 allowed; 150 visible → 110 extra over 1 s = 110/s ×
-  // 20 ms = 2.2; 16 + 2.2 = 18.2 → 19, above the 18 the headroom alone gives.
-  const excessBacklog = Math.max(0, (snapshot.visibleMessages ?? 0) - (arrivalRate ?? 0) * target);
+  const known = arrivalRate !== undefined && (itemSeconds !== undefined || nothingArrives);
+  const steady = known ? steadyNeed(arrivalRate, itemSeconds ?? 0, config) : undefined;
+  const excess = Math.max(0, (snapshot.visibleMessages ?? 0) - (arrivalRate ?? 0) * setpoint);
   const need =
-    busy === undefined || steadyNeed === undefined || (itemSeconds === undefined && excessBacklog > 0)
+    !known || (itemSeconds === undefined && excess > 0)
       ? undefined
-      : Math.max(
-          steadyNeed,
-          Math.ceil(
-            busy + (excessBacklog * (itemSeconds ?? 0)) / config.backlogDrainSeconds - ROUNDING_SLACK,
-          ),
-        );
+      : needWithBacklog(arrivalRate, itemSeconds ?? 0, snapshot.visibleMessages, config);
 
   const slowdownRatio =
-    snapshot.itemSeconds !== undefined &&
-    state.baselineItemSeconds !== undefined &&
-    state.baselineItemSeconds > 0
+    snapshot.itemSeconds !== undefined && state.baselineItemSeconds !== undefined
       ? snapshot.itemSeconds / state.baselineItemSeconds
       : undefined;
   // Load explains slower items only if arrivals rose at least as much as the per-item time did. A bare
@@ -200,13 +253,12 @@ export function decide(snapshot: QueueSnapshot, state: ControllerState, config: 
     snapshot.arrivalRatePerSecond / state.baselineArrivalRate >= slowdownRatio;
   const downstreamSlower =
     slowdownRatio !== undefined && slowdownRatio > config.slowdownFactor && !arrivalsUpAsMuch;
-  const healthy = !downstreamSlower;
-  const baselines: ControllerState = healthy
-    ? {
+  const baselines: ControllerState = downstreamSlower
+    ? { baselineItemSeconds: state.baselineItemSeconds, baselineArrivalRate: state.baselineArrivalRate }
+    : {
         baselineItemSeconds: updatedBaseline(state.baselineItemSeconds, snapshot.itemSeconds),
         baselineArrivalRate: updatedBaseline(state.baselineArrivalRate, snapshot.arrivalRatePerSecond),
-      }
-    : { baselineItemSeconds: state.baselineItemSeconds, baselineArrivalRate: state.baselineArrivalRate };
+      };
 
   const inputs: DecisionInputs = {
     ageSeconds,
@@ -215,24 +267,40 @@ export function decide(snapshot: QueueSnapshot, state: ControllerState, config: 
     itemSeconds,
     needConcurrency: need,
     slowdownRatio,
+    arrivalsAtLeast: trend?.arrivalsAtLeast,
+    confirmed,
   };
+  const flags = { ageAboveTarget: aboveTarget, downstreamSlower };
+
+  // A slower downstream: more workers make it worse. What the law added before CloudWatch showed the slower
+  // per-item time goes back: the need at the healthy per-item time for today's arrivals (its pre-slowdown level).
+  if (downstreamSlower) {
+    const next = { ...state, ...baselines, idleSince: undefined };
+    const healthyNeed =
+      measuredArrivals === undefined || state.baselineItemSeconds === undefined
+        ? undefined
+        : Math.max(floor, steadyNeed(measuredArrivals, state.baselineItemSeconds, config));
+    const withHealthy = { ...inputs, healthyNeed };
+    if (healthyNeed !== undefined && healthyNeed < applied) {
+      return result(healthyNeed, 'shrink:downstream-slower', withHealthy, next, flags);
+    }
+    return result(applied, 'hold:downstream-slower', withHealthy, next, flags);
+  }
 
   if (behind) {
     const next = { ...state, ...baselines, idleSince: undefined };
-    if (downstreamSlower) return result(applied, 'hold:downstream-slower', inputs, next, true);
-    if (applied >= cap) return result(applied, 'hold:at-cap', inputs, next, true);
+    if (applied >= cap) return result(applied, 'hold:at-cap', inputs, next, flags);
     // Without a per-item time or an arrival rate, age alone says "behind" but not by how much: grow by the seed's
     // step of 4 (or less where maxScaleUpStep is smaller), never straight to the cap on a guess.
     const wanted = need ?? applied + Math.min(AGE_ONLY_STEP, config.maxScaleUpStep);
     // Capacity already exceeds arrivals plus the drain: the backlog is shrinking; growing more would overshoot.
-    if (wanted <= applied) return result(applied, 'hold:draining', inputs, next, true);
-    return result(
-      Math.min(wanted, applied + config.maxScaleUpStep),
-      'grow:age-above-target',
-      inputs,
-      next,
-      true,
-    );
+    if (wanted <= applied) return result(applied, 'hold:draining', inputs, next, flags);
+    const growthLimit = confirmed ? cap : unconfirmedLimit(applied, confirmedNeed, config);
+    const desired = Math.min(wanted, applied + config.maxScaleUpStep, growthLimit);
+    if (desired <= applied) {
+      return result(applied, 'hold:unconfirmed', { ...inputs, growthLimit }, next, flags);
+    }
+    return result(desired, 'grow:age-above-target', { ...inputs, growthLimit }, next, flags);
   }
 
   const idle = ageSeconds <= config.idleAgeFraction * target;
@@ -245,13 +313,9 @@ export function decide(snapshot: QueueSnapshot, state: ControllerState, config: 
     state.lastChangeAt === undefined || now - state.lastChangeAt >= config.scaleDownIntervalSeconds;
   // The shrink is sized for the busiest period of the scale-down window, so one quiet sample cannot undo a need.
   const shrinkNeed =
-    busy === undefined || itemSeconds === undefined
-      ? steadyNeed // known only when nothing arrives (above): 0
-      : Math.ceil(
-          (Math.max(measuredArrivals ?? 0, snapshot.peakArrivalRatePerSecond ?? 0) * itemSeconds) /
-            config.targetUtilization -
-            ROUNDING_SLACK,
-        );
+    steady === undefined || itemSeconds === undefined
+      ? steady // known only when nothing arrives (above): 0
+      : steadyNeed(maxDefined(measuredArrivals, snapshot.peakArrivalRatePerSecond) ?? 0, itemSeconds, config);
   // Worked example (one-minute ticks, fraction 0.5): 19 applied, need 2 → surplus 17 → remove 8 → 11 → 7 → 5 ….
   const surplus = shrinkNeed === undefined ? 0 : applied - shrinkNeed;
   const step = Math.max(config.scaleDownStep, Math.floor(surplus * config.scaleDownSurplusFraction));
@@ -259,7 +323,7 @@ export function decide(snapshot: QueueSnapshot, state: ControllerState, config: 
   // The shrink must still cover the need, or the next busy tick grows right back: that is an oscillation.
   // An unknown need is missing data, and missing data never shrinks.
   if (sustained && spaced && applied > floor && shrinkNeed !== undefined && candidate >= shrinkNeed) {
-    return result(candidate, 'shrink:sustained-idle', withIdle, next);
+    return result(candidate, 'shrink:sustained-idle', withIdle, next, flags);
   }
-  return result(applied, 'hold:steady', withIdle, next);
+  return result(applied, 'hold:steady', withIdle, next, flags);
 }

@@ -1,4 +1,4 @@
-import type { ControllerState } from './snapshot.ts';
+import type { ControllerState, PauseKind } from './snapshot.ts';
 
 /**
  * The narrow ports a controller tick talks through. The Lambda implements them with the AWS SDK
@@ -43,10 +43,27 @@ export interface QueuePort {
   depth(): Promise<QueueDepth>;
 }
 
+/** What an actuator found besides the applied value (the simulator's model has neither). */
+export interface ActuatorCondition {
+  /** An operator paused the consumer: reserved concurrency 0, or the mapping disabled. */
+  readonly paused?: PauseKind;
+  /**
+   * The values disagree with the actuator's contract (in lockstep: the mapping's maximum above reserved
+   * concurrency, or the two apart), by a hand edit or a half-done earlier tick: the tick rewrites them even if
+   * the law's value is unchanged.
+   */
+  readonly outOfStep?: boolean;
+}
+
 export interface ConcurrencyPort {
-  /** The concurrency applied now (undefined when none is set: unknown). */
+  /** The concurrency applied now (undefined when none is set: nothing bounds the consumer). */
   applied(): Promise<number | undefined>;
-  /** Applies an absolute value. Only called when it differs from `applied()`. */
+  /** Pause and lockstep findings of the same reading. @default neither */
+  condition?(): Promise<ActuatorCondition>;
+  /**
+   * Applies an absolute value, repairing whatever is out of step on the way. Called when it differs from
+   * `applied()` or the condition says the values are out of step; never while paused.
+   */
   apply(desired: number, applied: number): Promise<void>;
 }
 

@@ -1,3 +1,5 @@
+import type { DepthSample } from './depth-trend.ts';
+
 /**
  * What the controller knows at one tick. The Lambda builds it from CloudWatch and SQS, the simulator from its
  * model of them; the control law sees nothing else.
@@ -5,8 +7,16 @@
 export interface QueueSnapshot {
   /** When the snapshot was taken, in seconds (epoch seconds in Lambda, virtual seconds in the simulator). */
   readonly now: number;
-  /** The concurrency currently applied to the consumer. */
+  /**
+   * The concurrency the consumer can run now: the lower of what bounds it. +∞ when nothing does (no reserved
+   * concurrency and no mapping maximum: a consumer the scaler has just been attached to).
+   */
   readonly appliedConcurrency: number;
+  /**
+   * An operator has paused the consumer: reserved concurrency 0 (the console's "Throttle"), or its event source
+   * mapping disabled. The controller holds and writes nothing until the pause is lifted.
+   */
+  readonly paused?: PauseKind;
   /**
    * The newest `ApproximateAgeOfOldestMessage` datapoint and the time it describes (the end of its period).
    * Absent when CloudWatch returned none: missing data.
@@ -27,7 +37,15 @@ export interface QueueSnapshot {
   readonly completionRatePerSecond?: number;
   /** Concurrency-seconds one item costs: the consumer's `Duration` sum ÷ the items it processed. */
   readonly itemSeconds?: number;
+  /**
+   * The consumer's mean concurrent executions in its busiest recent period (`Duration` sum ÷ the period): what it
+   * demonstrably runs, from which an unbounded consumer is adopted.
+   */
+  readonly observedConcurrency?: number;
 }
+
+/** How an operator paused the consumer. */
+export type PauseKind = 'reserved-zero' | 'mapping-disabled';
 
 /**
  * What one tick hands the next. Small on purpose: the Lambda rebuilds it from CloudWatch history, the simulator
@@ -43,7 +61,7 @@ export interface ControllerState {
   /** The arrival rate when the baseline was taken. */
   readonly baselineArrivalRate?: number;
   /** The visible depth at the previous tick, for a real-time arrival estimate between late datapoints. */
-  readonly lastVisible?: { readonly at: number; readonly messages: number };
+  readonly lastVisible?: DepthSample;
 }
 
 export const INITIAL_STATE: ControllerState = {};

@@ -1,6 +1,7 @@
 import type { ScalerConfig } from '../control/config.ts';
+import { type FastPathContext, fastPathContext, queueIsBusy } from '../control/fast-path.ts';
 import { observe } from '../control/observe.ts';
-import { runTick, type TickPorts } from '../control/tick.ts';
+import { runFastSample, runTick, type TickPorts } from '../control/tick.ts';
 import type { SimEnvironment } from './environment.ts';
 import type { SimController, TickReport } from './simulation.ts';
 
@@ -14,11 +15,21 @@ function tickOptions(env: SimEnvironment) {
 }
 
 export function ageLawController(config: ScalerConfig, env: SimEnvironment): SimController {
+  // The fast path's context lives from one tick to the next, as in the Lambda's invocation.
+  let fast: FastPathContext | undefined;
   return {
     name: 'age law (this project)',
     async tick(ports, now) {
-      const { decision } = await runTick(ports, config, now, tickOptions(env));
-      return { reason: decision.reason, saturated: decision.saturated };
+      const { decision, snapshot, applied, changed } = await runTick(ports, config, now, tickOptions(env));
+      const after = changed ? decision.desired : applied;
+      fast = queueIsBusy(snapshot) ? fastPathContext(snapshot, decision, after, config) : undefined;
+      return { reason: decision.reason, saturated: decision.saturated, shed: decision.shed };
+    },
+    async fastSample(ports, now) {
+      if (fast === undefined) return { changed: false };
+      const result = await runFastSample(ports, fast, config, now);
+      fast = result.decision.context;
+      return { changed: result.changed };
     },
   };
 }

@@ -36,6 +36,10 @@ export const PRESETS = {
       backlogDrainSeconds: 1,
       // Ten ticks without a reading is a broken gauge.
       maxDataAgeSeconds: 0.5,
+      // The article grows once the head age passes its target, and its controller has no faster loop.
+      setpointFraction: 1,
+      fastSampleSeconds: 0,
+      unconfirmedGrowthFactor: 1.5,
       // An in-process pool has no event source mapping to drive.
       actuator: 'reserved',
     },

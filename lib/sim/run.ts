@@ -148,6 +148,7 @@ export async function runScenario(options: RunOptions): Promise<Run> {
     cap: config.maxConcurrency,
     targetAgeSeconds: config.targetAgeSeconds,
     consumer,
+    fastSampleSeconds: config.fastSampleSeconds,
     downstream,
     seed,
     onProgress: options.onProgress,

@@ -26,11 +26,18 @@ import { WaitStats } from './wait-stats.ts';
 export interface TickReport {
   readonly reason?: string;
   readonly saturated?: boolean;
+  /** The downstream got slower with the age above target: the shed signal. */
+  readonly shed?: boolean;
 }
 
 export interface SimController {
   readonly name: string;
   tick(ports: TickPorts, now: number): Promise<TickReport>;
+  /**
+   * A sub-tick sample of the real-time depth (the fast path), when the controller has one and the last tick
+   * started it. Reports whether it changed the applied concurrency.
+   */
+  fastSample?(ports: TickPorts, now: number): Promise<{ changed: boolean }>;
 }
 
 /**
@@ -54,6 +61,8 @@ export interface SimulationInput {
   readonly cap: number;
   readonly targetAgeSeconds: number;
   readonly consumer: ConsumerMode;
+  /** The fast path's sampling interval between ticks; 0, or a tick or more: none. */
+  readonly fastSampleSeconds?: number;
   /** What the items call; absent: a downstream that takes any concurrency at the same per-item time. */
   readonly downstream?: DownstreamModel;
   readonly seed: number;
@@ -76,6 +85,7 @@ export interface TimelineSample {
   readonly inFlight: number;
   readonly reason: string;
   readonly saturated: boolean;
+  readonly shed: boolean;
 }
 
 export interface PhaseTally {
@@ -295,6 +305,11 @@ export class Simulation {
       { name: 'controller tick', everySeconds: this.input.tickSeconds, run: () => this.onTick() },
       { name: 'age sample', everySeconds: this.env.ageSampleSeconds, run: () => this.onAgeSample() },
     ];
+    // The fast path's samples between ticks, as the Lambda's loop takes them (one at a tick's own instant is the
+    // tick's: skipped).
+    const fast = this.input.fastSampleSeconds ?? 0;
+    if (this.input.controller.fastSample && fast > 0 && fast < this.input.tickSeconds)
+      tasks.push({ name: 'fast-path sample', everySeconds: fast, run: () => this.onFastSample() });
     if (this.pollers !== undefined)
       tasks.push({
         name: 'poller scaling',
@@ -738,7 +753,8 @@ export class Simulation {
     const consumer = this.input.consumer;
     switch (consumer.kind) {
       case 'controlled':
-        return consumer.actuator === 'event-source' && this.env.kind === 'lambda'
+        // Lockstep reserved trails a shrink by a tick: the mapping's maximum is what the pollers work under.
+        return consumer.actuator !== 'reserved' && this.env.kind === 'lambda'
           ? (this.eventSourceMax as number)
           : (this.reserved as number);
       case 'native':
@@ -762,12 +778,26 @@ export class Simulation {
         }),
       },
       concurrency: {
-        applied: async () =>
-          this.input.consumer.kind === 'controlled'
-            ? this.input.consumer.actuator === 'event-source'
-              ? this.eventSourceMax
-              : this.reserved
-            : undefined,
+        applied: async () => {
+          const consumer = this.input.consumer;
+          if (consumer.kind !== 'controlled') return undefined;
+          if (consumer.actuator === 'event-source') return this.eventSourceMax;
+          if (
+            consumer.actuator === 'lockstep' &&
+            this.eventSourceMax !== undefined &&
+            this.reserved !== undefined
+          )
+            return Math.min(this.reserved, this.eventSourceMax);
+          return this.reserved;
+        },
+        // Lockstep leaves reserved a tick behind a shrink, as the Lambda's writes do: the next tick lowers it.
+        condition: async () => ({
+          outOfStep:
+            this.input.consumer.kind === 'controlled' &&
+            this.input.consumer.actuator === 'lockstep' &&
+            this.eventSourceMax !== undefined &&
+            this.reserved !== this.eventSourceMax,
+        }),
         apply: async (desired) => this.apply(desired),
       },
       state: {
@@ -785,13 +815,20 @@ export class Simulation {
       throw new Error(`controller ${this.input.controller.name} wrote concurrency in ${consumer.kind} mode`);
     if (!Number.isInteger(desired) || desired < 1)
       throw new Error(`controller ${this.input.controller.name} applied ${desired}`);
-    const previous = consumer.actuator === 'event-source' ? this.eventSourceMax : this.reserved;
-    if (desired === previous) return;
+    const previous =
+      consumer.actuator === 'reserved' || this.eventSourceMax === undefined
+        ? this.reserved
+        : this.eventSourceMax;
     switch (consumer.actuator) {
-      case 'lockstep':
-        this.reserved = desired;
-        this.eventSourceMax = desired;
+      case 'lockstep': {
+        // Shrinking, reserved comes down only to the maximum the pollers have worked under (the Lambda's write
+        // plan), so a poll in flight when the maximum drops is not throttled; the next tick lowers it the rest.
+        const oldMax = this.eventSourceMax ?? desired;
+        this.reserved =
+          desired < oldMax ? Math.max(desired, Math.min(this.reserved ?? oldMax, oldMax)) : desired;
+        if (this.eventSourceMax !== undefined) this.eventSourceMax = desired;
         break;
+      }
       case 'reserved':
         this.reserved = desired;
         break;
@@ -801,7 +838,7 @@ export class Simulation {
         break;
     }
     this.reservedMeter?.set(this.now, this.reserved ?? 0);
-    this.changes.push([this.now, desired]);
+    if (desired !== previous) this.changes.push([this.now, desired]);
     this.resizeSlots();
   }
 
@@ -824,8 +861,17 @@ export class Simulation {
       inFlight: this.inFlightMessages,
       reason: report.reason ?? '',
       saturated: report.saturated ?? false,
+      shed: report.shed ?? false,
     });
     this.lastTickSent = this.sent;
     this.lastTickAt = this.now;
+  }
+
+  private async onFastSample(): Promise<void> {
+    if (this.now === this.lastTickAt) return;
+    const result = await this.input.controller.fastSample?.(this.ports(), this.now);
+    // The Lambda learns of its own fast-path write from the mapping's LastModified at the next tick: so does the
+    // carried state here.
+    if (result?.changed) this.state = { ...this.state, lastChangeAt: this.now };
   }
 }

@@ -236,12 +236,12 @@ describe('the controller role: least privilege', () => {
 });
 
 describe('the alarms', () => {
-  it('saturated: at the cap with age above target in 2 of 4 minutes; missing data is not breaching', () => {
+  it('saturated: at the cap with age above target in the 2 most recent minutes; missing data is not breaching', () => {
     const alarm = alarmProperties('saturated');
     expect(alarm).toMatchObject({
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       Threshold: 1,
-      EvaluationPeriods: 4,
+      EvaluationPeriods: 2,
       DatapointsToAlarm: 2,
       TreatMissingData: 'notBreaching',
     });
@@ -272,6 +272,45 @@ describe('the alarms', () => {
         }),
       ]),
     );
+  });
+
+  it.each([
+    { suffix: 'shed', flag: 'slower', metric: 'DownstreamSlower' },
+    { suffix: 'account-headroom', flag: 'clamped', metric: 'ClampedByAccountHeadroom' },
+    { suffix: 'paused', flag: 'paused', metric: 'Paused' },
+  ])(
+    '$suffix: the controller’s $metric with the age above target, 2 minutes in a row',
+    ({ suffix, flag, metric }) => {
+      const alarm = alarmProperties(suffix);
+      expect(alarm).toMatchObject({
+        Threshold: 1,
+        EvaluationPeriods: 2,
+        DatapointsToAlarm: 2,
+        TreatMissingData: 'notBreaching',
+      });
+      expect(JSON.stringify(alarm.Metrics)).toContain(`IF(${flag} >= 1 AND age > 45, 1, 0)`);
+      expect(JSON.stringify(alarm.Metrics)).toContain(`"MetricName":"${metric}"`);
+      expect(JSON.stringify(alarm.Metrics)).toContain('ApproximateAgeOfOldestMessage');
+      expect((alarm.AlarmDescription as string).length).toBeGreaterThan(200);
+    },
+  );
+
+  it('pause-overpull: one minute of reserved 0 with the mapping polling', () => {
+    const alarm = alarmProperties('pause-overpull');
+    expect(alarm).toMatchObject({ EvaluationPeriods: 1, Threshold: 1, TreatMissingData: 'notBreaching' });
+    expect(JSON.stringify(alarm)).toContain('"MetricName":"PauseOverpull"');
+    expect(alarm.AlarmDescription).toMatch(/--no-enabled/);
+  });
+
+  it('no-data: no age datapoint with messages waiting, 10 minutes in a row', () => {
+    const alarm = alarmProperties('no-data');
+    expect(alarm).toMatchObject({
+      EvaluationPeriods: 10,
+      DatapointsToAlarm: 10,
+      TreatMissingData: 'notBreaching',
+    });
+    expect(JSON.stringify(alarm.Metrics)).toContain('IF(nodata >= 1 AND visible > 0, 1, 0)');
+    expect(JSON.stringify(alarm.Metrics)).toContain('"MetricName":"VisibleMessages"');
   });
 
   it('oscillation: more than 3 scale events per 10 minutes with a reversal; missing data is not breaching', () => {
@@ -338,7 +377,7 @@ describe('the alarms', () => {
   it('every alarm notifies the encrypted topic on alarm and on OK', () => {
     const topic = logicalId('AWS::SNS::Topic', 'ScalerAlarmTopic');
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(5);
+    expect(alarms).toHaveLength(10);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
       expect(alarm.Properties.OKActions).toEqual([{ Ref: topic }]);
@@ -396,6 +435,8 @@ describe('the dashboard', () => {
       'Errors and throttles',
       'Scale events',
       'Saturated',
+      'Behind and the controller cannot act',
+      'Controller flags',
     ]) {
       expect(body).toContain(title);
     }
@@ -414,6 +455,13 @@ describe('the dashboard', () => {
       'Throttles',
       'ScaleEvents',
       'Saturated',
+      'Shed',
+      'ClampedByAccountHeadroom',
+      'Paused',
+      'PauseOverpull',
+      'NoData',
+      'LockstepRepairs',
+      'FastPathGrowths',
     ]) {
       expect(body).toContain(metric);
     }

@@ -28,14 +28,20 @@ describe('QueueAgeScaler variants', () => {
       TreatMissingData: 'breaching',
       Metrics: Match.arrayWith([Match.objectLike({ MetricStat: Match.objectLike({ Period: 120 }) })]),
     });
+    // The fast path samples until 10 s before the next tick: the invocation may run 115 s.
     template.hasResourceProperties('AWS::Lambda::Function', {
       ReservedConcurrentExecutions: 1,
-      Timeout: 60,
+      Timeout: 115,
       Environment: { Variables: Match.objectLike({ TICK_SECONDS: '120' }) },
     });
   });
 
-  it('the reserved actuator gets no permission on the mapping, which it never touches', () => {
+  it('without the fast path a tick stays short: half a tick, at most a minute', () => {
+    const template = templateOf(attach({ tick: Duration.minutes(2), fastSample: Duration.seconds(0) }));
+    template.hasResourceProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: 1, Timeout: 60 });
+  });
+
+  it('the reserved actuator may read the mapping (a disabled one is a pause) but never write it', () => {
     // GIVEN / WHEN: a floor of 1 is allowed, since the mapping's 2–1000 range does not apply
     const template = templateOf(attach({ actuator: ScalerActuator.RESERVED, minConcurrency: 1 }));
     // THEN
@@ -45,7 +51,7 @@ describe('QueueAgeScaler variants', () => {
     const actions = statements.flatMap((statement) => [statement.Action].flat());
     expect(actions).toContain('lambda:PutFunctionConcurrency');
     expect(actions).not.toContain('lambda:UpdateEventSourceMapping');
-    expect(actions).not.toContain('lambda:GetEventSourceMapping');
+    expect(actions).toContain('lambda:GetEventSourceMapping');
   });
 
   it('a topic of your own: no topic or key is created and the alarms notify it', () => {

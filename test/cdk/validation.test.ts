@@ -388,7 +388,7 @@ describe('QueueAgeScaler deployment checks on the attached resources', () => {
       ),
     ]);
     expect(scaler.alarms.deadLetters).toBeUndefined();
-    expect(scaler.alarms.all).toHaveLength(4);
+    expect(scaler.alarms.all).toHaveLength(9);
   });
 });
 

@@ -33,8 +33,8 @@ describe('decide: growth', () => {
     },
     {
       comment:
-        'the backlog above the target is drained over the horizon: 100,000 visible − 48,000 allowed over 300 s at 20 ms → +3.5',
-      snap: snapshot({ appliedConcurrency: 4, age: 90, visibleMessages: 100_000 }),
+        'the backlog is drained over the horizon: 16 busy + 20,000 visible × 20 ms ÷ 120 s = 3.3 → 19.3 → 20',
+      snap: snapshot({ appliedConcurrency: 4, age: 90, visibleMessages: 20_000 }),
       desired: 20,
       reason: 'grow:age-above-target',
     },
@@ -45,8 +45,22 @@ describe('decide: growth', () => {
       reason: 'hold:draining',
     },
     {
-      comment: 'age at target exactly is not above it: hold',
-      snap: snapshot({ appliedConcurrency: 4, age: 60 }),
+      comment: 'age at the setpoint (0.5 × 60 s) exactly is not above it: hold',
+      snap: snapshot({ appliedConcurrency: 4, age: 30 }),
+      desired: 4,
+      reason: 'hold:steady',
+    },
+    {
+      comment:
+        'age above the setpoint but below the target grows: the target is a ceiling, not a place to sit',
+      snap: snapshot({ appliedConcurrency: 4, age: 45 }),
+      desired: 18,
+      reason: 'grow:age-above-target',
+    },
+    {
+      comment: 'with setpointFraction 1 (the article’s rule) age below the target holds',
+      snap: snapshot({ appliedConcurrency: 4, age: 45 }),
+      settings: { setpointFraction: 1 },
       desired: 4,
       reason: 'hold:steady',
     },
@@ -69,10 +83,26 @@ describe('decide: growth', () => {
     const carried = state({ lastVisible: { at: NOW - 60, messages: 0 }, baselineArrivalRate: 50 });
     // WHEN the controller decides
     const decision = decide(snap, carried, config());
-    // THEN it grows for λ ≈ 42,000/60 + 50 = 750/s → 750 × 0.02 ÷ 0.9 = 16.7 → 17, not for the stale 50/s
+    // THEN arrivals are at least 42,000 ÷ 60 = 700/s (completions are never negative), far above 1.5 × 50: a spike,
+    // confirmed. 700 × 0.02 = 14 busy + 42,000 × 0.02 ÷ 120 s = 7 to drain → 21, not sized for the stale 50/s
     expect(decision.reason).toBe('grow:age-above-target');
-    expect(decision.desired).toBe(17);
-    expect(decision.inputs.arrivalRatePerSecond).toBeCloseTo(750, 0);
+    expect(decision.inputs.confirmed).toBe(true);
+    expect(decision.inputs.arrivalRatePerSecond).toBeCloseTo(700, 0);
+    expect(decision.desired).toBe(21);
+  });
+
+  it('the trend sizes with λ = dV/dt + c ÷ S once a backlog covered the interval at one settled value', () => {
+    const snap = snapshot({
+      appliedConcurrency: 10,
+      age: 0.1,
+      lag: 120,
+      arrivalRatePerSecond: 50,
+      visibleMessages: 30_000,
+    });
+    // 12,000 → 30,000 in 60 s at 10 × 20 ms: dV/dt = 300/s + 500/s served = 800/s
+    const carried = state({ lastVisible: { at: NOW - 60, messages: 12_000 }, lastChangeAt: NOW - 600 });
+    const decision = decide(snap, carried, config());
+    expect(decision.inputs.arrivalRatePerSecond).toBeCloseTo(800, 0);
   });
 
   it('trusts real-time depth over a late datapoint: an emptied queue is not behind', () => {
@@ -232,7 +262,7 @@ describe('decide: shrinking', () => {
     {
       comment: 'idle for less than the delay: hold',
       snap: quiet(3),
-      st: idleFor(299),
+      st: idleFor(179),
       desired: 3,
       reason: 'hold:steady',
     },
@@ -394,12 +424,254 @@ describe('decide: partial data (found in review)', () => {
 });
 
 describe('decide: what counts as a slower downstream', () => {
-  it('arrivals up 1.5× do not explain items 3× slower: still hold', () => {
+  it('arrivals up 1.5× do not explain items 3× slower: no growth, back to the healthy need 450 × 0.02 ÷ 0.9 = 10', () => {
     const decision = decide(
       snapshot({ appliedConcurrency: 14, age: 200, arrivalRatePerSecond: 450, itemSeconds: 0.06 }),
       state({ baselineArrivalRate: 300 }),
       config(),
     );
-    expect(decision.reason).toBe('hold:downstream-slower');
+    expect(decision).toMatchObject({ reason: 'shrink:downstream-slower', desired: 10 });
+  });
+});
+
+describe('decide: growth CloudWatch has not confirmed is limited (a spike or a slower downstream?)', () => {
+  // 300/s at 20 ms needs 300 × 0.02 ÷ 0.9 = 6.7 → 7. The late datapoint (lag 120 s) still shows a healthy queue.
+  const flat = (visible: number, extra = {}) =>
+    snapshot({
+      appliedConcurrency: 7,
+      age: 1,
+      lag: 120,
+      arrivalRatePerSecond: 300,
+      completionRatePerSecond: 300,
+      visibleMessages: visible,
+      ...extra,
+    });
+  const sampledAt = (messages: number) =>
+    state({ baselineArrivalRate: 300, lastVisible: { at: NOW - 60, messages }, lastChangeAt: NOW - 3600 });
+
+  it.each([
+    {
+      comment:
+        'the depth rose 188/s (below 1.5 × 300: a slowdown could do that): growth stops at ⌊1.5 × 7⌋ = 10, not the 16 the backlog asks',
+      snap: flat(60_000),
+      st: sampledAt(48_720),
+      desired: 10,
+      reason: 'grow:age-above-target',
+      confirmed: false,
+    },
+    {
+      comment: 'already at the limit: hold, unconfirmed',
+      snap: flat(60_000, { appliedConcurrency: 10 }),
+      st: sampledAt(48_720),
+      desired: 10,
+      reason: 'hold:unconfirmed',
+      confirmed: false,
+    },
+    {
+      comment: 'the depth rose 700/s, more than any slowdown of 300/s could make it: a spike, sized in full',
+      snap: flat(42_000),
+      st: sampledAt(0),
+      desired: 21,
+      reason: 'grow:age-above-target',
+      confirmed: true,
+    },
+    {
+      comment:
+        'CloudWatch’s own datapoint shows the backlog (age 45 s > setpoint) at a healthy per-item time: confirmed, sized in full (λ = 188 + 7 ÷ 0.02 = 538/s → 10.8 busy + 10 to drain → 21)',
+      snap: flat(60_000, { age: 45 }),
+      st: sampledAt(48_720),
+      desired: 21,
+      reason: 'grow:age-above-target',
+      confirmed: true,
+    },
+    {
+      comment: 'with unconfirmedGrowthFactor 1 nothing unconfirmed grows',
+      snap: flat(60_000),
+      st: sampledAt(48_720),
+      settings: { unconfirmedGrowthFactor: 1 },
+      desired: 7,
+      reason: 'hold:unconfirmed',
+      confirmed: false,
+    },
+  ])('$comment', ({ snap, st, settings, desired, reason, confirmed }) => {
+    const decision = decide(snap, st, config(settings));
+    expect(decision.reason).toBe(reason);
+    expect(decision.desired).toBe(desired);
+    expect(decision.inputs.confirmed).toBe(confirmed);
+  });
+});
+
+describe('decide: growth before the first metric', () => {
+  // A new queue: CloudWatch has nothing yet, neither the age nor the rates.
+  const noData = (visible: number, extra = {}) =>
+    snapshot({
+      appliedConcurrency: 2,
+      oldestAge: undefined,
+      arrivalRatePerSecond: undefined,
+      completionRatePerSecond: undefined,
+      itemSeconds: undefined,
+      visibleMessages: visible,
+      ...extra,
+    });
+  const earlier = (messages: number) => ({ lastVisible: { at: NOW - 60, messages } });
+
+  it.each([
+    {
+      comment: 'no datapoint yet, and 6,000 → 12,000 visible with 2 applied: grow, limited (⌊1.5 × 2⌋ = 3)',
+      snap: noData(12_000),
+      st: earlier(6_000),
+      desired: 3,
+      reason: 'grow:backlog-before-data',
+    },
+    {
+      comment:
+        'the rates are reported but the age is not: the backlog is sized (800 × 0.02 + 12,000 × 0.02 ÷ 120 = 18), within ⌊1.5 × 18⌋',
+      snap: noData(12_000, { arrivalRatePerSecond: 800, itemSeconds: 0.02 }),
+      st: earlier(6_000),
+      desired: 18,
+      reason: 'grow:backlog-before-data',
+    },
+    {
+      comment: 'a backlog falling fast enough to be gone within the setpoint (600 left, 100/s): hold',
+      snap: noData(600),
+      st: earlier(6_600),
+      desired: 2,
+      reason: 'hold:no-data',
+    },
+    {
+      comment: 'a few messages are no backlog (fewer than a batch per worker): hold',
+      snap: noData(15),
+      st: earlier(5),
+      desired: 2,
+      reason: 'hold:no-data',
+    },
+    {
+      comment: 'no earlier sample: nothing shows a trend yet: hold',
+      snap: noData(12_000),
+      st: {},
+      desired: 2,
+      reason: 'hold:no-data',
+    },
+  ])('$comment', ({ snap, st, desired, reason }) => {
+    const decision = decide(snap, st, config());
+    expect(decision.reason).toBe(reason);
+    expect(decision.desired).toBe(desired);
+  });
+});
+
+describe('decide: a slower downstream returns to its healthy need and signals shed', () => {
+  const slower = (extra = {}) =>
+    snapshot({ appliedConcurrency: 10, age: 300, arrivalRatePerSecond: 300, itemSeconds: 0.06, ...extra });
+  const healthy = state({ baselineArrivalRate: 300, baselineItemSeconds: 0.02 });
+
+  it('grown to 10 before CloudWatch showed items 3× slower: back to 300 × 0.02 ÷ 0.9 → 7, shed on', () => {
+    const decision = decide(slower(), healthy, config());
+    expect(decision).toMatchObject({
+      reason: 'shrink:downstream-slower',
+      desired: 7,
+      downstreamSlower: true,
+      shed: true,
+    });
+    expect(decision.inputs.healthyNeed).toBe(7);
+  });
+
+  it('at the healthy need it holds; with the age within target the shed signal is off', () => {
+    const decision = decide(slower({ appliedConcurrency: 7, age: 40, lag: 0 }), healthy, config());
+    expect(decision).toMatchObject({ reason: 'hold:downstream-slower', desired: 7, shed: false });
+  });
+
+  it('without a measured arrival rate the healthy need is unknown: hold, never a guess', () => {
+    const decision = decide(slower({ arrivalRatePerSecond: undefined }), healthy, config());
+    expect(decision).toMatchObject({ reason: 'hold:downstream-slower', desired: 10 });
+  });
+});
+
+describe('decide: a consumer nothing bounds (the scaler just attached) is adopted, never cut', () => {
+  const unbounded = (extra = {}) =>
+    snapshot({
+      appliedConcurrency: Number.POSITIVE_INFINITY,
+      age: 30,
+      arrivalRatePerSecond: 100,
+      itemSeconds: 0.2,
+      ...extra,
+    });
+  it.each([
+    {
+      comment: '100/s at 200 ms: the need 100 × 0.2 ÷ 0.9 = 23 (was: the floor, 2)',
+      snap: unbounded(),
+      desired: 23,
+    },
+    {
+      comment: 'its busiest recent concurrency (26.5) above the need: 27',
+      snap: unbounded({ observedConcurrency: 26.5 }),
+      desired: 27,
+    },
+    {
+      comment: 'nothing known of its load: the cap (the one bound the configuration vouches for)',
+      snap: unbounded({ arrivalRatePerSecond: undefined, itemSeconds: undefined, oldestAge: undefined }),
+      desired: 32,
+    },
+    {
+      comment: 'what it runs above the cap: the cap',
+      snap: unbounded({ observedConcurrency: 80 }),
+      desired: 32,
+    },
+  ])('$comment', ({ snap, desired }) => {
+    const decision = decide(snap, {}, config());
+    expect(decision).toMatchObject({ reason: 'adopt:unbounded', desired });
+  });
+});
+
+describe('decide: an operator’s pause is held, never fought', () => {
+  it.each([
+    { comment: 'reserved 0 (the console’s Throttle)', paused: 'reserved-zero' as const, applied: 0 },
+    { comment: 'the mapping disabled', paused: 'mapping-disabled' as const, applied: 8 },
+  ])('$comment: hold:paused, however far behind', ({ paused, applied }) => {
+    const decision = decide(
+      snapshot({ appliedConcurrency: applied, age: 3000, paused }),
+      state({ idleSince: NOW - 3600 }),
+      config(),
+    );
+    expect(decision.reason).toBe('hold:paused');
+    expect(decision.state.idleSince).toBeUndefined();
+    expect(decision.state.lastChangeAt).toBeUndefined();
+  });
+});
+
+describe('decide: values that make no sense never leave [floor, cap] (issue 11, item 8)', () => {
+  it.each([
+    {
+      comment: 'a NaN applied value is unknown: adopted as for an unbounded one',
+      snap: snapshot({ appliedConcurrency: Number.NaN }),
+    },
+    { comment: 'a negative applied value', snap: snapshot({ appliedConcurrency: -3 }) },
+    {
+      comment: 'a NaN per-item time',
+      snap: snapshot({ appliedConcurrency: 4, age: 90, itemSeconds: Number.NaN }),
+    },
+    {
+      comment: 'a NaN arrival rate',
+      snap: snapshot({ appliedConcurrency: 4, age: 90, arrivalRatePerSecond: Number.NaN }),
+    },
+    {
+      comment: 'an infinite arrival rate',
+      snap: snapshot({ appliedConcurrency: 4, age: 90, arrivalRatePerSecond: Number.POSITIVE_INFINITY }),
+    },
+    { comment: 'a negative depth', snap: snapshot({ appliedConcurrency: 4, age: 90, visibleMessages: -10 }) },
+    { comment: 'a fractional applied value', snap: snapshot({ appliedConcurrency: 4.6, age: 90 }) },
+  ])('$comment', ({ snap }) => {
+    const decision = decide(snap, state({ baselineItemSeconds: Number.NaN }), config());
+    expect(Number.isInteger(decision.desired)).toBe(true);
+    expect(decision.desired).toBeGreaterThanOrEqual(2);
+    expect(decision.desired).toBeLessThanOrEqual(32);
+  });
+
+  it('a NaN per-item time is unknown, not zero: without a baseline the age-only step applies', () => {
+    const decision = decide(
+      snapshot({ appliedConcurrency: 4, age: 90, itemSeconds: Number.NaN, visibleMessages: 1000 }),
+      {},
+      config(),
+    );
+    expect(decision).toMatchObject({ reason: 'grow:age-above-target', desired: 8 });
   });
 });

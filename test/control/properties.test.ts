@@ -62,21 +62,62 @@ function build(parts: Parts, config: ScalerConfig, overrides: Partial<QueueSnaps
   };
 }
 
+/** Any double at all: NaN, ±Infinity, −0, negatives, fractions, huge and tiny values. */
+const anything = fc.oneof(
+  fc.double(),
+  fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, -1, 0, 0.5, 2.5),
+  fc.integer({ min: -10, max: 5000 }),
+);
+const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
+
+const arbAnySnapshot = fc.record({
+  applied: anything,
+  ageSeconds: maybe(anything),
+  observedAt: anything,
+  visibleMessages: maybe(anything),
+  inFlightMessages: maybe(anything),
+  arrivalRatePerSecond: maybe(anything),
+  peakArrivalRatePerSecond: maybe(anything),
+  completionRatePerSecond: maybe(anything),
+  itemSeconds: maybe(anything),
+  observedConcurrency: maybe(anything),
+  paused: maybe(fc.constantFrom('reserved-zero' as const, 'mapping-disabled' as const)),
+});
+const arbAnyState = fc.record({
+  idleSince: maybe(anything),
+  lastChangeAt: maybe(anything),
+  baselineItemSeconds: maybe(anything),
+  baselineArrivalRate: maybe(anything),
+  lastVisible: maybe(fc.record({ at: anything, messages: anything, settled: maybe(fc.boolean()) })),
+});
+
 describe('control law invariants', () => {
-  it('never leaves [floor, cap], whatever it is given', () => {
+  it('never leaves [floor, cap], whatever it is given: NaN, Infinity, negatives and fractions included', () => {
     fc.assert(
-      fc.property(
-        arbConfig,
-        arbState,
-        arbSnapshotParts,
-        fc.integer({ min: 0, max: 5000 }),
-        (config, state, parts, applied) => {
-          const decision = decide(build(parts, config, { appliedConcurrency: applied }), state, config);
-          expect(decision.desired).toBeGreaterThanOrEqual(config.minConcurrency);
-          expect(decision.desired).toBeLessThanOrEqual(config.maxConcurrency);
-          expect(Number.isInteger(decision.desired)).toBe(true);
-        },
-      ),
+      fc.property(arbConfig, arbAnyState, arbAnySnapshot, (config, state, s) => {
+        const snapshot: QueueSnapshot = {
+          now: NOW,
+          appliedConcurrency: s.applied,
+          oldestAge:
+            s.ageSeconds === undefined ? undefined : { seconds: s.ageSeconds, observedAt: s.observedAt },
+          visibleMessages: s.visibleMessages,
+          inFlightMessages: s.inFlightMessages,
+          arrivalRatePerSecond: s.arrivalRatePerSecond,
+          peakArrivalRatePerSecond: s.peakArrivalRatePerSecond,
+          completionRatePerSecond: s.completionRatePerSecond,
+          itemSeconds: s.itemSeconds,
+          observedConcurrency: s.observedConcurrency,
+          paused: s.paused,
+        };
+        const decision = decide(snapshot, state, config);
+        expect(Number.isInteger(decision.desired)).toBe(true);
+        expect(decision.desired).toBeGreaterThanOrEqual(config.minConcurrency);
+        expect(decision.desired).toBeLessThanOrEqual(config.maxConcurrency);
+        // A change is recorded only with a finite time (NaN must not leak into the carried state).
+        const changedAt = decision.state.lastChangeAt;
+        expect(changedAt === undefined || Number.isFinite(changedAt)).toBe(true);
+      }),
+      { numRuns: 2000 },
     );
   });
 
@@ -90,8 +131,24 @@ describe('control law invariants', () => {
             });
         const decision = decide(snapshot, state, config);
         expect(decision.desired).toBeGreaterThanOrEqual(snapshot.appliedConcurrency);
-        expect(decision.reason).toBe('hold:no-data');
+        expect(['hold:no-data', 'grow:backlog-before-data']).toContain(decision.reason);
       }),
+    );
+  });
+
+  it('an operator’s pause is never written over: hold:paused and no change recorded', () => {
+    fc.assert(
+      fc.property(
+        arbConfig,
+        arbState,
+        arbSnapshotParts,
+        fc.constantFrom('reserved-zero' as const, 'mapping-disabled' as const),
+        (config, state, parts, paused) => {
+          const decision = decide(build(parts, config, { paused }), state, config);
+          expect(decision.reason).toBe('hold:paused');
+          expect(decision.state.lastChangeAt).toBe(state.lastChangeAt);
+        },
+      ),
     );
   });
 

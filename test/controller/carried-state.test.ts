@@ -33,6 +33,7 @@ function evidence(history: HistoryInput, more: Partial<StateEvidence> = {}): Sta
       appliedMax: [],
       scaleEvents: [],
       visible: [],
+      visibleOffset: [],
       ...history,
       series: {
         ageOfOldestMessage: [],
@@ -150,20 +151,29 @@ describe('baselines: medians over the minutes before the newest', () => {
   });
 });
 
-describe('lastVisible', () => {
-  it('the depth the controller published at its previous tick', () => {
-    expect(lastVisibleFrom(evidence({ visible: series([40, 30]) }), undefined)).toEqual({
-      at: NEWEST,
+describe('lastVisible: the depth the previous tick sampled, at the time it sampled it', () => {
+  it('a tick 25 s into its minute: the sample is stamped 25 s after the period start (issue 11, item 4)', () => {
+    // Before: stamped with the period's start, a tick 85 s later divided by 85 s instead of 60 s.
+    expect(lastVisibleFrom(evidence({ visible: series([40, 30]), visibleOffset: series([25, 3]) }))).toEqual({
+      at: NEWEST + 25,
       messages: 40,
     });
   });
-  it('dropped when the applied value changed in a later minute (the depth trend would misread the service rate)', () => {
-    expect(lastVisibleFrom(evidence({ visible: series([40]) }), NEWEST + 60)).toBeUndefined();
+  it('without its offset (history from an older controller) the time is unknown: no sample', () => {
+    expect(lastVisibleFrom(evidence({ visible: series([40]) }))).toBeUndefined();
   });
-  it('kept when the change was made by that same tick', () => {
-    expect(lastVisibleFrom(evidence({ visible: series([40]) }), NEWEST + 5)).toEqual({
-      at: NEWEST,
-      messages: 40,
-    });
+  it('a change after the sample (the mapping modified) marks it unsettled: only its lower bound on arrivals counts', () => {
+    expect(
+      lastVisibleFrom(
+        evidence({ visible: series([40]), visibleOffset: series([0]) }, { mappingModifiedAt: NEWEST + 30 }),
+      ),
+    ).toEqual({ at: NEWEST, messages: 40, settled: false });
+  });
+  it('a change more than the pollers’ settling time before the sample leaves it settled', () => {
+    expect(
+      lastVisibleFrom(
+        evidence({ visible: series([40]), visibleOffset: series([0]) }, { mappingModifiedAt: NEWEST - 61 }),
+      ),
+    ).toEqual({ at: NEWEST, messages: 40 });
   });
 });

@@ -225,7 +225,7 @@ describe("CloudWatch's answer", () => {
     const calls = cloudwatch.commandCalls(GetMetricDataCommand);
     expect(calls).toHaveLength(1);
     const input = calls[0]?.args[0].input as GetMetricDataCommandInput;
-    expect(input.MetricDataQueries).toHaveLength(9);
+    expect(input.MetricDataQueries).toHaveLength(10);
     expect((input.StartTime as Date).getTime() % 60_000).toBe(0);
     expect((input.EndTime as Date).getTime() % 60_000).toBe(0);
   });

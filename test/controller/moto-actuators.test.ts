@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MotoServer, startMotoServer } from '../support/moto-server.ts';
-import { BEHIND, CONTROLLER_ENV, growing, idling, repeat } from './support/minutes.ts';
+import { BEHIND, CONTROLLER_ENV, growing, idling, repeat, STEADY } from './support/minutes.ts';
 import { World } from './support/world.ts';
 
 /** The three actuator modes, and the order of the writes, observed in the emulator after every single write. */
@@ -25,22 +25,30 @@ describe('lockstep: MaximumConcurrency ≤ reserved at every instant', () => {
     ]);
   });
 
-  it('shrinking lowers the mapping first, then reserved', async () => {
+  it('shrinking lowers the mapping first; reserved follows it down at the next tick', async () => {
     const world = await World.create(server, { env: CONTROLLER_ENV, reserved: 7, mappingMax: 7 });
     await idling(world, 7);
     await world.tick();
-    expect(world.instants).toEqual([
-      { command: 'UpdateEventSourceMappingCommand', reserved: 7, mapping: 6 },
-      { command: 'PutFunctionConcurrencyCommand', reserved: 6, mapping: 6 },
-    ]);
+    expect(world.instants).toEqual([{ command: 'UpdateEventSourceMappingCommand', reserved: 7, mapping: 6 }]);
+    // The next tick: a minute later, the queue no longer idle, the law holds 6; reserved comes down to the mapping.
+    world.advance();
+    await world.seed([STEADY]);
+    await world.tick();
+    expect(world.lastLog().fields.reason).toBe('hold:steady');
+    expect(world.instants.at(-1)).toEqual({
+      command: 'PutFunctionConcurrencyCommand',
+      reserved: 6,
+      mapping: 6,
+    });
     for (const i of world.instants) expect(i.mapping).toBeLessThanOrEqual(i.reserved as number);
   });
 
-  it('a first tick with nothing set caps the mapping first, then reserves the same', async () => {
-    // Unset is unbounded on both sides (the mapping's pollers scale to ~1,250): reaching the floor is a shrink.
+  it('a first tick with nothing set on an idle queue adopts the floor (the need is none), the mapping capped first', async () => {
+    // Unset is unbounded on both sides (the mapping's pollers scale to ~1,250): bounding it is a shrink.
     const world = await World.create(server, { env: CONTROLLER_ENV });
     await world.seed(repeat(10, { age: 0, sent: 0, deleted: 0 }));
     await world.tick();
+    expect(world.lastLog().fields).toMatchObject({ reason: 'adopt:unbounded', unbounded: true });
     expect(world.instants).toEqual([
       { command: 'UpdateEventSourceMappingCommand', mapping: 2 },
       { command: 'PutFunctionConcurrencyCommand', reserved: 2, mapping: 2 },
@@ -48,19 +56,20 @@ describe('lockstep: MaximumConcurrency ≤ reserved at every instant', () => {
     expect(await world.applied()).toEqual({ reserved: 2, mapping: 2 });
   });
 
-  it('a first tick with nothing set that grows still caps the mapping first', async () => {
+  it('a first tick with nothing set on a busy queue adopts its need, still capping the mapping first', async () => {
     // Reserved first would leave the pollers unbounded above reserved if the mapping write then failed.
     const world = await World.create(server, { env: CONTROLLER_ENV });
     await world.seed(repeat(10, BEHIND));
     await world.sendMessages(30);
     await world.tick();
-    expect(world.lastLog().fields.reason).toBe('grow:age-above-target');
+    expect(world.lastLog().fields.reason).toBe('adopt:unbounded');
     expect(world.instants.map((i) => i.command)).toEqual([
       'UpdateEventSourceMappingCommand',
       'PutFunctionConcurrencyCommand',
     ]);
     const applied = await world.applied();
-    expect(applied.mapping).toBeGreaterThan(2);
+    // 0.1/s at 100 s per item needs 12; it ran 10 concurrent on average (60,000 s of Duration a minute).
+    expect(applied.mapping).toBe(12);
     expect(applied.reserved).toBe(applied.mapping);
   });
 });
@@ -75,9 +84,11 @@ describe("reserved: the function's reserved concurrency only", () => {
     const desired = world.lastLog().fields.desired as number;
     expect(desired).toBeGreaterThan(3);
     expect(await world.applied()).toEqual({ reserved: desired, mapping: 5 });
+    // The mapping is read too (its State shows an operator's pause), never written.
     expect(world.calls.commands).toEqual([
       'GetMetricDataCommand',
       'GetFunctionConcurrencyCommand',
+      'GetEventSourceMappingCommand',
       'GetQueueAttributesCommand',
       'PutFunctionConcurrencyCommand',
     ]);

@@ -19,7 +19,7 @@ afterAll(async () => {
 
 it('the unreserved floor refuses the raise: the mapping stays, the clamp is reported, nothing throws', async () => {
   const world = await World.create(server, {
-    env: { TARGET_AGE_SECONDS: '60', MIN_CONCURRENCY: '2', MAX_CONCURRENCY: '16' },
+    env: { TARGET_AGE_SECONDS: '60', MIN_CONCURRENCY: '2', MAX_CONCURRENCY: '16', FAST_SAMPLE_SECONDS: '0' },
     reserved: 3,
     mappingMax: 3,
   });

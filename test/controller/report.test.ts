@@ -18,6 +18,8 @@ const decision: Decision = {
   reason: 'hold:at-cap',
   atCap: true,
   saturated: true,
+  shed: false,
+  downstreamSlower: false,
   inputs: { ageSeconds: 400 },
   state: {},
 };
@@ -26,10 +28,11 @@ describe('metricsFor', () => {
   it('a saturated hold at the cap', () => {
     const outcome: TickOutcome = {
       kind: 'decided',
-      result: { snapshot, decision, applied: 8, changed: false },
+      result: { snapshot, decision, applied: 8, changed: false, repaired: false },
       actuation: { kind: 'unchanged' },
       writes: [],
       appliedAfter: 8,
+      pauseOverpull: false,
       config,
     };
     const m = Object.fromEntries(metricsFor(outcome).map((x) => [x.name, x.value]));
@@ -52,13 +55,102 @@ describe('metricsFor', () => {
         decision: { ...decision, desired: 6 },
         applied: 4,
         changed: true,
+        repaired: false,
       },
       actuation: { kind: 'applied', value: 6 },
       writes: [],
       appliedAfter: 6,
+      pauseOverpull: false,
       config,
     };
     expect(metricsFor(outcome).find((x) => x.name === CONTROLLER_METRICS.scaleEvents)?.value).toBe(1);
+  });
+});
+
+describe('the flags describe what is applied (issue 11, item 5)', () => {
+  const cap16 = resolveScalerConfig({ minConcurrency: 2, maxConcurrency: 16 });
+  it('a raise clamped by the account headroom at 8 of 16 is not at cap: ClampedByAccountHeadroom is the signal', () => {
+    // GIVEN the law wanted the cap (16) with the age at 300 s, and the account's headroom allowed 8
+    const outcome: TickOutcome = {
+      kind: 'decided',
+      result: {
+        snapshot: { ...snapshot, appliedConcurrency: 4, oldestAge: { seconds: 300, observedAt: 960 } },
+        decision: { ...decision, desired: 16, reason: 'grow:age-above-target', inputs: { ageSeconds: 300 } },
+        applied: 4,
+        changed: true,
+        repaired: false,
+      },
+      actuation: { kind: 'clamped', requested: 16, value: 8, unreservedFloor: 100, maxReservable: 8 },
+      writes: [],
+      appliedAfter: 8,
+      pauseOverpull: false,
+      config: cap16,
+    };
+    const m = Object.fromEntries(metricsFor(outcome).map((x) => [x.name, x.value]));
+    // THEN AtCap and Saturated are 0 (8 is applied, not 16), and the clamp is reported
+    expect(m).toMatchObject({
+      [CONTROLLER_METRICS.appliedConcurrency]: 8,
+      [CONTROLLER_METRICS.atCap]: 0,
+      [CONTROLLER_METRICS.saturated]: 0,
+      [CONTROLLER_METRICS.clampedByAccountHeadroom]: 1,
+    });
+  });
+
+  it('adopting an unbounded consumer is a scale event (it was published as 0)', () => {
+    const outcome: TickOutcome = {
+      kind: 'decided',
+      result: {
+        snapshot: { ...snapshot, appliedConcurrency: Number.POSITIVE_INFINITY },
+        decision: { ...decision, desired: 8, reason: 'adopt:unbounded' },
+        applied: Number.POSITIVE_INFINITY,
+        changed: true,
+        repaired: false,
+      },
+      actuation: { kind: 'applied', value: 8 },
+      writes: [],
+      appliedAfter: 8,
+      pauseOverpull: false,
+      config,
+    };
+    expect(metricsFor(outcome).find((x) => x.name === CONTROLLER_METRICS.scaleEvents)?.value).toBe(1);
+  });
+
+  it.each([
+    { comment: 'paused with reserved 0 and the mapping polling', reason: 'hold:paused', overpull: true },
+    { comment: 'paused by a disabled mapping', reason: 'hold:paused', overpull: false },
+  ] as const)('$comment: Paused 1, PauseOverpull as read', ({ reason, overpull }) => {
+    const outcome: TickOutcome = {
+      kind: 'decided',
+      result: { snapshot, decision: { ...decision, reason }, applied: 8, changed: false, repaired: false },
+      actuation: { kind: 'unchanged' },
+      writes: [],
+      appliedAfter: 8,
+      pauseOverpull: overpull,
+      config,
+    };
+    const m = Object.fromEntries(metricsFor(outcome).map((x) => [x.name, x.value]));
+    expect(m[CONTROLLER_METRICS.paused]).toBe(1);
+    expect(m[CONTROLLER_METRICS.pauseOverpull]).toBe(overpull ? 1 : 0);
+  });
+
+  it('the depth sample is stamped with its offset into the minute', () => {
+    const outcome: TickOutcome = {
+      kind: 'decided',
+      result: {
+        snapshot: { ...snapshot, now: 1_025 },
+        decision,
+        applied: 8,
+        changed: false,
+        repaired: false,
+      },
+      actuation: { kind: 'unchanged' },
+      writes: [],
+      appliedAfter: 8,
+      pauseOverpull: false,
+      config,
+    };
+    const m = Object.fromEntries(metricsFor(outcome).map((x) => [x.name, x.value]));
+    expect(m[CONTROLLER_METRICS.visibleSampleOffsetSeconds]).toBe(5);
   });
 });
 

@@ -130,6 +130,7 @@ describe('phase files', () => {
       'downstream-slowdown',
       'downstream-slowing',
       'overload',
+      'sawtooth',
       'seed-spike',
       'steady',
       'trace-azure-llm-2023-11-16',

@@ -165,6 +165,63 @@ describe('the seed article, reproduced', () => {
     expect(summary.throttledInvocations).toBe(0);
   });
 
+  it('lambda preset: the fast path grows within 10 s of the spike, through the same code the Lambda runs', async () => {
+    const { result } = await runScenario({ scenario: loadScenario('seed-spike'), preset: 'lambda' });
+    const first = result.concurrencyChanges.find(([t]) => t > 600);
+    // The first sample after the spike starts (600 s), a minute before the next tick
+    expect(first?.[0]).toBe(610);
+    expect(first?.[1]).toBeGreaterThanOrEqual(16);
+    // Without the fast path the first growth waits for the tick
+    const { result: slow } = await runScenario({
+      scenario: loadScenario('seed-spike'),
+      preset: 'lambda',
+      settings: { fastSampleSeconds: 0 },
+    });
+    expect(slow.concurrencyChanges.find(([t]) => t > 600)?.[0]).toBe(660);
+  });
+
+  it('lambda preset, steady load: the head settles below the setpoint (0.5 × the target) once the start is worked off', async () => {
+    const { result, config } = await runScenario({ scenario: loadScenario('steady'), preset: 'lambda' });
+    const settled = result.timeline.filter((s) => s.time >= 600);
+    expect(Math.max(...settled.map((s) => s.headAgeSeconds))).toBeLessThanOrEqual(
+      0.5 * config.targetAgeSeconds,
+    );
+  });
+
+  it('lambda preset, downstream slowdown: grows at most 1.5 × before CloudWatch shows it, then returns and signals shed', async () => {
+    const { result, summary } = await runScenario({
+      scenario: loadScenario('downstream-slowdown'),
+      preset: 'lambda',
+    });
+    const before = result.timeline.filter((s) => s.time <= 600).at(-1)?.applied ?? 0;
+    const slow = result.timeline.filter((s) => s.time > 600 && s.time <= 1500);
+    expect(summary.phases[1]?.peakConcurrency).toBeLessThanOrEqual(Math.floor(1.5 * before));
+    // The healthy need of 300/s at 20.5 ms: 300 × 0.0205 ÷ 0.9 → 7
+    expect(summary.phases[1]?.finalConcurrency).toBe(7);
+    expect(slow.filter((s) => s.shed).length).toBeGreaterThan(slow.length / 2);
+  });
+
+  it('lambda preset, sawtooth: follows the load and never undoes its own shrink within a phase', async () => {
+    const { result, summary } = await runScenario({ scenario: loadScenario('sawtooth'), preset: 'lambda' });
+    const changes = result.concurrencyChanges;
+    let start = 0;
+    for (const phase of summary.phases) {
+      const end = start + phase.durationSeconds;
+      // A change at the instant a phase starts is the tick that has not seen it yet: the phase before's.
+      // Growing for a surge and releasing the drain's surplus once it is worked off is following the load; a
+      // growth after a shrink at the same load would be an oscillation.
+      let value = changes.filter(([t]) => t <= start).at(-1)?.[1] ?? 0;
+      let shrunk = false;
+      for (const [t, v] of changes) {
+        if (t <= start || t > end) continue;
+        if (v > value) expect(shrunk, `a growth after a shrink at ${t} s`).toBe(false);
+        if (v < value) shrunk = true;
+        value = v;
+      }
+      start = end;
+    }
+  });
+
   it.each([
     // Growth can happen only before the slower per-item time is published: one metric period in the seed's
     // pool, the two-minute CloudWatch delay plus a period and a tick in Lambda.

@@ -12,6 +12,8 @@ export const CONTROLLER_ENV: Readonly<Record<string, string>> = {
   MIN_CONCURRENCY: '2',
   MAX_CONCURRENCY: '16',
   SCALE_DOWN_SURPLUS_FRACTION: '0',
+  // One tick per test; the fast path between ticks has tests of its own (moto-fast-path.test.ts).
+  FAST_SAMPLE_SECONDS: '0',
 };
 
 /** A busy minute whose oldest message was `age` seconds old. */

@@ -18,6 +18,8 @@ export const ENVIRONMENT = {
   MIN_CONCURRENCY: '2',
   MAX_CONCURRENCY: '16',
   SCALE_DOWN_SURPLUS_FRACTION: '0',
+  // The fault tests look at one tick; the fast path between ticks has tests of its own.
+  FAST_SAMPLE_SECONDS: '0',
 };
 
 /**
@@ -55,6 +57,7 @@ export function metricResults(
     'appliedmax',
     'scaleevents',
     'visible',
+    'visibleoffset',
   ]) {
     out.set(id, { Timestamps: [], Values: [] });
   }
@@ -98,6 +101,8 @@ export function unitWorld(env: Record<string, string> = {}): UnitWorld {
           metrics: Object.fromEntries(metricsFor(outcome).map((m) => [m.name, m.value])),
         });
       },
+      reportFast() {},
+      reportFastLoop() {},
     },
     clock: () => NOW,
   };

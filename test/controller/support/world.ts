@@ -53,6 +53,12 @@ export interface WorldOptions {
   readonly mappingMax?: number;
   /** Read both values back after every controller write (`instants`). @default true; off for timing. */
   readonly observeWrites?: boolean;
+  /**
+   * Whether the mapping polls. A disabled mapping is an operator's pause to the controller. moto would run the
+   * consumer (Docker) for every message sent to a queue with an enabled mapping, so `sendMessages` disables it
+   * around each send. @default true
+   */
+  readonly mappingEnabled?: boolean;
 }
 
 /**
@@ -100,6 +106,14 @@ export class World {
 
   queueUrl = '';
   mappingUuid = '';
+  mappingEnabled = true;
+  /** Runs after each fast-path wait, at the virtual time it woke at. */
+  duringSleep?: (now: number) => Promise<void>;
+
+  /** Enables or disables the mapping (moto stores the state and reports it in GetEventSourceMapping). */
+  async setMappingEnabled(enabled: boolean): Promise<void> {
+    await this.lambda.send(new UpdateEventSourceMappingCommand({ UUID: this.mappingUuid, Enabled: enabled }));
+  }
 
   private async setUp(options: WorldOptions): Promise<void> {
     const { queue, consumer, scaler } = this.names;
@@ -143,6 +157,8 @@ export class World {
       }),
     );
     this.mappingUuid = mapping.UUID ?? '';
+    this.mappingEnabled = options.mappingEnabled ?? true;
+    if (this.mappingEnabled) await this.setMappingEnabled(true);
     if (options.reserved !== undefined) {
       await this.lambda.send(
         new PutFunctionConcurrencyCommand({
@@ -177,6 +193,11 @@ export class World {
       calls: this.calls,
       reporter: powertoolsReporter(createMetrics(this.names.scaler, this.relay.metricsClass()), logger),
       clock: () => this.now,
+      // The fast path's waits step the virtual clock, and let a test act in between (send a surge).
+      sleep: async (seconds) => {
+        this.now += seconds;
+        await this.duringSleep?.(this.now);
+      },
     });
   }
 
@@ -303,6 +324,8 @@ export class World {
   }
 
   async sendMessages(count: number): Promise<void> {
+    // moto runs the consumer for each message sent while the mapping is enabled: disable it around the sends.
+    if (this.mappingEnabled) await this.setMappingEnabled(false);
     for (let i = 0; i < count; i += 10) {
       const n = Math.min(10, count - i);
       await this.sqs.send(
@@ -312,6 +335,7 @@ export class World {
         }),
       );
     }
+    if (this.mappingEnabled) await this.setMappingEnabled(true);
   }
 
   /**
@@ -341,10 +365,18 @@ export class World {
     return outcome;
   }
 
+  /** The last tick's line (`decision`, `tick skipped` or `tick failed: holding`), not the fast path's. */
   lastLog(): { message: string; fields: Record<string, unknown> } {
-    const last = this.logs.at(-1);
+    const last = [...this.logs].reverse().find((l) => !l.message.startsWith('fast path'));
     if (!last) throw new Error('no log line');
     return last;
+  }
+
+  /** The fast path's lines since the last tick. */
+  fastLogs(): { message: string; fields: Record<string, unknown> }[] {
+    let tick = this.logs.length - 1;
+    while (tick >= 0 && this.logs[tick]?.message.startsWith('fast path')) tick--;
+    return this.logs.slice(tick + 1);
   }
 }
 

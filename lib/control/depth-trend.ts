@@ -1,0 +1,113 @@
+/**
+ * What two samples of the real-time visible depth say about arrivals, shared by the tick's law and the fast path.
+ * SQS's depth is near real time while its metrics arrive 1–2 minutes late (AWS-FACTS): between datapoints the
+ * trend is the only view of a surge.
+ */
+
+/** A visible-depth sample: when it was taken (seconds) and what it showed. */
+export interface DepthSample {
+  readonly at: number;
+  readonly messages: number;
+  /**
+   * False when the applied value is known to have changed within a poller settling time before the sample or at
+   * any time after it (the Lambda knows this from the mapping's exact LastModified, finer than its carried
+   * `lastChangeAt`). Undefined: judge by `lastChangeAt`.
+   */
+  readonly settled?: boolean;
+}
+
+export interface DepthTrend {
+  /**
+   * Arrivals were at least this many per second: the depth rose this fast, and completions are never negative.
+   * True whatever the per-item time and whatever concurrency served the interval, so it is the one figure that
+   * can tell a spike from a slower downstream: a slower downstream alone never makes the queue grow faster than
+   * its arrivals were.
+   */
+  readonly arrivalsAtLeast: number;
+  /**
+   * λ = dV/dt + c ÷ S: only when one applied value served the whole interval long enough for the pollers to
+   * have reached it, and a backlog waited at both ends (every worker busy: a full batch waiting for each).
+   * Worked example: 2 workers at 20 ms serve 100/s; the queue went from 0 to 42,000 in 60 s: dV/dt = 700/s,
+   * so λ ≈ 800/s.
+   */
+  readonly arrivalsEstimate?: number;
+}
+
+/**
+ * The event source mapping adds pollers up to 300 a minute (AWS-FACTS), so a raised maximum may take a minute to
+ * be worked at: until then the depth trend reflects the old concurrency, and c ÷ S would overstate the service.
+ */
+export const POLLER_SETTLE_SECONDS = 60;
+
+/**
+ * A backlog is a full batch (the mapping's default BatchSize, 10) waiting for every applied worker. A few
+ * messages come and go at any load: 50/s on 2 workers leaves 0–5 visible at any instant.
+ */
+export const BACKLOG_MESSAGES_PER_WORKER = 10;
+
+export interface TrendInput {
+  readonly previous: DepthSample | undefined;
+  readonly now: number;
+  readonly visible: number | undefined;
+  /** The concurrency applied now. */
+  readonly applied: number;
+  readonly itemSeconds: number | undefined;
+  /** When the applied value last changed. */
+  readonly lastChangeAt: number | undefined;
+  /** An older sample than this says little about now. */
+  readonly maxElapsedSeconds: number;
+}
+
+export function depthTrend(input: TrendInput): DepthTrend | undefined {
+  const { previous, visible, now } = input;
+  if (previous === undefined || visible === undefined) return undefined;
+  const elapsed = now - previous.at;
+  if (!(elapsed > 0) || elapsed > input.maxElapsedSeconds) return undefined;
+  const rise = (visible - previous.messages) / elapsed;
+  const arrivalsAtLeast = Math.max(0, rise);
+  const settled =
+    previous.settled !== false &&
+    (input.lastChangeAt === undefined || input.lastChangeAt + POLLER_SETTLE_SECONDS <= previous.at);
+  const busy = Math.min(previous.messages, visible) >= BACKLOG_MESSAGES_PER_WORKER * input.applied;
+  const s = input.itemSeconds;
+  const arrivalsEstimate =
+    settled && busy && s !== undefined && s > 0 && Number.isFinite(input.applied)
+      ? Math.max(0, rise + input.applied / s)
+      : undefined;
+  return { arrivalsAtLeast, arrivalsEstimate };
+}
+
+/**
+ * The depth alone shows a backlog the applied concurrency cannot work off within the setpoint: a backlog at both
+ * samples, and not falling fast enough to be gone by then. It needs no per-item time.
+ */
+export function depthShowsBacklog(
+  previous: DepthSample | undefined,
+  now: number,
+  visible: number | undefined,
+  applied: number,
+  setpointSeconds: number,
+  maxElapsedSeconds: number,
+): boolean {
+  if (previous === undefined || visible === undefined) return false;
+  const elapsed = now - previous.at;
+  if (!(elapsed > 0) || elapsed > maxElapsedSeconds) return false;
+  if (Math.min(visible, previous.messages) < BACKLOG_MESSAGES_PER_WORKER * applied) return false;
+  const drainPerSecond = (previous.messages - visible) / elapsed;
+  return drainPerSecond * setpointSeconds < visible;
+}
+
+/**
+ * The trend shows arrivals well above what CloudWatch last reported: a spike, not noise (40 Poisson arrivals in
+ * 50 ms vary by ±16 %) and not a slower downstream. Without a reported rate nothing is confirmed.
+ */
+export const RATE_CHANGE_FACTOR = 1.5;
+
+export function arrivalsRose(trend: DepthTrend | undefined, reported: number | undefined): boolean {
+  return (
+    trend !== undefined &&
+    reported !== undefined &&
+    trend.arrivalsAtLeast > 0 &&
+    trend.arrivalsAtLeast > RATE_CHANGE_FACTOR * reported
+  );
+}

@@ -1,0 +1,218 @@
+import type { ScalerConfig } from './config.ts';
+import type { Decision } from './decision.ts';
+import {
+  arrivalsRose,
+  BACKLOG_MESSAGES_PER_WORKER,
+  type DepthSample,
+  depthShowsBacklog,
+  depthTrend,
+  RATE_CHANGE_FACTOR,
+} from './depth-trend.ts';
+import { needWithBacklog, setpointSeconds, steadyNeed, unconfirmedLimit } from './need.ts';
+import { clampConcurrency } from './policy.ts';
+import type { QueueSnapshot } from './snapshot.ts';
+
+/**
+ * The fast path: between one-minute ticks, while the queue is busy, the controller samples the real-time depth
+ * (one `GetQueueAttributes`, about every 10 s) and grows when the depth shows a surge the applied concurrency
+ * cannot work off. It never shrinks: shrinking waits for sustained idleness in CloudWatch's data, which only the
+ * tick reads. It reads no Lambda value per sample (the account's control plane is 15 requests/s): it carries the
+ * tick's reading and its own writes. Pure, like `decide`, and built on the same need and trend; the Lambda's loop
+ * and the simulator's sampling event both call it through `runFastSample`.
+ */
+
+/** What a sample needs from the tick that started the loop, updated by every sample. */
+export interface FastPathContext {
+  /** The concurrency applied now: the tick's reading, then this loop's own writes. */
+  readonly applied: number;
+  /**
+   * The concurrency the tick left: unconfirmed growth is measured from it when no confirmed need is known, so
+   * six samples a minute cannot compound the limit (2 → 3 → 4 → 6 → 9 … within one minute).
+   */
+  readonly tickApplied: number;
+  /** When it last changed (the pollers need up to a minute to reach a raised maximum). */
+  readonly lastChangeAt?: number;
+  /** The tick's depth sample: the long baseline of the trend. */
+  readonly tickSample?: DepthSample;
+  /** The previous sample of this loop (or the tick's). */
+  readonly previous?: DepthSample;
+  /** Arrivals per second CloudWatch last reported (the busiest recent period). */
+  readonly reportedArrivals?: number;
+  /** The arrival rate the tick sized for (the trend's, where it confirmed a spike). */
+  readonly tickArrivals?: number;
+  /** The per-item time the tick used. */
+  readonly itemSeconds?: number;
+  /** The need CloudWatch's confirmed data supports: what unconfirmed growth is measured against. */
+  readonly confirmedNeed?: number;
+  /** The tick found the backlog confirmed by CloudWatch itself. */
+  readonly confirmed: boolean;
+  /** Nothing may grow: a pause, a slower downstream, nothing bounding the consumer, or no tick decision. */
+  readonly frozen?: 'paused' | 'downstream-slower' | 'unbounded';
+}
+
+export type FastReason = 'grow:fast-surge' | 'hold:fast';
+
+export interface FastDecision {
+  /** Always in [applied, cap]: the fast path never shrinks. */
+  readonly desired: number;
+  readonly reason: FastReason;
+  readonly inputs: {
+    readonly visibleMessages: number;
+    readonly arrivalsAtLeast?: number;
+    readonly arrivalRatePerSecond?: number;
+    readonly needConcurrency?: number;
+    readonly confirmed: boolean;
+    readonly growthLimit?: number;
+    readonly frozen?: FastPathContext['frozen'];
+  };
+  /** The context for the next sample. */
+  readonly context: FastPathContext;
+}
+
+/** Whether the tick should start a fast loop: an idle queue costs one short invocation a minute. */
+export function queueIsBusy(snapshot: QueueSnapshot): boolean {
+  return (
+    (snapshot.visibleMessages ?? 0) > 0 ||
+    (snapshot.inFlightMessages ?? 0) > 0 ||
+    (snapshot.arrivalRatePerSecond ?? 0) > 0
+  );
+}
+
+/** The fast path's starting point, from the tick's snapshot and decision (pure). */
+export function fastPathContext(
+  snapshot: QueueSnapshot,
+  decision: Decision,
+  appliedAfter: number,
+  config: ScalerConfig,
+): FastPathContext {
+  const itemSeconds = decision.inputs.itemSeconds;
+  const reported =
+    snapshot.arrivalRatePerSecond === undefined && snapshot.peakArrivalRatePerSecond === undefined
+      ? undefined
+      : Math.max(snapshot.arrivalRatePerSecond ?? 0, snapshot.peakArrivalRatePerSecond ?? 0);
+  const sample =
+    snapshot.visibleMessages === undefined
+      ? undefined
+      : { at: snapshot.now, messages: snapshot.visibleMessages };
+  const frozen =
+    decision.reason === 'hold:paused'
+      ? 'paused'
+      : decision.downstreamSlower
+        ? 'downstream-slower'
+        : Number.isFinite(appliedAfter)
+          ? undefined
+          : 'unbounded';
+  return {
+    applied: appliedAfter,
+    tickApplied: appliedAfter,
+    lastChangeAt: decision.state.lastChangeAt,
+    tickSample: sample,
+    previous: sample,
+    reportedArrivals: reported,
+    tickArrivals: decision.inputs.arrivalRatePerSecond,
+    itemSeconds,
+    confirmedNeed:
+      reported === undefined || itemSeconds === undefined
+        ? undefined
+        : steadyNeed(reported, itemSeconds, config),
+    confirmed: decision.inputs.confirmed ?? false,
+    frozen,
+  };
+}
+
+/**
+ * One sample. Grows to the need when the depth shows more than the applied concurrency works off within the
+ * setpoint; sizes a confirmed spike from the trend; limits growth CloudWatch has not confirmed.
+ * Worked example (seed-spike, lambda): 2 applied at 50/s; 800/s starts; 10 s later 7,000 wait. The depth rose
+ * 700/s, more than 1.5 × 50 (no slower downstream can do that), so arrivals are at least 700/s: grow to
+ * 700 × 0.0205 ÷ 0.9 → 16 at once, a minute before the tick and three before CloudWatch reports it.
+ */
+export function decideFast(
+  sample: DepthSample,
+  context: FastPathContext,
+  config: ScalerConfig,
+): FastDecision {
+  const applied = context.applied;
+  const visible = sample.messages;
+  const next: FastPathContext = { ...context, previous: sample };
+  const hold = (extra: Partial<FastDecision['inputs']> = {}): FastDecision => ({
+    desired: clampConcurrency(Math.max(applied, config.minConcurrency), config),
+    reason: 'hold:fast',
+    inputs: { visibleMessages: visible, confirmed: context.confirmed, frozen: context.frozen, ...extra },
+    context: next,
+  });
+  if (context.frozen !== undefined || !Number.isFinite(applied) || !Number.isFinite(visible) || visible < 0) {
+    return hold();
+  }
+  if (applied >= config.maxConcurrency) return hold();
+
+  const trendOf = (previous: DepthSample | undefined, maxElapsedSeconds: number) =>
+    depthTrend({
+      previous,
+      now: sample.at,
+      visible,
+      applied,
+      itemSeconds: context.itemSeconds,
+      lastChangeAt: context.lastChangeAt,
+      maxElapsedSeconds,
+    });
+  // The short trend sizes (it sees this instant); the long one, since the tick, is the steadier proof of a spike.
+  const recent = trendOf(context.previous, 2 * config.tickSeconds);
+  const sinceTick = trendOf(context.tickSample, 2 * config.tickSeconds);
+  const atLeast = Math.max(recent?.arrivalsAtLeast ?? 0, sinceTick?.arrivalsAtLeast ?? 0);
+  const spike =
+    arrivalsRose(recent, context.reportedArrivals) || arrivalsRose(sinceTick, context.reportedArrivals);
+  const confirmed = context.confirmed || spike;
+  // As in `decide`: the trend sizes a spike it proved; with the backlog confirmed otherwise, it counts only where it
+  // differs from the reported rate beyond noise.
+  const estimate = recent?.arrivalsEstimate;
+  const reported = context.reportedArrivals ?? 0;
+  const arrivals = spike
+    ? Math.max(reported, context.tickArrivals ?? 0, estimate ?? 0, atLeast)
+    : confirmed
+      ? Math.max(
+          reported,
+          context.tickArrivals ?? 0,
+          estimate !== undefined && estimate > RATE_CHANGE_FACTOR * reported ? estimate : 0,
+        )
+      : context.reportedArrivals;
+
+  // Nothing to work off: a few messages come and go at any load.
+  if (visible < BACKLOG_MESSAGES_PER_WORKER * applied) return hold({ arrivalsAtLeast: atLeast, confirmed });
+
+  const growthLimit = confirmed
+    ? config.maxConcurrency
+    : unconfirmedLimit(applied, context.confirmedNeed ?? context.tickApplied, config);
+  let need: number | undefined;
+  if (arrivals !== undefined && context.itemSeconds !== undefined) {
+    need = needWithBacklog(arrivals, context.itemSeconds, visible, config);
+  } else if (
+    depthShowsBacklog(
+      context.tickSample,
+      sample.at,
+      visible,
+      applied,
+      setpointSeconds(config),
+      2 * config.tickSeconds,
+    )
+  ) {
+    // No per-item time yet (a new queue): how far to grow is unknown; the unconfirmed limit, once per tick.
+    need = growthLimit;
+  }
+  const inputs = {
+    arrivalsAtLeast: atLeast,
+    arrivalRatePerSecond: arrivals,
+    needConcurrency: need,
+    confirmed,
+    growthLimit,
+  };
+  if (need === undefined || need <= applied) return hold(inputs);
+  const desired = clampConcurrency(Math.min(need, growthLimit, applied + config.maxScaleUpStep), config);
+  if (desired <= applied) return hold(inputs);
+  return {
+    desired,
+    reason: 'grow:fast-surge',
+    inputs: { visibleMessages: visible, ...inputs },
+    context: { ...next, applied: desired, lastChangeAt: sample.at },
+  };
+}

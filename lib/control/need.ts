@@ -1,0 +1,60 @@
+import type { ScalerConfig } from './config.ts';
+
+/**
+ * Little's law, shared by the tick's law and the fast path so both size concurrency the same way.
+ */
+
+// A product like 17.000000001 must need 17, not 18.
+const ROUNDING_SLACK = 1e-9;
+
+/**
+ * The busy workers arrivals keep, sized for the target utilisation so a Poisson queue stays stable (at 100 % it
+ * never drains). Worked example (the seed): λ = 800/s, S = 20 ms, utilisation 0.9 → 16 ÷ 0.9 = 17.8 → 18.
+ */
+export function steadyNeed(arrivalsPerSecond: number, itemSeconds: number, config: ScalerConfig): number {
+  return Math.ceil((arrivalsPerSecond * itemSeconds) / config.targetUtilization - ROUNDING_SLACK);
+}
+
+/**
+ * The steady need plus draining the visible backlog within the drain horizon. The utilisation headroom drains it
+ * already; only where it is too slow is more added. The setpoint decides when to grow; once growing, the whole
+ * backlog goes, so the age settles well below the setpoint rather than on it.
+ * Worked example: λ = 800/s, S = 20 ms, 36,000 visible over the 120 s horizon = 300/s × 20 ms = 6;
+ * 16 + 6 = 22, above the 18 the headroom alone gives.
+ */
+export function needWithBacklog(
+  arrivalsPerSecond: number,
+  itemSeconds: number,
+  visibleMessages: number | undefined,
+  config: ScalerConfig,
+): number {
+  const backlog = Math.max(0, visibleMessages ?? 0);
+  const busy = arrivalsPerSecond * itemSeconds;
+  return Math.max(
+    steadyNeed(arrivalsPerSecond, itemSeconds, config),
+    Math.ceil(busy + (backlog * itemSeconds) / config.backlogDrainSeconds - ROUNDING_SLACK),
+  );
+}
+
+/** The age the law holds at steady load: growth starts above it; the target is the ceiling. */
+export function setpointSeconds(config: ScalerConfig): number {
+  return config.setpointFraction * config.targetAgeSeconds;
+}
+
+/**
+ * How far growth that CloudWatch has not confirmed may go: `unconfirmedGrowthFactor` × the need the confirmed
+ * data supports (or × the applied value when no need is known yet), and never less than what is applied. At
+ * least one above that need, so a floor of 1 can still grow.
+ * Worked example: 300/s at 20 ms needs 7; items get 3× slower and the depth climbs; before CloudWatch shows the
+ * slower per-item time, growth stops at ⌊1.5 × 7⌋ = 10, not at the 20 a spike of the same depth would need.
+ */
+export function unconfirmedLimit(
+  applied: number,
+  confirmedNeed: number | undefined,
+  config: ScalerConfig,
+): number {
+  if (config.unconfirmedGrowthFactor <= 1) return applied;
+  const base = Math.max(config.minConcurrency, confirmedNeed ?? applied);
+  const limit = Math.max(base + 1, Math.floor(config.unconfirmedGrowthFactor * base + ROUNDING_SLACK));
+  return Math.max(applied, limit);
+}

@@ -1,0 +1,55 @@
+import type { ControllerState, QueueSnapshot } from './snapshot.ts';
+
+/**
+ * The law's inputs as it may trust them. The adapters already refuse nonsense (a negative depth, a non-numeric
+ * MaximumConcurrency), but the law must hold on its own: a NaN that slipped through once gave `desired = NaN`.
+ * A value that cannot be a rate, a count or a time is unknown, and unknown is missing data, never zero.
+ */
+
+const rate = (v: number | undefined) => (v !== undefined && Number.isFinite(v) && v >= 0 ? v : undefined);
+const positive = (v: number | undefined) => (v !== undefined && Number.isFinite(v) && v > 0 ? v : undefined);
+const time = (v: number | undefined) => (v !== undefined && Number.isFinite(v) ? v : undefined);
+
+/**
+ * The applied concurrency: a whole number of executions, or +∞ when nothing bounds the consumer (no reserved
+ * concurrency, no mapping maximum). A value that makes no sense (NaN, negative, −∞) is unknown: the law then
+ * starts from what the consumer runs, as it does for an unbounded one.
+ */
+export function saneApplied(value: number): number {
+  if (value === Number.POSITIVE_INFINITY) return value;
+  if (!Number.isFinite(value) || value < 0) return Number.POSITIVE_INFINITY;
+  return Math.round(value);
+}
+
+export function saneSnapshot(s: QueueSnapshot): QueueSnapshot {
+  const age = s.oldestAge;
+  return {
+    ...s,
+    appliedConcurrency: saneApplied(s.appliedConcurrency),
+    oldestAge:
+      age !== undefined && rate(age.seconds) !== undefined && time(age.observedAt) !== undefined
+        ? age
+        : undefined,
+    visibleMessages: rate(s.visibleMessages),
+    inFlightMessages: rate(s.inFlightMessages),
+    arrivalRatePerSecond: rate(s.arrivalRatePerSecond),
+    peakArrivalRatePerSecond: rate(s.peakArrivalRatePerSecond),
+    completionRatePerSecond: rate(s.completionRatePerSecond),
+    itemSeconds: positive(s.itemSeconds),
+    observedConcurrency: rate(s.observedConcurrency),
+  };
+}
+
+export function saneState(s: ControllerState): ControllerState {
+  const visible = s.lastVisible;
+  return {
+    idleSince: time(s.idleSince),
+    lastChangeAt: time(s.lastChangeAt),
+    baselineItemSeconds: positive(s.baselineItemSeconds),
+    baselineArrivalRate: rate(s.baselineArrivalRate),
+    lastVisible:
+      visible !== undefined && time(visible.at) !== undefined && rate(visible.messages) !== undefined
+        ? visible
+        : undefined,
+  };
+}

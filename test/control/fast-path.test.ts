@@ -1,0 +1,234 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { resolveScalerConfig } from '../../lib/control/config.ts';
+import {
+  decideFast,
+  type FastPathContext,
+  fastPathContext,
+  queueIsBusy,
+} from '../../lib/control/fast-path.ts';
+import { decide } from '../../lib/control/policy.ts';
+import { config, NOW, snapshot, state } from './fixtures.ts';
+
+/** The context a tick at NOW leaves: `applied`, the reported rate and per-item time, and its depth sample. */
+function context(overrides: Partial<FastPathContext> = {}): FastPathContext {
+  const applied = overrides.applied ?? 2;
+  return {
+    applied,
+    tickApplied: applied,
+    lastChangeAt: NOW - 3600,
+    tickSample: { at: NOW, messages: 0 },
+    previous: { at: NOW, messages: 0 },
+    reportedArrivals: 50,
+    tickArrivals: 50,
+    itemSeconds: 0.02,
+    confirmedNeed: 2,
+    confirmed: false,
+    ...overrides,
+  };
+}
+const at = (seconds: number, messages: number) => ({ at: NOW + seconds, messages });
+
+// One case per rule of the fast path: each fails if its rule is removed.
+describe('decideFast', () => {
+  it.each([
+    {
+      comment:
+        'seed-spike: 7,000 piled up in 10 s on 2 workers at 50/s — arrivals ≥ 700/s, a spike: 14 busy + 7,000 × 0.02 ÷ 120 → 16',
+      ctx: context(),
+      sample: at(10, 7_000),
+      desired: 16,
+      reason: 'grow:fast-surge',
+    },
+    {
+      comment: 'a few messages at 50/s are no surge (fewer than a batch per worker)',
+      ctx: context(),
+      sample: at(10, 15),
+      desired: 2,
+      reason: 'hold:fast',
+    },
+    {
+      comment:
+        'a flat 300/s whose items got slower: the depth rose 188/s, which a slowdown can do — growth stops at ⌊1.5 × 7⌋ = 10',
+      ctx: context({
+        applied: 7,
+        reportedArrivals: 300,
+        tickArrivals: 300,
+        confirmedNeed: 7,
+        tickSample: at(0, 58_120),
+        previous: at(0, 58_120),
+      }),
+      sample: at(10, 60_000),
+      desired: 10,
+      reason: 'grow:fast-surge',
+    },
+    {
+      comment: 'the same depth once the tick confirmed the backlog: sized in full',
+      ctx: context({
+        applied: 7,
+        reportedArrivals: 300,
+        tickArrivals: 300,
+        confirmedNeed: 7,
+        confirmed: true,
+        tickSample: at(0, 58_120),
+        previous: at(0, 58_120),
+      }),
+      sample: at(10, 60_000),
+      // λ = 188 + 7 ÷ 0.02 = 538/s → 10.8 busy + 60,000 × 0.02 ÷ 120 = 10 to drain → 21
+      desired: 21,
+      reason: 'grow:fast-surge',
+    },
+    {
+      comment: 'a slower downstream the tick saw: frozen, whatever the depth',
+      ctx: context({ frozen: 'downstream-slower' }),
+      sample: at(10, 7_000),
+      desired: 2,
+      reason: 'hold:fast',
+    },
+    {
+      comment: 'an operator’s pause: frozen',
+      ctx: context({ frozen: 'paused' }),
+      sample: at(10, 7_000),
+      desired: 2,
+      reason: 'hold:fast',
+    },
+    {
+      comment:
+        'no per-item time yet (a new queue): a backlog not draining grows to the unconfirmed limit of the tick’s value, ⌊1.5 × 2⌋ = 3',
+      ctx: context({
+        itemSeconds: undefined,
+        reportedArrivals: undefined,
+        tickArrivals: undefined,
+        confirmedNeed: undefined,
+        tickSample: at(0, 6_000),
+        previous: at(0, 6_000),
+      }),
+      sample: at(10, 7_000),
+      desired: 3,
+      reason: 'grow:fast-surge',
+    },
+    {
+      comment:
+        'no per-item time, and grown already this tick (3): six samples a minute do not compound the limit',
+      ctx: context({
+        applied: 3,
+        tickApplied: 2,
+        itemSeconds: undefined,
+        reportedArrivals: undefined,
+        tickArrivals: undefined,
+        confirmedNeed: undefined,
+        tickSample: at(0, 6_000),
+        previous: at(10, 7_000),
+      }),
+      sample: at(20, 8_000),
+      desired: 3,
+      reason: 'hold:fast',
+    },
+    {
+      comment: 'at the cap: nothing to add',
+      ctx: context({ applied: 32 }),
+      sample: at(10, 70_000),
+      desired: 32,
+      reason: 'hold:fast',
+    },
+  ])('$comment', ({ ctx, sample, desired, reason }) => {
+    const decision = decideFast(sample, ctx, config());
+    expect(decision.reason).toBe(reason);
+    expect(decision.desired).toBe(desired);
+  });
+
+  it('a growth moves the context on: the next sample starts from the new value, dated now', () => {
+    const decision = decideFast(at(10, 7_000), context(), config());
+    expect(decision.context).toMatchObject({ applied: 16, lastChangeAt: NOW + 10, previous: at(10, 7_000) });
+  });
+});
+
+describe('fastPathContext and queueIsBusy', () => {
+  it('an idle queue starts no fast loop: one short invocation a minute', () => {
+    expect(queueIsBusy({ now: NOW, appliedConcurrency: 2, visibleMessages: 0, inFlightMessages: 0 })).toBe(
+      false,
+    );
+    expect(queueIsBusy({ now: NOW, appliedConcurrency: 2, arrivalRatePerSecond: 0.1 })).toBe(true);
+  });
+  it('carries the tick’s reported rate, per-item time, confirmation and sample; freezes on a slower downstream', () => {
+    const snap = snapshot({ appliedConcurrency: 7, age: 300, arrivalRatePerSecond: 300, itemSeconds: 0.06 });
+    const decision = decide(snap, state({ baselineArrivalRate: 300 }), config());
+    const ctx = fastPathContext(snap, decision, 7, config());
+    expect(ctx.frozen).toBe('downstream-slower');
+  });
+});
+
+describe('fast path invariants', () => {
+  const arbConfig = fc
+    .record({ floor: fc.integer({ min: 2, max: 10 }), extra: fc.integer({ min: 0, max: 60 }) })
+    .map(({ floor, extra }) => resolveScalerConfig({ minConcurrency: floor, maxConcurrency: floor + extra }));
+  const anything = fc.oneof(
+    fc.double(),
+    fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, -1, 0, 0.5),
+    fc.integer({ min: 0, max: 2_000_000 }),
+  );
+  const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
+
+  it('never shrinks, never writes outside [floor, cap], whatever the sample and the context', () => {
+    fc.assert(
+      fc.property(
+        arbConfig,
+        fc.record({
+          appliedFraction: fc.double({ min: 0, max: 1, noNaN: true }),
+          previous: maybe(fc.record({ at: anything, messages: anything })),
+          tickSample: maybe(fc.record({ at: anything, messages: anything })),
+          reportedArrivals: maybe(anything),
+          tickArrivals: maybe(anything),
+          itemSeconds: maybe(anything),
+          confirmedNeed: maybe(anything),
+          confirmed: fc.boolean(),
+          lastChangeAt: maybe(anything),
+          sampleAt: anything,
+          visible: anything,
+        }),
+        (cfg, p) => {
+          const applied = Math.round(
+            cfg.minConcurrency + p.appliedFraction * (cfg.maxConcurrency - cfg.minConcurrency),
+          );
+          const ctx: FastPathContext = {
+            applied,
+            tickApplied: applied,
+            lastChangeAt: p.lastChangeAt,
+            previous: p.previous,
+            tickSample: p.tickSample,
+            reportedArrivals: p.reportedArrivals,
+            tickArrivals: p.tickArrivals,
+            itemSeconds: p.itemSeconds,
+            confirmedNeed: p.confirmedNeed,
+            confirmed: p.confirmed,
+          };
+          const decision = decideFast({ at: p.sampleAt, messages: p.visible }, ctx, cfg);
+          expect(Number.isInteger(decision.desired)).toBe(true);
+          expect(decision.desired).toBeGreaterThanOrEqual(applied);
+          expect(decision.desired).toBeGreaterThanOrEqual(cfg.minConcurrency);
+          expect(decision.desired).toBeLessThanOrEqual(cfg.maxConcurrency);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('a chain of samples never shrinks either: each starts where the last left off', () => {
+    fc.assert(
+      fc.property(
+        arbConfig,
+        fc.array(fc.integer({ min: 0, max: 500_000 }), { maxLength: 12 }),
+        (cfg, depths) => {
+          let ctx = context({ applied: cfg.minConcurrency, tickApplied: cfg.minConcurrency });
+          depths.forEach((messages, i) => {
+            const before = ctx.applied;
+            const decision = decideFast(at(10 * (i + 1), messages), ctx, cfg);
+            expect(decision.desired).toBeGreaterThanOrEqual(before);
+            expect(decision.desired).toBeLessThanOrEqual(cfg.maxConcurrency);
+            ctx = decision.context;
+          });
+        },
+      ),
+    );
+  });
+});

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { lastVisibleFrom, type StateEvidence } from '../../functions/controller/carried-state.ts';
+import type { TickOutcome } from '../../functions/controller/outcome.ts';
+import { metricsFor } from '../../functions/controller/report.ts';
+import {
+  type ControllerState,
+  decide,
+  type QueueSnapshot,
+  resolveScalerConfig,
+} from '../../lib/control/index.ts';
+import { CONTROLLER_METRICS } from '../../lib/telemetry.ts';
+
+/**
+ * The simulator and the Lambda run the same `decide`; the simulator carries the state in memory, the Lambda
+ * rebuilds it from the metrics it published a tick before. Where their states agree, so must their decisions:
+ * these cases replay one tick both ways and compare.
+ */
+const config = resolveScalerConfig({ maxConcurrency: 32 });
+const PERIOD = 60;
+
+/** A tick's snapshot: 2 applied at 50/s, 20 ms items, the late datapoint healthy. */
+const at = (now: number, visible: number): QueueSnapshot => ({
+  now,
+  appliedConcurrency: 2,
+  oldestAge: { seconds: 0.5, observedAt: now - 120 },
+  visibleMessages: visible,
+  inFlightMessages: 20,
+  arrivalRatePerSecond: 50,
+  peakArrivalRatePerSecond: 50,
+  completionRatePerSecond: 50,
+  itemSeconds: 0.02,
+});
+
+/** What the Lambda carries from tick 1 to tick 2: the metrics tick 1 published, read back as history. */
+function lambdaState(first: QueueSnapshot, state: ControllerState, secondAt: number): ControllerState {
+  const decision = decide(first, state, config);
+  const outcome: TickOutcome = {
+    kind: 'decided',
+    result: { snapshot: first, decision, applied: 2, changed: false, repaired: false },
+    actuation: { kind: 'unchanged' },
+    writes: [],
+    appliedAfter: 2,
+    pauseOverpull: false,
+    config,
+  };
+  const published = new Map(metricsFor(outcome).map((m) => [m.name, m.value]));
+  const period = Math.floor(first.now / PERIOD) * PERIOD;
+  const point = (name: string) => [{ timestamp: period, value: published.get(name) as number }];
+  const evidence: StateEvidence = {
+    now: secondAt,
+    periodSeconds: PERIOD,
+    applied: 2,
+    history: {
+      series: {
+        ageOfOldestMessage: [],
+        messagesSent: [],
+        messagesDeleted: [],
+        consumerDurationMs: [],
+        consumerInvocations: [],
+      },
+      appliedMin: point(CONTROLLER_METRICS.appliedConcurrency),
+      appliedMax: point(CONTROLLER_METRICS.appliedConcurrency),
+      scaleEvents: point(CONTROLLER_METRICS.scaleEvents),
+      visible: point(CONTROLLER_METRICS.visibleMessages),
+      visibleOffset: point(CONTROLLER_METRICS.visibleSampleOffsetSeconds),
+    },
+  };
+  return { ...state, lastVisible: lastVisibleFrom(evidence) };
+}
+
+describe('the simulator and the Lambda size a spike alike (issue 11, item 4)', () => {
+  it.each([
+    { comment: 'ticks at the start of their minute', offset: 0 },
+    { comment: 'ticks 25 s into their minute (the Lambda once divided by 85 s here, not 60)', offset: 25 },
+    { comment: 'ticks 59 s into their minute', offset: 59 },
+  ])('$comment', ({ offset }) => {
+    // GIVEN a quiet tick, then a minute later 45,000 visible (750/s more than the 50/s served)
+    const t1 = 1_800_000_000 + offset;
+    const t2 = t1 + 60;
+    const carried: ControllerState = {
+      baselineItemSeconds: 0.02,
+      baselineArrivalRate: 50,
+      lastChangeAt: t1 - 3600,
+    };
+    const first = at(t1, 0);
+    const simulatorState = decide(first, carried, config).state;
+    const lambda = lambdaState(first, carried, t2);
+    // THEN both carry the sample at the time it was taken
+    expect(lambda.lastVisible).toEqual(simulatorState.lastVisible);
+    // AND the second tick decides the same from either
+    const second = at(t2, 45_000);
+    const simulated = decide(second, { ...carried, lastVisible: simulatorState.lastVisible }, config);
+    const deployed = decide(second, lambda, config);
+    expect(deployed.inputs.arrivalRatePerSecond).toBeCloseTo(750, 6);
+    expect(deployed.desired).toBe(simulated.desired);
+    expect(deployed.inputs.arrivalRatePerSecond).toBe(simulated.inputs.arrivalRatePerSecond);
+  });
+});

@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type MotoServer, startMotoServer } from '../support/moto-server.ts';
+import { CONTROLLER_ENV, repeat } from './support/minutes.ts';
+import { type MinuteOfMetrics, World } from './support/world.ts';
+
+/**
+ * The fast path between ticks, against moto: the real handler's loop samples GetQueueAttributes about every 10 s
+ * (virtual time), reads no Lambda value per sample, grows on a surge and never shrinks.
+ */
+let server: MotoServer;
+beforeAll(async () => {
+  server = await startMotoServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const ENV = { ...CONTROLLER_ENV, MAX_CONCURRENCY: '32', FAST_SAMPLE_SECONDS: '10' };
+// 1 message/s at 1 s items, the head young: 2 workers hold it (the need is 1 × 1 ÷ 0.9 = 1.1).
+const quiet: MinuteOfMetrics = { age: 1, sent: 60, deleted: 60, durationMs: 60_000, invocations: 60 };
+
+describe('the fast path', () => {
+  it('a surge between ticks: one GetQueueAttributes per sample, growth within 10 s, no Lambda read', async () => {
+    // GIVEN a quiet queue at the floor, the controller holding it there
+    const world = await World.create(server, { env: ENV, reserved: 2, mappingMax: 2 });
+    await world.seed(repeat(10, quiet));
+    await world.seedControllerHistory(2, 10);
+    // WHEN 200 messages arrive in the 10 s before the first sample (20/s, above 1.5 × the 1/s reported: a rise no
+    // slower downstream could cause)
+    let sent = false;
+    world.duringSleep = async () => {
+      if (sent) return;
+      sent = true;
+      await world.sendMessages(200);
+    };
+    await world.tick();
+    // THEN the tick held, and the first sample grew: arrivals ≥ 20/s at 1 s → 20 ÷ 0.9 → 23
+    expect(world.lastLog().fields.reason).toBe('hold:steady');
+    const fast = world.fastLogs();
+    const grew = fast.filter((l) => l.message === 'fast path');
+    expect(grew).toHaveLength(1);
+    expect(grew[0]?.fields).toMatchObject({ reason: 'grow:fast-surge', applied: 2 });
+    const desired = grew[0]?.fields.desired as number;
+    expect(desired).toBe(23);
+    // One read and the two writes of a lockstep raise, in the safe order; no GetFunctionConcurrency or mapping read
+    expect((grew[0]?.fields.awsCalls as { commands: string[] } | undefined)?.commands).toEqual([
+      'GetQueueAttributesCommand',
+      'PutFunctionConcurrencyCommand',
+      'UpdateEventSourceMappingCommand',
+    ]);
+    expect(await world.applied()).toEqual({ reserved: desired, mapping: desired });
+    // Five samples in the minute (10 … 50 s), then the loop ends before the next tick
+    expect(fast.at(-1)).toMatchObject({
+      message: 'fast path done',
+      fields: { samples: 5, growths: 1, stoppedBy: 'deadline' },
+    });
+    // The growth is published: the next tick's carried state sees the change
+    expect(world.relay.documents.some((d) => d.FastPathGrowths === 1 && d.ScaleEvents === 1)).toBe(true);
+  });
+
+  it('an idle queue costs one short invocation: no loop, the tick’s 4 reads', async () => {
+    const world = await World.create(server, { env: ENV, reserved: 2, mappingMax: 2 });
+    await world.seed(repeat(10, { age: 0, sent: 0, deleted: 0 }));
+    await world.seedControllerHistory(2, 10);
+    const before = world.now;
+    await world.tick();
+    expect(world.fastLogs()).toEqual([]);
+    expect(world.calls.reads).toBe(4);
+    expect(world.now).toBe(before);
+  });
+
+  it('never shrinks: a queue that empties between ticks leaves the value alone', async () => {
+    const world = await World.create(server, { env: ENV, reserved: 12, mappingMax: 12 });
+    // The head at 20 s: neither idle (≤ 15 s) nor behind (> 30 s), so the tick holds 12
+    await world.seed(repeat(10, { ...quiet, age: 20 }));
+    await world.seedControllerHistory(12, 10);
+    await world.sendMessages(5);
+    await world.tick();
+    expect(world.fastLogs().filter((l) => l.message === 'fast path')).toEqual([]);
+    expect(await world.applied()).toEqual({ reserved: 12, mapping: 12 });
+  });
+});
