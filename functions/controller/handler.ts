@@ -3,8 +3,11 @@ import type { AwsClients, CallLog } from '../../lib/aws/clients.ts';
 import { LambdaResponseError } from '../../lib/aws/lambda-reads.ts';
 import { QueueResponseError, sqsQueuePort } from '../../lib/aws/queue-depth.ts';
 import {
+  FAST_LOOP_END_BEFORE_TICK_SECONDS,
+  FAST_SAMPLE_WORST_SECONDS,
   type FastPathContext,
   fastPathContext,
+  fastPathOn,
   queueIsBusy,
   runFastSample,
   runTick,
@@ -107,8 +110,8 @@ export async function controllerTick(
       pauseOverpull: pauseOverpulls(reading),
       config,
     };
-    const fastOn = config.fastSampleSeconds > 0 && config.fastSampleSeconds < config.tickSeconds;
-    if (!fastOn || !queueIsBusy(result.snapshot) || appliedAfter === undefined) return { outcome };
+    if (!fastPathOn(config) || !queueIsBusy(result.snapshot) || appliedAfter === undefined)
+      return { outcome };
     return {
       outcome,
       fast: {
@@ -120,11 +123,6 @@ export async function controllerTick(
     return { outcome: failed(error) };
   }
 }
-
-// The loop stops this long before the next scheduled tick, so the next invocation (reserved concurrency 1)
-// finds the controller free; and it never starts a sample with less than this much of Lambda's time left.
-const LOOP_END_BEFORE_NEXT_TICK_SECONDS = 10;
-const MIN_REMAINING_SECONDS = 5;
 
 /**
  * The fast path: between this tick and the next, while the queue is busy, one GetQueueAttributes about every
@@ -145,12 +143,12 @@ async function fastLoop(
   let samples = 0;
   let growths = 0;
   let maxVisible = 0;
-  const end = started + config.tickSeconds - LOOP_END_BEFORE_NEXT_TICK_SECONDS;
+  const end = started + config.tickSeconds - FAST_LOOP_END_BEFORE_TICK_SECONDS;
   for (let at = started + config.fastSampleSeconds; at <= end; at += config.fastSampleSeconds) {
     const wait = at - deps.clock();
     if (wait > 0) await sleep(wait);
     const remaining = context?.getRemainingTimeInMillis?.();
-    if (remaining !== undefined && remaining < MIN_REMAINING_SECONDS * 1000) {
+    if (remaining !== undefined && remaining < FAST_SAMPLE_WORST_SECONDS * 1000) {
       return { samples, growths, maxVisible, appliedAfter: actuator.appliedNow, stoppedBy: 'remaining-time' };
     }
     deps.calls.reset();

@@ -24,6 +24,7 @@ import { type IQueue, Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
 import {
   ConfigError,
+  controllerTimeoutSeconds,
   EVENT_SOURCE_MAX_CONCURRENCY,
   resolveScalerConfig,
   type ScalerConfig,
@@ -475,12 +476,8 @@ export class QueueAgeScaler extends Construct {
       architecture: Architecture.ARM_64,
       memorySize: 256,
       // A tick is a handful of calls; with the fast path the invocation then samples the depth until 10 s before
-      // the next tick (the loop also stops with 5 s of Lambda's time left). 15 minutes is Lambda's maximum.
-      timeout: Duration.seconds(
-        config.fastSampleSeconds > 0 && config.fastSampleSeconds < config.tickSeconds
-          ? Math.min(900, config.tickSeconds - 5)
-          : Math.min(60, config.tickSeconds / 2),
-      ),
+      // the next tick (controllerTimeoutSeconds says why the timeout is a tick plus 10 s).
+      timeout: Duration.seconds(controllerTimeoutSeconds(config)),
       // One tick at a time: two concurrent ticks would race on the same absolute target.
       reservedConcurrentExecutions: 1,
       retryAttempts: 0,

@@ -21,11 +21,15 @@ export {
 } from './depth-trend.ts';
 export { configFromEnvironment, environmentName, settingsToEnvironment } from './environment.ts';
 export {
+  controllerTimeoutSeconds,
   decideFast,
+  FAST_LOOP_END_BEFORE_TICK_SECONDS,
+  FAST_SAMPLE_WORST_SECONDS,
   type FastDecision,
   type FastPathContext,
   type FastReason,
   fastPathContext,
+  fastPathOn,
   queueIsBusy,
 } from './fast-path.ts';
 export { needWithBacklog, setpointSeconds, steadyNeed, unconfirmedLimit } from './need.ts';

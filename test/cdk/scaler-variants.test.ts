@@ -28,10 +28,10 @@ describe('QueueAgeScaler variants', () => {
       TreatMissingData: 'breaching',
       Metrics: Match.arrayWith([Match.objectLike({ MetricStat: Match.objectLike({ Period: 120 }) })]),
     });
-    // The fast path samples until 10 s before the next tick: the invocation may run 115 s.
+    // The fast path samples until 10 s before the next tick, its last sample up to 20 s: a tick plus 10 s.
     template.hasResourceProperties('AWS::Lambda::Function', {
       ReservedConcurrentExecutions: 1,
-      Timeout: 115,
+      Timeout: 130,
       Environment: { Variables: Match.objectLike({ TICK_SECONDS: '120' }) },
     });
   });

@@ -6,6 +6,7 @@ import {
   GetEventSourceMappingCommand,
   GetFunctionConcurrencyCommand,
   LambdaClient,
+  UpdateEventSourceMappingCommand,
 } from '@aws-sdk/client-lambda';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -483,7 +484,30 @@ describe('the CommonJS app deployed into moto, its controller run from the deplo
         consumer: deployment.outputs.ConsumerFunctionName as string,
       };
 
-      // No datapoints: hold, and write nothing.
+      // The deploy leaves the mapping disabled (moto would run the consumer in Docker for every message sent to an
+      // enabled one), and a disabled mapping is an operator's pause: the controller holds and writes nothing.
+      const mappingUuid = deployment.outputs.EventSourceMappingUuid as string;
+      // The mapping's LastModified is whole seconds: an event of the same second would read the edit as its own
+      // change and skip (skip:repeat), so the next event is a second later.
+      const setEnabled = async (Enabled: boolean) => {
+        await lambda.send(new UpdateEventSourceMappingCommand({ UUID: mappingUuid, Enabled }));
+        await new Promise((resolve) => setTimeout(resolve, 1_100));
+      };
+      const paused = await runDeployedController(
+        server,
+        bundle,
+        environment,
+        scheduleEvent(Date.now() / 1000),
+      );
+      expect(paused.outcome).toMatchObject({
+        kind: 'decided',
+        writes: [],
+        result: { decision: { reason: 'hold:paused' } },
+      });
+
+      // Enabled, no datapoints: hold; the one write puts reserved concurrency in lockstep with the mapping's
+      // maximum the template set (2), which is the level it already ran at.
+      await setEnabled(true);
       const quiet = await runDeployedController(
         server,
         bundle,
@@ -492,10 +516,10 @@ describe('the CommonJS app deployed into moto, its controller run from the deplo
       );
       expect(quiet.outcome).toMatchObject({
         kind: 'decided',
-        writes: [],
+        writes: [{ target: 'reserved', value: 2, ok: true }],
         result: { decision: { reason: 'hold:no-data' } },
       });
-      expect(await applied()).toEqual({ reserved: undefined, mapping: 2 });
+      expect(await applied()).toEqual({ reserved: 2, mapping: 2 });
 
       // Ten minutes of history, the newest with the head 10 minutes old (target 1 minute), and real messages
       // queued: 1 message/s at 10 s each needs 1 × 10 ÷ 0.9 = 11.1 → 12, more to drain the backlog.
@@ -506,6 +530,7 @@ describe('the CommonJS app deployed into moto, its controller run from the deplo
         ...Array.from({ length: 9 }, () => steady),
       ]);
       const sqs = new SQSClient({ ...server.clientConfig, useQueueUrlAsEndpoint: false });
+      await setEnabled(false);
       for (let i = 0; i < 200; i += 10) {
         await sqs.send(
           new SendMessageBatchCommand({
@@ -514,7 +539,8 @@ describe('the CommonJS app deployed into moto, its controller run from the deplo
           }),
         );
       }
-      const event = scheduleEvent(now);
+      await setEnabled(true);
+      const event = scheduleEvent(Date.now() / 1000);
       const grown = await runDeployedController(server, bundle, environment, event);
       const after = await applied();
       console.log(
@@ -534,7 +560,9 @@ describe('the CommonJS app deployed into moto, its controller run from the deplo
         `[deploy] the same event again → ${repeated.outcome.kind} ${repeated.outcome.reason ?? ''}`,
       );
 
-      // The mapping deleted under the controller: it returns normally and reports the error.
+      // The mapping deleted under the controller: it returns normally and reports the error. (moto leaves an
+      // enabled mapping attached on delete: disabled first.)
+      await setEnabled(false);
       await lambda.send(
         new DeleteEventSourceMappingCommand({ UUID: deployment.outputs.EventSourceMappingUuid }),
       );
