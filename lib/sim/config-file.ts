@@ -36,6 +36,8 @@ const ENVIRONMENT_LIMITS: Partial<Record<keyof SimEnvironment, Limit>> = {
   maxReceiveCount: { min: 1, max: 1000, integer: true },
   throttleBackoffSeconds: { min: 0, max: 900 },
   metricDelaySeconds: { min: 0, max: 3600 },
+  // AWS gives the pollers' ramp per minute: applied at most once a minute, at least once a second.
+  pollerScaleSeconds: { min: 1, max: 60 },
 };
 
 const DOWNSTREAM_LIMITS: Record<keyof DownstreamModel, Limit> = {

@@ -28,6 +28,11 @@ export interface SimEnvironment {
   readonly initialPollers: number;
   readonly pollerStepPerMinute: number;
   readonly maxPollers: number;
+  /**
+   * How often the pollers' ramp is applied. AWS gives it per minute only, so a minute (300 at once) is the default,
+   * the coarsest reading; a shorter interval spreads the same ramp (10 s: 50 every 10 s) to test the assumption.
+   */
+  readonly pollerScaleSeconds: number;
   /** How long a poller waits after a throttled invocation. */
   readonly throttleBackoffSeconds: number;
   /** CloudWatch period and how late each datapoint is published after its period ends. */
@@ -57,6 +62,7 @@ export const LAMBDA_ENVIRONMENT: SimEnvironment = {
   initialPollers: 5,
   pollerStepPerMinute: 300,
   maxPollers: 1250,
+  pollerScaleSeconds: 60,
   throttleBackoffSeconds: 1,
   metricPeriodSeconds: 60,
   // SQS datapoints typically arrive one to two minutes late: model the pessimistic end.
@@ -80,6 +86,7 @@ export const POOL_ENVIRONMENT: SimEnvironment = {
   initialPollers: 0,
   pollerStepPerMinute: 0,
   maxPollers: 0,
+  pollerScaleSeconds: 60,
   throttleBackoffSeconds: 0,
   // Rates over the last 250 ms (5 ticks: 200 arrivals at 800/s, ±7 %); the head age comes straight from the queue.
   metricPeriodSeconds: 0.25,

@@ -1,5 +1,6 @@
 /**
- * How the event source mapping's pollers scale, evaluated once a minute: the number of batches the mapping may
+ * How the event source mapping's pollers scale, evaluated every `pollerScaleSeconds` (a minute by default): the
+ * number of batches the mapping may
  * have in flight at once (concurrent invocations), before any bound that reserved concurrency or the mapping's
  * MaximumConcurrency puts on it.
  */
@@ -7,8 +8,8 @@ export interface PollerScaling {
   /** Concurrent invocations the pollers can drive now. */
   readonly capacity: number;
   /**
-   * The minute is over: `backlogSeen` says whether a message waited with every loop busy; `peakBusy` is the most
-   * loops busy at once during the minute; `limit` the bound from MaximumConcurrency (Infinity when unset).
+   * The evaluation interval is over: `backlogSeen` says whether a message waited with every loop busy; `peakBusy`
+   * is the most loops busy at once during it; `limit` the bound from MaximumConcurrency (Infinity when unset).
    */
   scale(backlogSeen: boolean, peakBusy: number, limit: number): void;
 }
@@ -18,24 +19,34 @@ export interface PollerScaling {
  * messages are still available, Lambda increases the number of processes that are reading batches by up to 300
  * more concurrent invokes per minute. The maximum … is 1,250. When traffic is low, Lambda scales back the
  * processing to five concurrent invokes" (services-sqs-scaling). No scale-down rate is documented: assumed that
- * invokes nobody used during the minute are released, down to the starting five.
+ * invokes nobody used during the interval are released, down to the starting five. Nor is how often the ramp is
+ * applied: evaluated every `evaluationSeconds`, each step is that share of the minute's 300 (a minute: 300 at once,
+ * the coarsest reading; 10 s: 50 every 10 s).
  */
 export class StandardPollers implements PollerScaling {
   capacity: number;
+  private readonly step: number;
 
   constructor(
     private readonly initial: number,
-    private readonly stepPerMinute: number,
+    stepPerMinute: number,
     private readonly max: number,
+    evaluationSeconds = 60,
   ) {
     this.capacity = initial;
+    this.step = stepFor(stepPerMinute, evaluationSeconds);
   }
 
   scale(backlogSeen: boolean, peakBusy: number, limit: number): void {
     const bound = Math.min(this.max, limit);
-    const next = backlogSeen ? this.capacity + this.stepPerMinute : Math.min(this.capacity, peakBusy);
+    const next = backlogSeen ? this.capacity + this.step : Math.min(this.capacity, peakBusy);
     this.capacity = Math.max(this.initial, Math.min(bound, next));
   }
+}
+
+/** The share of a per-minute ramp one evaluation adds, at least 1. */
+function stepFor(perMinute: number, evaluationSeconds: number): number {
+  return Math.max(1, Math.round((perMinute * evaluationSeconds) / 60));
 }
 
 // AWS (provisioned mode, Nov 2025): each event poller handles up to 10 concurrent invokes, and the mapping scales
@@ -47,16 +58,19 @@ export const PROVISIONED_STEP_PER_MINUTE = 1000;
  * Provisioned mode: between MinimumPollers and MaximumPollers dedicated pollers, each driving up to 10 concurrent
  * invokes; up to 1,000 more concurrent invocations a minute while messages wait. It cannot be combined with
  * MaximumConcurrency, so `limit` does not apply. How it scales down is not documented: assumed, as for standard
- * mode, that pollers whose invokes nobody used during the minute are released, down to MinimumPollers.
+ * mode, that pollers whose invokes nobody used during the interval are released, down to MinimumPollers.
  */
 export class ProvisionedPollers implements PollerScaling {
   private pollers: number;
+  private readonly step: number;
 
   constructor(
     private readonly minimumPollers: number,
     private readonly maximumPollers: number,
+    evaluationSeconds = 60,
   ) {
     this.pollers = minimumPollers;
+    this.step = stepFor(PROVISIONED_STEP_PER_MINUTE / INVOKES_PER_POLLER, evaluationSeconds);
   }
 
   get capacity(): number {
@@ -65,7 +79,7 @@ export class ProvisionedPollers implements PollerScaling {
 
   scale(backlogSeen: boolean, peakBusy: number): void {
     const next = backlogSeen
-      ? this.pollers + PROVISIONED_STEP_PER_MINUTE / INVOKES_PER_POLLER
+      ? this.pollers + this.step
       : Math.min(this.pollers, Math.ceil(peakBusy / INVOKES_PER_POLLER));
     this.pollers = Math.max(this.minimumPollers, Math.min(this.maximumPollers, next));
   }

@@ -157,9 +157,6 @@ interface Invocation {
 // ApproximateAgeOfOldestMessage then shows the next one.
 const HIDDEN_AFTER_RECEIVES = 3;
 
-// The mapping's pollers are re-evaluated once a minute (AWS describes their scaling per minute).
-const POLLER_SCALE_SECONDS = 60;
-
 type SimEvent =
   | { readonly kind: 'arrival' }
   | { readonly kind: 'receive' }
@@ -216,8 +213,8 @@ export class Simulation {
   private idleSlots = 0;
   private pendingReceives = 0;
   private running = 0;
-  private backlogSeenThisMinute = false;
-  private peakBusySlotsThisMinute = 0;
+  private backlogSeenThisInterval = false;
+  private peakBusySlotsThisInterval = 0;
   private readonly functionTimeoutSeconds: number;
 
   private readonly executions = new LevelMeter(0);
@@ -279,8 +276,13 @@ export class Simulation {
     if (lambda) {
       this.pollers =
         consumer.kind === 'provisioned'
-          ? new ProvisionedPollers(consumer.minimumPollers, consumer.maximumPollers)
-          : new StandardPollers(this.env.initialPollers, this.env.pollerStepPerMinute, this.env.maxPollers);
+          ? new ProvisionedPollers(consumer.minimumPollers, consumer.maximumPollers, this.env.pollerScaleSeconds)
+          : new StandardPollers(
+              this.env.initialPollers,
+              this.env.pollerStepPerMinute,
+              this.env.maxPollers,
+              this.env.pollerScaleSeconds,
+            );
       this.environments = new ExecutionEnvironments(this.env.keepWarmSeconds);
       this.reservedMeter = new LevelMeter(this.reserved ?? 0, false);
     } else {
@@ -313,7 +315,8 @@ export class Simulation {
     if (this.pollers !== undefined)
       tasks.push({
         name: 'poller scaling',
-        everySeconds: POLLER_SCALE_SECONDS,
+        // AWS describes the pollers' scaling per minute (pollerScaleSeconds, 60 by default).
+        everySeconds: this.env.pollerScaleSeconds,
         run: () => this.onPollerScale(),
       });
     return tasks;
@@ -566,9 +569,9 @@ export class Simulation {
       this.pendingReceives++;
       this.events.push(this.now + this.env.receiveLatencySeconds, RECEIVE);
     }
-    if (this.idleSlots === 0 && this.visibleCount() > 0) this.backlogSeenThisMinute = true;
+    if (this.idleSlots === 0 && this.visibleCount() > 0) this.backlogSeenThisInterval = true;
     const busy = this.slots - this.idleSlots;
-    if (busy > this.peakBusySlotsThisMinute) this.peakBusySlotsThisMinute = busy;
+    if (busy > this.peakBusySlotsThisInterval) this.peakBusySlotsThisInterval = busy;
   }
 
   private freeSlot(): void {
@@ -727,16 +730,16 @@ export class Simulation {
     this.freeSlot();
   }
 
-  /** Once a minute the mapping's pollers scale (standard or provisioned mode). */
+  /** Every pollerScaleSeconds (a minute by default) the mapping's pollers scale (standard or provisioned mode). */
   private onPollerScale(): void {
     const pollers = this.pollers as PollerScaling;
     pollers.scale(
-      this.backlogSeenThisMinute,
-      this.peakBusySlotsThisMinute,
+      this.backlogSeenThisInterval,
+      this.peakBusySlotsThisInterval,
       this.eventSourceMax ?? Number.POSITIVE_INFINITY,
     );
-    this.peakBusySlotsThisMinute = this.slots - this.idleSlots;
-    this.backlogSeenThisMinute = false;
+    this.peakBusySlotsThisInterval = this.slots - this.idleSlots;
+    this.backlogSeenThisInterval = false;
     this.resizeSlots();
   }
 

@@ -30,6 +30,18 @@ describe("the simulator's --config file", () => {
     expect(Object.getPrototypeOf(file.environment)).toBe(Object.prototype);
   });
 
+  it("bounds how often the pollers' ramp is applied: once a second to once a minute", () => {
+    expect(parseSimConfig('{"simulator": {"pollerScaleSeconds": 10}}', 'my.json').environment).toEqual({
+      pollerScaleSeconds: 10,
+    });
+    expect(problemsOf('{"simulator": {"pollerScaleSeconds": 0.5}}').join('\n')).toMatch(
+      /simulator.pollerScaleSeconds = 0.5: must be a number in \[1; 60\]/,
+    );
+    expect(problemsOf('{"simulator": {"pollerScaleSeconds": 120}}').join('\n')).toMatch(
+      /simulator.pollerScaleSeconds = 120: must be a number in \[1; 60\]/,
+    );
+  });
+
   it('shows a bad environment value as given', () => {
     expect(problemsOf('{"simulator": {"metricDelaySeconds": [60]}}').join('\n')).toMatch(
       /simulator.metricDelaySeconds = \[60\]: must be a number in \[0; 3600\]/,

@@ -119,6 +119,20 @@ describe('simulator conservation', () => {
     expect(drained.some((s) => s.headAgeSeconds === 0)).toBe(true);
   });
 
+  it("the pollers' ramp applied every 10 s instead of once a minute shortens a spike's wait (pollerScaleSeconds)", async () => {
+    const spikeP99 = async (pollerScaleSeconds: number) => {
+      const { summary } = await runScenario({
+        scenario: shortSpike,
+        preset: 'lambda',
+        controller: 'fixed-cap',
+        environment: { pollerScaleSeconds },
+      });
+      return summary.phases[1]?.p99WaitSeconds ?? Number.NaN;
+    };
+    // A minute at 5 pollers whatever the controller does, against 10 s
+    expect(await spikeP99(10)).toBeLessThan((await spikeP99(60)) / 2);
+  });
+
   it('lockstep keeps the pollers within reserved concurrency: no throttles', async () => {
     const { summary } = await runScenario({ scenario: shortSpike, preset: 'lambda', controller: 'age-law' });
     expect(summary.throttledInvocations).toBe(0);

@@ -234,6 +234,20 @@ describe("the mapping's pollers", () => {
     expect(pollers.capacity).toBe(5);
   });
 
+  it('standard mode evaluated every 10 s: the same 300 a minute, 50 per evaluation', () => {
+    const pollers = new StandardPollers(5, 300, 1250, 10);
+    pollers.scale(true, 5, Number.POSITIVE_INFINITY);
+    expect(pollers.capacity).toBe(55);
+    for (let i = 0; i < 5; i++) pollers.scale(true, pollers.capacity, Number.POSITIVE_INFINITY);
+    expect(pollers.capacity).toBe(305);
+  });
+
+  it('provisioned mode evaluated every 30 s: 50 pollers (500 invokes) per evaluation', () => {
+    const pollers = new ProvisionedPollers(2, 300, 30);
+    pollers.scale(true, 20);
+    expect(pollers.capacity).toBe(520);
+  });
+
   it('provisioned mode: 10 invokes per poller, up to 1,000 more a minute, between the minimum and maximum pollers', () => {
     const pollers = new ProvisionedPollers(2, 300);
     expect(pollers.capacity).toBe(20);
