@@ -276,7 +276,11 @@ export class Simulation {
     if (lambda) {
       this.pollers =
         consumer.kind === 'provisioned'
-          ? new ProvisionedPollers(consumer.minimumPollers, consumer.maximumPollers, this.env.pollerScaleSeconds)
+          ? new ProvisionedPollers(
+              consumer.minimumPollers,
+              consumer.maximumPollers,
+              this.env.pollerScaleSeconds,
+            )
           : new StandardPollers(
               this.env.initialPollers,
               this.env.pollerStepPerMinute,
