@@ -39,3 +39,18 @@ export const CONTROLLER_METRICS = {
   // Ticks that did not run the control law: a stale or repeated schedule event.
   skippedTicks: 'SkippedTicks',
 } as const;
+
+/**
+ * The messages of the controller's structured log lines (functions/controller/report.ts), which `npm run status`
+ * reads back for the reason codes: one list, so the reader cannot fall behind the writer.
+ */
+export const CONTROLLER_LOG_MESSAGES = {
+  decision: 'decision',
+  tickSkipped: 'tick skipped',
+  tickFailed: 'tick failed: holding',
+  // A fast-path sample that wrote (grew); the samples that only looked are not logged one by one.
+  fastPath: 'fast path',
+  fastPathFailed: 'fast path failed: holding until the next tick',
+  // The fast loop's one summary line: samples, growths, the largest depth, why it stopped.
+  fastPathDone: 'fast path done',
+} as const;

@@ -1,6 +1,11 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { CallLog } from '../../lib/aws/clients.ts';
-import { CONTROLLER_METRICS as M, METRIC_NAMESPACE, SCALER_DIMENSION } from '../../lib/telemetry.ts';
+import {
+  CONTROLLER_LOG_MESSAGES as LOG,
+  CONTROLLER_METRICS as M,
+  METRIC_NAMESPACE,
+  SCALER_DIMENSION,
+} from '../../lib/telemetry.ts';
 import type { FastLoopSummary, FastOutcome, TickOutcome } from './outcome.ts';
 
 export interface MetricValue {
@@ -89,16 +94,16 @@ export function logEntryFor(
   const awsCalls = { reads: calls.reads, writes: calls.writes, commands: [...calls.commands] };
   switch (outcome.kind) {
     case 'skipped':
-      return { message: 'tick skipped', fields: { reason: outcome.reason, ...outcome.detail, awsCalls } };
+      return { message: LOG.tickSkipped, fields: { reason: outcome.reason, ...outcome.detail, awsCalls } };
     case 'failed':
       return {
-        message: 'tick failed: holding',
+        message: LOG.tickFailed,
         fields: { reason: `error:${outcome.failure}`, error: outcome.error, hint: outcome.hint, awsCalls },
       };
     case 'decided': {
       const { decision, snapshot, applied, repaired } = outcome.result;
       return {
-        message: 'decision',
+        message: LOG.decision,
         fields: {
           reason: decision.reason,
           // JSON has no infinity: a consumer nothing bounded is logged as null with `unbounded: true`.
@@ -137,13 +142,13 @@ export function logEntryForFast(
   const awsCalls = { reads: calls.reads, writes: calls.writes, commands: [...calls.commands] };
   if (outcome.kind === 'failed') {
     return {
-      message: 'fast path failed: holding until the next tick',
+      message: LOG.fastPathFailed,
       fields: { reason: `error:${outcome.failure}`, error: outcome.error, awsCalls },
     };
   }
   const { decision } = outcome.sample;
   return {
-    message: 'fast path',
+    message: LOG.fastPath,
     fields: {
       reason: decision.reason,
       applied: outcome.applied,
@@ -200,7 +205,7 @@ export function powertoolsReporter(metrics: Metrics, logger: DecisionLogger): Re
       metrics.publishStoredMetrics();
     },
     reportFastLoop(summary) {
-      logger.info('fast path done', { ...summary });
+      logger.info(LOG.fastPathDone, { ...summary });
     },
   };
 }

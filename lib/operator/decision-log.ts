@@ -1,26 +1,46 @@
 import type { FilteredLogEvent } from '@aws-sdk/client-cloudwatch-logs';
+import { CONTROLLER_LOG_MESSAGES as LOG } from '../telemetry.ts';
 
 /**
- * One controller tick as its structured log line tells it (functions/controller/report.ts `logEntryFor`): the
- * reason code and the numbers behind it. Only the log carries the reason code; the metrics carry flags.
+ * One controller decision as its structured log line tells it (functions/controller/report.ts `logEntryFor`,
+ * `logEntryForFast`): the reason code and the numbers behind it. Only the log carries the reason code; the
+ * metrics carry flags.
  */
 export interface LoggedDecision {
   /** Epoch seconds of the log event. */
   readonly time: number;
-  /** `decision`, `tick skipped` or `tick failed: holding`. */
+  /** `decision`, `tick skipped`, `tick failed: holding`, `fast path` or `fast path failed: …`. */
   readonly message: string;
-  /** `grow:age-above-target`, `skip:repeat`, `error:throttled`, … */
+  /** The minute's tick, or a fast-path sample between ticks. */
+  readonly source: 'tick' | 'fast path';
+  /** `grow:age-above-target`, `grow:fast-surge`, `skip:repeat`, `error:throttled`, … */
   readonly reason: string;
   readonly applied?: number;
   readonly desired?: number;
   readonly appliedAfter?: number;
   readonly ageSeconds?: number;
+  /** The real-time depth a fast-path sample grew on. */
+  readonly visibleMessages?: number;
   readonly saturated?: boolean;
-  /** For a failed tick: the error and what the controller did about it. */
+  /** For a failed tick or sample: the error and what the controller did about it. */
   readonly error?: string;
 }
 
-const TICK_MESSAGES = new Set(['decision', 'tick skipped', 'tick failed: holding']);
+/**
+ * The lines that say what the controller decided: every tick (one a minute, holds included: "nothing changed, and
+ * why" is what a reader of status asks), and the fast path's samples that grew or failed between ticks, which
+ * change the concurrency as much as a tick does. The fast path logs only those (functions/controller/handler.ts
+ * reports a sample only when it wrote or threw); its samples that held (`hold:fast`, up to 5 a minute while the
+ * queue is busy) are counted in the loop's `fast path done` summary, left out here: one more line a minute that
+ * changes nothing would push the decisions off a screen of 8.
+ */
+const DECISION_SOURCES = new Map<string, LoggedDecision['source']>([
+  [LOG.decision, 'tick'],
+  [LOG.tickSkipped, 'tick'],
+  [LOG.tickFailed, 'tick'],
+  [LOG.fastPath, 'fast path'],
+  [LOG.fastPathFailed, 'fast path'],
+]);
 
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
@@ -38,23 +58,25 @@ export function parseDecisionEvent(event: FilteredLogEvent): LoggedDecision | un
   } catch {
     return undefined;
   }
-  if (typeof entry.message !== 'string' || !TICK_MESSAGES.has(entry.message)) return undefined;
-  if (typeof entry.reason !== 'string') return undefined;
+  const source = typeof entry.message === 'string' ? DECISION_SOURCES.get(entry.message) : undefined;
+  if (source === undefined || typeof entry.reason !== 'string') return undefined;
   const inputs = (entry.inputs ?? {}) as Record<string, unknown>;
   return {
     time: (event.timestamp ?? 0) / 1000,
-    message: entry.message,
+    message: entry.message as string,
+    source,
     reason: entry.reason,
     applied: num(entry.applied),
     desired: num(entry.desired),
     appliedAfter: num(entry.appliedAfter),
     ageSeconds: num(inputs.ageSeconds),
+    visibleMessages: num(inputs.visibleMessages),
     saturated: typeof entry.saturated === 'boolean' ? entry.saturated : undefined,
     error: typeof entry.error === 'string' ? entry.error : undefined,
   };
 }
 
-/** The newest `limit` decisions, oldest first. */
+/** The newest `limit` decisions, ticks and fast-path samples together, oldest first. */
 export function lastDecisions(events: readonly FilteredLogEvent[], limit: number): LoggedDecision[] {
   return events
     .map(parseDecisionEvent)

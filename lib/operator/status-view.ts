@@ -178,7 +178,7 @@ export function statusScreen(r: StatusReading, options: { color?: boolean; ticks
   } else if (r.decisions.length === 0) {
     lines.push(`decisions        none logged in the last ${Math.round(r.windowSeconds / 60)} min`);
   } else {
-    lines.push('last decisions (controller log, newest last)');
+    lines.push('last decisions (controller log: ticks and fast-path growth, newest last)');
     for (const d of r.decisions) {
       const change =
         d.applied === undefined
@@ -188,8 +188,12 @@ export function statusScreen(r: StatusReading, options: { color?: boolean; ticks
             : `${d.applied}`;
       const wanted = d.desired === undefined ? '' : `  desired ${d.desired}`;
       const ageText = d.ageSeconds === undefined ? '' : `  age ${d.ageSeconds.toFixed(0)} s`;
+      // A fast-path sample grows on the real-time depth, not on the age.
+      const depthText = d.visibleMessages === undefined ? '' : `  visible ${d.visibleMessages}`;
+      const errorText =
+        d.error === undefined ? '' : `  ${d.source === 'fast path' ? 'fast path: ' : ''}${d.error}`;
       lines.push(
-        `  ${clock(d.time)}  ${d.reason.padEnd(24)} ${change}${wanted}${ageText}${d.error ? `  ${d.error}` : ''}`,
+        `  ${clock(d.time)}  ${d.reason.padEnd(24)} ${change}${wanted}${ageText}${depthText}${errorText}`,
       );
     }
   }

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { logEntryFor, logEntryForFast } from '../../functions/controller/report.ts';
+import { CallLog } from '../../lib/aws/clients.ts';
+import { decideFast } from '../../lib/control/fast-path.ts';
 import { normalizeWatch } from '../../lib/operator/cli-args.ts';
 import { lastDecisions, parseDecisionEvent } from '../../lib/operator/decision-log.ts';
 import { minuteGrid } from '../../lib/operator/status-chart.ts';
@@ -6,6 +9,7 @@ import { parseStatusMetrics } from '../../lib/operator/status-metrics.ts';
 import type { StatusReading } from '../../lib/operator/status-reader.ts';
 import { troubles } from '../../lib/operator/status-trouble.ts';
 import { summarize } from '../../lib/operator/status-view.ts';
+import { config } from '../control/fixtures.ts';
 import { type MotoServer, startMotoServer, TEST_REGION } from '../support/moto-server.ts';
 import { type SilentServer, startSilentServer } from '../support/silent-server.ts';
 import { cli } from './cli.ts';
@@ -26,7 +30,14 @@ const VALUES: SeedValues = {
   visibleMessages: 23,
   ticks: [
     { applied: 4, desired: 4, age: 20, reason: 'hold:steady' },
-    { applied: 8, desired: 8, age: 95, reason: 'grow:age-above-target', scaled: true },
+    {
+      applied: 8,
+      desired: 8,
+      age: 95,
+      reason: 'grow:age-above-target',
+      scaled: true,
+      fastGrowth: { to: 12, visible: 700 },
+    },
     { applied: 16, desired: 16, age: 140, reason: 'hold:at-cap', scaled: true, saturated: true },
   ],
   alarms: { saturated: 'ALARM', oscillation: 'OK', 'controller-unhealthy': 'INSUFFICIENT_DATA' },
@@ -71,11 +82,19 @@ describe('npm run status against the emulator', () => {
       [`${seeded.scalerName}-saturated`, 'ALARM'],
     ]);
     expect(reading.target.logGroup).toBe(seeded.logGroup);
+    // The fast path's growth between two ticks, in its place among them.
     expect(reading.decisions.map((d: { reason: string }) => d.reason)).toEqual([
       'hold:steady',
       'grow:age-above-target',
+      'grow:fast-surge',
       'hold:at-cap',
     ]);
+    expect(reading.decisions[2]).toMatchObject({
+      source: 'fast path',
+      applied: 8,
+      appliedAfter: 12,
+      visibleMessages: 700,
+    });
     expect(reading.problems).toEqual([]);
   });
 
@@ -92,7 +111,7 @@ describe('npm run status against the emulator', () => {
       '--log-group',
       seeded.logGroup,
       '--decisions',
-      '2',
+      '3',
       ...aws(),
     ]);
     expect(code).toBe(0);
@@ -102,9 +121,13 @@ describe('npm run status against the emulator', () => {
     expect(stdout).toMatch(/depth +visible 23 · in flight 0 · delayed 0/);
     expect(stdout).toMatch(/saturated +YES/);
     expect(stdout).toMatch(/ALARM +\S+-saturated/);
-    expect(stdout).toMatch(/grow:age-above-target +4 → 8 +desired 8 +age 95 s/);
-    expect(stdout).toMatch(/hold:at-cap +8 → 16/);
-    expect(stdout).not.toMatch(/hold:steady/); // --decisions 2: only the newest two
+    const decisions = stdout.split('\n').filter((l) => /^ {2}\d\d:\d\d:\d\d {2}[a-z]+:/.test(l));
+    expect(decisions).toEqual([
+      expect.stringMatching(/grow:age-above-target +4 → 8 +desired 8 +age 95 s$/),
+      expect.stringMatching(/grow:fast-surge +8 → 12 +desired 12 +visible 700$/),
+      expect.stringMatching(/hold:at-cap +12 → 16/),
+    ]);
+    expect(stdout).not.toMatch(/hold:steady/); // --decisions 3: only the newest three
     expect(stdout).toMatch(/applied concurrency per minute \(flat line: cap 16\)/);
   });
 
@@ -337,6 +360,67 @@ describe('status parsing', () => {
     ]);
     expect(lastDecisions(events, 1).map((d) => d.reason)).toEqual(['error:throttled']);
     expect(parseDecisionEvent({ timestamp: 0, message: line('hold:steady') })?.applied).toBe(3);
+  });
+
+  it("keeps the fast path's growth and failure between the ticks, not its summary line", () => {
+    // The lines one busy minute logs, as the controller's reporter builds them: a tick, a sample that grew on
+    // seed-spike's 7,000 messages, a sample that failed, the loop's summary, the next tick.
+    const ctx = { applied: 2, tickApplied: 2, reportedArrivals: 50, itemSeconds: 0.02, confirmed: false };
+    const before = { at: 60, messages: 0 };
+    const grown = decideFast(
+      { at: 70, messages: 7_000 },
+      { ...ctx, tickSample: before, previous: before },
+      config(),
+    );
+    expect(grown.reason).toBe('grow:fast-surge');
+    const grew = logEntryForFast(
+      {
+        kind: 'grew',
+        sample: { depth: { visible: 7_000, inFlight: 2, delayed: 0 }, decision: grown, changed: true },
+        actuation: { kind: 'applied', value: grown.desired },
+        writes: [],
+        applied: 2,
+        appliedAfter: grown.desired,
+        config: config(),
+      },
+      new CallLog(),
+    );
+    const failed = logEntryForFast(
+      { kind: 'failed', failure: 'throttled', error: 'ThrottlingException: Rate exceeded' },
+      new CallLog(),
+    );
+    const skipped = logEntryFor({ kind: 'skipped', reason: 'skip:repeat', detail: {} }, new CallLog());
+    const powertools = (entry: { message: string; fields: Record<string, unknown> }) =>
+      JSON.stringify({ level: 'INFO', message: entry.message, service: 'queue-age-scaler', ...entry.fields });
+    const events = [
+      { timestamp: 120_000, message: powertools(skipped) },
+      { timestamp: 70_000, message: powertools(grew) },
+      {
+        timestamp: 80_000,
+        message: powertools({
+          message: 'fast path done',
+          fields: { samples: 2, growths: 1, maxVisible: 7_000, appliedAfter: 16, stoppedBy: 'error' },
+        }),
+      },
+      {
+        timestamp: 60_000,
+        message: JSON.stringify({ message: 'decision', reason: 'hold:steady', applied: 2 }),
+      },
+      { timestamp: 80_000, message: powertools(failed) },
+    ];
+    expect(lastDecisions(events, 10).map((d) => [d.time, d.source, d.reason])).toEqual([
+      [60, 'tick', 'hold:steady'],
+      [70, 'fast path', 'grow:fast-surge'],
+      [80, 'fast path', 'error:throttled'],
+      [120, 'tick', 'skip:repeat'],
+    ]);
+    expect(lastDecisions(events, 10)[1]).toMatchObject({
+      applied: 2,
+      desired: grown.desired,
+      appliedAfter: grown.desired,
+      visibleMessages: 7_000,
+    });
+    expect(lastDecisions(events, 10)[2]?.error).toBe('ThrottlingException: Rate exceeded');
   });
 
   it('treats a PartialData or missing metric as unknown, and orders datapoints by time', () => {

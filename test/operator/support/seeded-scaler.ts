@@ -18,7 +18,12 @@ import {
   PutFunctionConcurrencyCommand,
 } from '@aws-sdk/client-lambda';
 import { CreateQueueCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { CONTROLLER_METRICS as M, METRIC_NAMESPACE, SCALER_DIMENSION } from '../../../lib/telemetry.ts';
+import {
+  CONTROLLER_LOG_MESSAGES as LOG,
+  CONTROLLER_METRICS as M,
+  METRIC_NAMESPACE,
+  SCALER_DIMENSION,
+} from '../../../lib/telemetry.ts';
 import { consumerZip } from '../../controller/support/consumer-zip.ts';
 import { uniqueName } from '../../controller/support/world.ts';
 import { createLambdaRole, MOTO_ACCOUNT } from '../../support/moto-iam.ts';
@@ -48,6 +53,8 @@ export interface SeedValues {
     reason: string;
     scaled?: boolean;
     saturated?: boolean;
+    /** A fast-path sample 30 s after this tick grew to `to` on `visible` messages waiting. */
+    fastGrowth?: { to: number; visible: number };
   }[];
   readonly cap: number;
   readonly floor: number;
@@ -62,6 +69,9 @@ export interface SeedValues {
  * resource is the controller's log group), a queue with messages, a consumer with reserved concurrency, its
  * (disabled) mapping, the controller's metrics and decision log lines for the last minutes, and its alarms.
  */
+/** What a tick left applied for the next one: its own value, or what the fast path grew to after it. */
+const appliedAfter = (tick: SeedValues['ticks'][number] | undefined) => tick?.fastGrowth?.to ?? tick?.applied;
+
 export async function seedScaler(server: MotoServer, values: SeedValues): Promise<SeededScaler> {
   const config = server.clientConfig;
   const sqs = new SQSClient(config);
@@ -159,18 +169,48 @@ export async function seedScaler(server: MotoServer, values: SeedValues): Promis
       timestamp: (minute + 5) * 1000,
       message: JSON.stringify({
         level: 'INFO',
-        message: 'decision',
+        message: LOG.decision,
         timestamp: new Date((minute + 5) * 1000).toISOString(),
         service: 'queue-age-scaler',
         scaler: scalerName,
         reason: tick.reason,
-        applied: i === 0 ? tick.applied : values.ticks[i - 1]?.applied,
+        applied: i === 0 ? tick.applied : appliedAfter(values.ticks[i - 1]),
         desired: tick.desired,
         appliedAfter: tick.applied,
         saturated: tick.saturated ?? false,
         inputs: { ageSeconds: tick.age },
       }),
     });
+    if (tick.fastGrowth !== undefined) {
+      // The line a fast-path sample that grew logs (report.ts logEntryForFast), before the loop's summary line.
+      lines.push({
+        timestamp: (minute + 35) * 1000,
+        message: JSON.stringify({
+          level: 'INFO',
+          message: LOG.fastPath,
+          timestamp: new Date((minute + 35) * 1000).toISOString(),
+          service: 'queue-age-scaler',
+          scaler: scalerName,
+          reason: 'grow:fast-surge',
+          applied: tick.applied,
+          desired: tick.fastGrowth.to,
+          appliedAfter: tick.fastGrowth.to,
+          inputs: { visibleMessages: tick.fastGrowth.visible, confirmed: true },
+        }),
+      });
+      lines.push({
+        timestamp: (minute + 55) * 1000,
+        message: JSON.stringify({
+          level: 'INFO',
+          message: LOG.fastPathDone,
+          samples: 5,
+          growths: 1,
+          maxVisible: tick.fastGrowth.visible,
+          appliedAfter: tick.fastGrowth.to,
+          stoppedBy: 'deadline',
+        }),
+      });
+    }
     lines.push({
       timestamp: (minute + 5) * 1000 + 1,
       message: JSON.stringify({
@@ -182,6 +222,8 @@ export async function seedScaler(server: MotoServer, values: SeedValues): Promis
   await cloudwatch.send(new PutMetricDataCommand({ Namespace: METRIC_NAMESPACE, MetricData: controller }));
   await cloudwatch.send(new PutMetricDataCommand({ Namespace: 'AWS/SQS', MetricData: age }));
   await logs.send(new CreateLogStreamCommand({ logGroupName: logGroup, logStreamName: 'tick' }));
+  // PutLogEvents takes a batch in time order only.
+  lines.sort((x, y) => x.timestamp - y.timestamp);
   await logs.send(
     new PutLogEventsCommand({ logGroupName: logGroup, logStreamName: 'tick', logEvents: lines }),
   );
