@@ -41,6 +41,10 @@ const HINTS: Record<string, string> = {
   'not-found': `a resource is gone: check ${Object.values(RESOURCE_VARIABLES).join(', ')} against the stack; the controller holds and retries at the next tick`,
   throttled: 'Lambda or CloudWatch throttled after the SDK retries: held this tick',
   service: 'AWS answered 5xx after the SDK retries: held this tick',
+  // The limits are CONTROLLER_TIMEOUTS (clients.ts; the error names the one that fired). The function runs outside
+  // any VPC and Lambda sets AWS_REGION itself: what remains is an endpoint variable pointing nowhere, or AWS itself.
+  timeout:
+    "AWS did not answer in time after the SDK retries: check any AWS_ENDPOINT_URL* variable on the function, else the region's AWS Health Dashboard; held this tick",
   conflict: 'the resource is being updated (a deploy?): skipped this tick',
   response: 'an AWS response could not be trusted: held this tick',
 };
@@ -51,7 +55,8 @@ function failureOf(error: unknown) {
     : failureKind(error);
 }
 
-function failed(error: unknown): TickOutcome {
+/** A failed tick, or a failed fast-path sample (the same fields: what failed, the error, what to check). */
+function failed(error: unknown): Extract<TickOutcome, { kind: 'failed' }> {
   const failure = failureOf(error);
   return {
     kind: 'failed',
@@ -177,11 +182,7 @@ async function fastLoop(
         deps.reporter.reportFast(outcome, deps.calls, now);
       }
     } catch (error) {
-      deps.reporter.reportFast(
-        { kind: 'failed', failure: failureOf(error), error: errorMessage(error) },
-        deps.calls,
-        now,
-      );
+      deps.reporter.reportFast(failed(error), deps.calls, now);
       return { samples, growths, maxVisible, appliedAfter: actuator.appliedNow, stoppedBy: 'error' };
     }
   }

@@ -38,7 +38,12 @@ export type FastOutcome =
       readonly appliedAfter: number | undefined;
       readonly config: ScalerConfig;
     }
-  | { readonly kind: 'failed'; readonly failure: FailureKind | 'response'; readonly error: string };
+  | {
+      readonly kind: 'failed';
+      readonly failure: FailureKind | 'response';
+      readonly error: string;
+      readonly hint: string;
+    };
 
 /** The loop's summary, logged once at its end. */
 export interface FastLoopSummary {

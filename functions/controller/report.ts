@@ -143,7 +143,7 @@ export function logEntryForFast(
   if (outcome.kind === 'failed') {
     return {
       message: LOG.fastPathFailed,
-      fields: { reason: `error:${outcome.failure}`, error: outcome.error, awsCalls },
+      fields: { reason: `error:${outcome.failure}`, error: outcome.error, hint: outcome.hint, awsCalls },
     };
   }
   const { decision } = outcome.sample;

@@ -1,11 +1,28 @@
 /**
- * What an AWS error means for a tick. The SDK has already retried throttling and 5xx with its adaptive mode
- * (see `clients.ts`); what reaches here is final for this tick.
+ * What an AWS error means for a tick. The SDK has already retried throttling, 5xx and timed-out attempts with its
+ * adaptive mode (see `clients.ts`); what reaches here is final for this tick.
  */
-export type FailureKind = 'throttled' | 'conflict' | 'not-found' | 'invalid-parameter' | 'service' | 'other';
+export type FailureKind =
+  | 'throttled'
+  | 'conflict'
+  | 'not-found'
+  | 'invalid-parameter'
+  | 'service'
+  | 'timeout'
+  | 'other';
+
+/**
+ * The SDK's HTTP handler (@smithy/node-http-handler 4.x) throws `TimeoutError` when one of the client's timeouts
+ * fires (`clients.ts`): the connection timeout ("did not establish a connection … within … ms", no code), the
+ * request timeout ("exceeded the configured … ms requestTimeout", code `ETIMEDOUT`) and the socket timeout
+ * ("timed out after … ms of inactivity"). It also renames a socket error with code `ECONNRESET` or `EPIPE` to
+ * `TimeoutError` ("socket hang up"): the endpoint closed the connection, it did not fail to answer in time.
+ */
+const CONNECTION_DROPPED = new Set(['ECONNRESET', 'EPIPE']);
 
 interface AwsLikeError {
   readonly name?: string;
+  readonly code?: unknown;
   readonly $metadata?: { readonly httpStatusCode?: number };
   readonly $fault?: 'client' | 'server';
 }
@@ -29,6 +46,7 @@ export function failureKind(error: unknown): FailureKind {
     case 'InvalidParameterValueException':
       return 'invalid-parameter';
   }
+  if (e.name === 'TimeoutError' && !CONNECTION_DROPPED.has(String(e.code))) return 'timeout';
   if (status === 429) return 'throttled';
   if (e.$fault === 'server' || (status !== undefined && status >= 500)) return 'service';
   return 'other';

@@ -8,7 +8,7 @@ import { minuteGrid } from '../../lib/operator/status-chart.ts';
 import { parseStatusMetrics } from '../../lib/operator/status-metrics.ts';
 import type { StatusReading } from '../../lib/operator/status-reader.ts';
 import { troubles } from '../../lib/operator/status-trouble.ts';
-import { summarize } from '../../lib/operator/status-view.ts';
+import { statusScreen, summarize } from '../../lib/operator/status-view.ts';
 import { config } from '../control/fixtures.ts';
 import { type MotoServer, startMotoServer, TEST_REGION } from '../support/moto-server.ts';
 import { type SilentServer, startSilentServer } from '../support/silent-server.ts';
@@ -386,7 +386,12 @@ describe('status parsing', () => {
       new CallLog(),
     );
     const failed = logEntryForFast(
-      { kind: 'failed', failure: 'throttled', error: 'ThrottlingException: Rate exceeded' },
+      {
+        kind: 'failed',
+        failure: 'throttled',
+        error: 'ThrottlingException: Rate exceeded',
+        hint: 'Lambda or CloudWatch throttled after the SDK retries: held this tick',
+      },
       new CallLog(),
     );
     const skipped = logEntryFor({ kind: 'skipped', reason: 'skip:repeat', detail: {} }, new CallLog());
@@ -421,6 +426,19 @@ describe('status parsing', () => {
       visibleMessages: 7_000,
     });
     expect(lastDecisions(events, 10)[2]?.error).toBe('ThrottlingException: Rate exceeded');
+    // On screen: the depth a growth grew on, and which part of the controller failed.
+    const screen = statusScreen({
+      readAt: 180,
+      target: { queueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/orders', logGroup: '/orders' },
+      queueName: 'orders',
+      depth: { visible: 0, inFlight: 0, delayed: 0 },
+      series: parseStatusMetrics([]),
+      windowSeconds: 1800,
+      decisions: lastDecisions(events, 10),
+      problems: [],
+    });
+    expect(screen).toMatch(/00:01:10 {2}grow:fast-surge +2 → 16 {2}desired 16 {2}visible 7000\n/);
+    expect(screen).toMatch(/00:01:20 {2}error:throttled +fast path: ThrottlingException: Rate exceeded\n/);
   });
 
   it('treats a PartialData or missing metric as unknown, and orders datapoints by time', () => {
