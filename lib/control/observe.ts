@@ -71,6 +71,7 @@ export function observe(input: ObservationInput): QueueSnapshot {
     peakArrivalRatePerSecond:
       recentSent.length === 0 ? undefined : Math.max(...recentSent.map((d) => d.value)) / period,
     completionRatePerSecond: newestDeleted === undefined ? undefined : newestDeleted.value / period,
+    ratePeriodSeconds: period,
     itemSeconds,
     // Concurrency-seconds per second: the consumer's mean concurrent executions in its busiest recent period.
     observedConcurrency:

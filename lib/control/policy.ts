@@ -8,6 +8,7 @@ import {
   RATE_CHANGE_FACTOR,
 } from './depth-trend.ts';
 import { needWithBacklog, setpointSeconds, steadyNeed, unconfirmedLimit } from './need.ts';
+import { rateLowerBound, rateUpperBound } from './rate-bounds.ts';
 import { saneSnapshot, saneState } from './sanitize.ts';
 import type { ControllerState, QueueSnapshot } from './snapshot.ts';
 
@@ -24,6 +25,8 @@ import type { ControllerState, QueueSnapshot } from './snapshot.ts';
  *   it.
  * - Shrink one step at a time, only after sustained idleness, and never below the need: a shrink that the next
  *   tick would undo is an oscillation.
+ * - A rate is a count over a period: growth is sized on the lowest rate the count leaves plausible, a shrink on
+ *   the highest, so the count's noise cannot shrink a pool and then regrow it past its old size.
  * - At the cap with age above target: hold and signal `saturated` (shed upstream); the cap is the downstream's.
  * - Per-item time up markedly while arrivals are not: the downstream got slower; more workers make it worse:
  *   return to the need at the healthy per-item time, and signal `shed` while the age is above target.
@@ -233,10 +236,16 @@ export function decide(raw: QueueSnapshot, rawState: ControllerState, config: Sc
   const known = arrivalRate !== undefined && (itemSeconds !== undefined || nothingArrives);
   const steady = known ? steadyNeed(arrivalRate, itemSeconds ?? 0, config) : undefined;
   const excess = Math.max(0, (snapshot.visibleMessages ?? 0) - (arrivalRate ?? 0) * setpoint);
+  // Growth is sized on the lowest rate the period's count leaves plausible (rate-bounds.ts); a rate the depth
+  // trend estimated is not a count and stands as it is.
+  const growthArrivals =
+    arrivalRate !== undefined && arrivalRate === measuredArrivals
+      ? rateLowerBound(arrivalRate, snapshot.ratePeriodSeconds)
+      : arrivalRate;
   const need =
     !known || (itemSeconds === undefined && excess > 0)
       ? undefined
-      : needWithBacklog(arrivalRate, itemSeconds ?? 0, snapshot.visibleMessages, config);
+      : needWithBacklog(growthArrivals ?? 0, itemSeconds ?? 0, snapshot.visibleMessages, config);
 
   const slowdownRatio =
     snapshot.itemSeconds !== undefined && state.baselineItemSeconds !== undefined
@@ -311,11 +320,13 @@ export function decide(raw: QueueSnapshot, rawState: ControllerState, config: Sc
   const sustained = idleSeconds !== undefined && idleSeconds >= config.scaleDownDelaySeconds;
   const spaced =
     state.lastChangeAt === undefined || now - state.lastChangeAt >= config.scaleDownIntervalSeconds;
-  // The shrink is sized for the busiest period of the scale-down window, so one quiet sample cannot undo a need.
+  // The shrink is sized for the busiest period of the scale-down window, so one quiet sample cannot undo a need,
+  // and for the most that period's count leaves plausible, so a low count cannot either.
+  const busiestArrivals = maxDefined(measuredArrivals, snapshot.peakArrivalRatePerSecond) ?? 0;
   const shrinkNeed =
     steady === undefined || itemSeconds === undefined
       ? steady // known only when nothing arrives (above): 0
-      : steadyNeed(maxDefined(measuredArrivals, snapshot.peakArrivalRatePerSecond) ?? 0, itemSeconds, config);
+      : steadyNeed(rateUpperBound(busiestArrivals, snapshot.ratePeriodSeconds), itemSeconds, config);
   // Worked example (one-minute ticks, fraction 0.5): 19 applied, need 2 → surplus 17 → remove 8 → 11 → 7 → 5 ….
   const surplus = shrinkNeed === undefined ? 0 : applied - shrinkNeed;
   const step = Math.max(config.scaleDownStep, Math.floor(surplus * config.scaleDownSurplusFraction));

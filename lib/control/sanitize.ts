@@ -35,6 +35,7 @@ export function saneSnapshot(s: QueueSnapshot): QueueSnapshot {
     arrivalRatePerSecond: rate(s.arrivalRatePerSecond),
     peakArrivalRatePerSecond: rate(s.peakArrivalRatePerSecond),
     completionRatePerSecond: rate(s.completionRatePerSecond),
+    ratePeriodSeconds: positive(s.ratePeriodSeconds),
     itemSeconds: positive(s.itemSeconds),
     observedConcurrency: rate(s.observedConcurrency),
   };

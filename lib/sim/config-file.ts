@@ -36,7 +36,7 @@ const ENVIRONMENT_LIMITS: Partial<Record<keyof SimEnvironment, Limit>> = {
   maxReceiveCount: { min: 1, max: 1000, integer: true },
   throttleBackoffSeconds: { min: 0, max: 900 },
   metricDelaySeconds: { min: 0, max: 3600 },
-  // AWS gives the pollers' ramp per minute: applied at most once a minute, at least once a second.
+  // AWS gives the pollers' ramp as a rate per minute: applied in steps of a second to a minute.
   pollerScaleSeconds: { min: 1, max: 60 },
 };
 

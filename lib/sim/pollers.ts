@@ -1,5 +1,5 @@
 /**
- * How the event source mapping's pollers scale, evaluated every `pollerScaleSeconds` (a minute by default): the
+ * How the event source mapping's pollers scale, evaluated every `pollerScaleSeconds` (10 s by default): the
  * number of batches the mapping may
  * have in flight at once (concurrent invocations), before any bound that reserved concurrency or the mapping's
  * MaximumConcurrency puts on it.
@@ -20,8 +20,8 @@ export interface PollerScaling {
  * more concurrent invokes per minute. The maximum … is 1,250. When traffic is low, Lambda scales back the
  * processing to five concurrent invokes" (services-sqs-scaling). No scale-down rate is documented: assumed that
  * invokes nobody used during the interval are released, down to the starting five. Nor is how often the ramp is
- * applied: evaluated every `evaluationSeconds`, each step is that share of the minute's 300 (a minute: 300 at once,
- * the coarsest reading; 10 s: 50 every 10 s).
+ * applied: evaluated every `evaluationSeconds`, each step is that share of the minute's 300 (10 s: 50 every 10 s;
+ * a minute: 300 at once, the coarsest reading).
  */
 export class StandardPollers implements PollerScaling {
   capacity: number;

@@ -319,7 +319,7 @@ export class Simulation {
     if (this.pollers !== undefined)
       tasks.push({
         name: 'poller scaling',
-        // AWS describes the pollers' scaling per minute (pollerScaleSeconds, 60 by default).
+        // AWS gives the pollers' ramp as a rate per minute, applied in pollerScaleSeconds steps (10 s by default).
         everySeconds: this.env.pollerScaleSeconds,
         run: () => this.onPollerScale(),
       });
@@ -734,7 +734,7 @@ export class Simulation {
     this.freeSlot();
   }
 
-  /** Every pollerScaleSeconds (a minute by default) the mapping's pollers scale (standard or provisioned mode). */
+  /** Every pollerScaleSeconds (10 s by default) the mapping's pollers scale (standard or provisioned mode). */
   private onPollerScale(): void {
     const pollers = this.pollers as PollerScaling;
     pollers.scale(

@@ -352,6 +352,64 @@ describe('decide: shrinking', () => {
   });
 });
 
+describe('decide: a rate is a count over its period (the seed preset found it)', () => {
+  // The seed preset's pool at 800/s with 20 ms items, rates over 250 ms: 200 ± 14 arrivals a window.
+  const idle = state({ idleSince: NOW - 3600, baselineItemSeconds: 0.0197, baselineArrivalRate: 800 });
+
+  it.each([
+    {
+      comment:
+        'a low 250 ms count does not shrink: 744/s → at most 853/s → 853 × 0.0197 ÷ 0.9 = 18.7 → 19 > 17',
+      period: 0.25,
+      desired: 18,
+      reason: 'hold:steady',
+    },
+    {
+      comment: 'the same rate counted over a minute proves itself: 744/s → at most 751/s → 17 → shrink to 17',
+      period: 60,
+      desired: 17,
+      reason: 'shrink:sustained-idle',
+    },
+  ])('$comment', ({ period, desired, reason }) => {
+    const snap = snapshot({
+      appliedConcurrency: 18,
+      age: 0,
+      arrivalRatePerSecond: 744,
+      peakArrivalRatePerSecond: 744,
+      itemSeconds: 0.0197,
+      ratePeriodSeconds: period,
+    });
+    const decision = decide(snap, idle, config());
+    expect(decision.reason).toBe(reason);
+    expect(decision.desired).toBe(desired);
+  });
+
+  it.each([
+    {
+      comment:
+        'a high 250 ms count grows to what it proves: 912/s → at least 791/s → 791 × 0.02 ÷ 0.9 = 17.6 → 18',
+      period: 0.25,
+      desired: 18,
+    },
+    {
+      comment: 'the same rate counted over a minute: 912/s → at least 904/s → 20.1 → 21',
+      period: 60,
+      desired: 21,
+    },
+  ])('$comment', ({ period, desired }) => {
+    const snap = snapshot({
+      appliedConcurrency: 17,
+      age: 90,
+      arrivalRatePerSecond: 912,
+      itemSeconds: 0.02,
+      ratePeriodSeconds: period,
+    });
+    const decision = decide(snap, state(), config());
+    expect(decision.reason).toBe('grow:age-above-target');
+    expect(decision.desired).toBe(desired);
+  });
+});
+
 describe('decide: partial data (found in review)', () => {
   it('an unknown per-item time with a backlog is an unknown need: grow by the age-only step, never hold', () => {
     const snap = snapshot({
