@@ -71,7 +71,10 @@ function estimateAge(
   // Without a drain rate the depth says nothing about time: the datapoint stands as it is. Adding its lag would
   // call a quiet queue with one message "behind" whenever the rate series is missing.
   if (drainRate === undefined || drainRate <= 0) return ageSeconds;
-  return Math.min(ageSeconds + lag, undeleted / drainRate);
+  // A rate so small that the depth would take forever (5e-324/s) is no drain rate either: the same answer as 0.
+  const drainSeconds = undeleted / drainRate;
+  if (!Number.isFinite(drainSeconds)) return ageSeconds;
+  return Math.min(ageSeconds + lag, drainSeconds);
 }
 
 function updatedBaseline(previous: number | undefined, sample: number | undefined): number | undefined {
@@ -215,18 +218,25 @@ export function decide(raw: QueueSnapshot, rawState: ControllerState, config: Sc
   // are published with it, so what the data says of a slowdown is known.
   const confirmed = spike || age.seconds > setpoint;
   // The trend sizes a spike it proved; otherwise, with the backlog confirmed, it counts only where it differs from
-  // the measured rate beyond noise (40 Poisson arrivals in 50 ms vary by ±16 %).
+  // the measured rate beyond noise (40 Poisson arrivals in 50 ms vary by ±16 %). With no measured rate at all it is
+  // the only rate there is: without it a draining queue grew on the blind age-only step with a young datapoint and
+  // held on the estimate with an older one (found by the monotone-in-age property).
   const estimate = trend?.arrivalsEstimate;
   const arrivalRate = spike
     ? maxDefined(measuredArrivals, estimate ?? trend?.arrivalsAtLeast)
-    : confirmed && estimate !== undefined && estimate > RATE_CHANGE_FACTOR * (measuredArrivals ?? 0)
+    : (confirmed || measuredArrivals === undefined) &&
+        estimate !== undefined &&
+        estimate > RATE_CHANGE_FACTOR * (measuredArrivals ?? 0)
       ? estimate
       : measuredArrivals;
+  // The trend's estimate is a drain-rate witness whether or not it may size growth: it exists only when every
+  // worker was busy at both samples, so the queue drained at least that fast. Gated like the sizing, the same queue
+  // read as behind with a young datapoint and as idle with an older one.
   const ageSeconds = estimateAge(
     age.seconds,
     lag,
     snapshot,
-    maxDefined(arrivalRate, snapshot.completionRatePerSecond),
+    maxDefined(arrivalRate, snapshot.completionRatePerSecond, estimate),
   );
   const behind = ageSeconds > setpoint;
   const aboveTarget = ageSeconds > target;
@@ -321,8 +331,10 @@ export function decide(raw: QueueSnapshot, rawState: ControllerState, config: Sc
   const spaced =
     state.lastChangeAt === undefined || now - state.lastChangeAt >= config.scaleDownIntervalSeconds;
   // The shrink is sized for the busiest period of the scale-down window, so one quiet sample cannot undo a need,
-  // and for the most that period's count leaves plausible, so a low count cannot either.
-  const busiestArrivals = maxDefined(measuredArrivals, snapshot.peakArrivalRatePerSecond) ?? 0;
+  // and for the most that period's count leaves plausible, so a low count cannot either. The trend's estimate
+  // counts too: every worker was busy at both samples, and the age it read as idle is idle only at that rate.
+  const busiestArrivals =
+    maxDefined(estimate, arrivalRate, measuredArrivals, snapshot.peakArrivalRatePerSecond) ?? 0;
   const shrinkNeed =
     steady === undefined || itemSeconds === undefined
       ? steady // known only when nothing arrives (above): 0

@@ -410,6 +410,75 @@ describe('decide: a rate is a count over its period (the seed preset found it)',
   });
 });
 
+describe('decide: the depth trend as a witness (found by the monotone-in-age property)', () => {
+  // Every worker busy at both depth samples a minute apart, 18 applied at 20 ms: the queue drains ~900/s.
+  const busy = (messages: number) => state({ lastVisible: { at: NOW - 60, messages } });
+
+  it('at the cap, a queue the busy workers drain in 0.4 s is not behind, whatever a lagged datapoint adds', () => {
+    // The datapoint (10 s, 60 s late) plus its lag says 70 s, above the 60 s target; the depth's 380 messages at
+    // ~900/s say 0.4 s. Read as behind, this was "saturated": shed upstream, for a queue that is nearly empty.
+    const decision = decide(
+      snapshot({
+        appliedConcurrency: 18,
+        age: 10,
+        lag: 60,
+        visibleMessages: 380,
+        arrivalRatePerSecond: 0,
+        completionRatePerSecond: 1,
+      }),
+      busy(400),
+      config({ maxConcurrency: 18 }),
+    );
+    expect(decision.saturated).toBe(false);
+    expect(decision.inputs.ageSeconds).toBeLessThan(1);
+  });
+
+  it('a shrink covers the rate the busy workers show: CloudWatch reads 500/s, the trend 900/s → hold 18', () => {
+    const decision = decide(
+      snapshot({ appliedConcurrency: 18, age: 40, lag: 60, visibleMessages: 380, arrivalRatePerSecond: 500 }),
+      { ...busy(400), idleSince: NOW - 3600 },
+      config(),
+    );
+    expect(decision.reason).toBe('hold:steady');
+    expect(decision.desired).toBe(18);
+  });
+
+  it('without a measured rate the estimate sizes growth (24), not the blind age-only step (22)', () => {
+    // 40,000 → 38,000 in 60 s at 18 × 50/s: 867/s arrive; 17.3 busy + 38,000 × 0.02 ÷ 120 s = 23.7 → 24
+    const decision = decide(
+      snapshot({
+        appliedConcurrency: 18,
+        age: 10,
+        lag: 60,
+        visibleMessages: 38_000,
+        arrivalRatePerSecond: undefined,
+        completionRatePerSecond: undefined,
+      }),
+      busy(40_000),
+      config(),
+    );
+    expect(decision.reason).toBe('grow:age-above-target');
+    expect(decision.desired).toBe(24);
+  });
+
+  it('a drain rate of 5e-324/s is no drain rate: the late datapoint stands, as it does at 0', () => {
+    const decision = decide(
+      snapshot({
+        appliedConcurrency: 4,
+        age: 1,
+        lag: 60,
+        visibleMessages: 1,
+        arrivalRatePerSecond: undefined,
+        completionRatePerSecond: 5e-324,
+      }),
+      state(),
+      config(),
+    );
+    expect(decision.inputs.ageSeconds).toBe(1);
+    expect(decision.desired).toBe(4);
+  });
+});
+
 describe('decide: partial data (found in review)', () => {
   it('an unknown per-item time with a backlog is an unknown need: grow by the age-only step, never hold', () => {
     const snap = snapshot({
