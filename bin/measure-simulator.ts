@@ -128,13 +128,33 @@ async function measure(name: string): Promise<void> {
   );
 }
 
+const HELP = `Measures the simulator at the edges of what it accepts: wall time, simulated seconds per wall second and
+peak memory of each case, each in a process of its own (one JSON line per case).
+
+Usage: npx tsx bin/measure-simulator.ts [CASE]...   (no CASE: all of them)
+
+Cases:
+${Object.entries(CASES)
+  .map(([name, c]) => `  ${name.padEnd(16)}${c.what}`)
+  .join('\n')}
+`;
+
 const [flag, only] = process.argv.slice(2);
-if (flag === '--case' && only !== undefined) {
+if (flag === '--help' || flag === '-h') {
+  process.stdout.write(HELP);
+} else if (flag === '--case' && only !== undefined) {
   await measure(only);
 } else {
   const names = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(CASES);
+  const unknown = names.filter((name) => !(name in CASES));
+  if (unknown.length > 0) {
+    // A user's mistake: one line, no stack trace, nothing measured yet.
+    console.error(
+      `measure-simulator: unknown case ${unknown.join(', ')} (known: ${Object.keys(CASES).join(', ')}; see --help)`,
+    );
+    process.exit(2);
+  }
   for (const name of names) {
-    if (!(name in CASES)) throw new Error(`unknown case ${name} (known: ${Object.keys(CASES).join(', ')})`);
     process.stdout.write(
       execFileSync(process.execPath, [...process.execArgv, import.meta.filename, '--case', name], {
         encoding: 'utf8',

@@ -12,7 +12,15 @@ const NETWORK_CODES = new Set([
   'ECONNRESET',
   'ETIMEDOUT',
   'EHOSTUNREACH',
+  'EPIPE',
 ]);
+
+/** The endpoint closed the connection: no timeout, though the SDK names it `TimeoutError` (lib/aws/aws-errors.ts). */
+const HANG_UP_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
+function whatToCheck(endpoint: string | undefined): string {
+  return endpoint === undefined ? 'check the network (a proxy?) and the region' : 'check --endpoint';
+}
 
 function networkCode(error: unknown): string | undefined {
   let e: unknown = error;
@@ -32,14 +40,15 @@ function networkCode(error: unknown): string | undefined {
  * attempt that error is what the call throws. Says which of the two limits was hit, and after how many attempts.
  */
 function explainTimeout(error: unknown, endpoint: string | undefined): string | undefined {
-  const e = error as { name?: unknown; message?: unknown; $metadata?: { attempts?: number } } | undefined;
-  if (e?.name !== 'TimeoutError') return undefined;
+  // A hang-up is a TimeoutError too, but no timeout: failureKind tells them apart.
+  if (failureKind(error) !== 'timeout') return undefined;
+  const e = error as { message?: unknown; $metadata?: { attempts?: number } };
   const message = String(e.message ?? '');
   const limit = /(\d+) ms/.exec(message)?.[1];
   const within = limit === undefined ? '' : ` within ${Number(limit) / 1000} s`;
   const tries = e.$metadata?.attempts === undefined ? '' : `, ${e.$metadata.attempts} attempts`;
   const where = endpoint ?? 'AWS';
-  const check = endpoint === undefined ? 'check the network (a proxy?) and the region' : 'check --endpoint';
+  const check = whatToCheck(endpoint);
   return /establish a connection/.test(message)
     ? `cannot connect to ${where} (no connection${within}${tries}): ${check}`
     : `${where} accepted the connection but did not answer${within}${tries}: ${check}`;
@@ -55,6 +64,11 @@ export function explainAwsError(error: unknown, what: string, endpoint: string |
   const timedOut = explainTimeout(error, endpoint);
   if (timedOut !== undefined) return new OperatorError(`${what}: ${timedOut}`);
   const code = networkCode(error);
+  if (code !== undefined && HANG_UP_CODES.has(code)) {
+    return new OperatorError(
+      `${what}: ${where} closed the connection without answering (${code}): ${whatToCheck(endpoint)}`,
+    );
+  }
   if (code !== undefined) return new OperatorError(`${what}: cannot reach ${where} (${code})`);
   const name = (error as { name?: string } | undefined)?.name ?? '';
   if (name === 'CredentialsProviderError') {

@@ -3,6 +3,7 @@ import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failureKind } from '../../lib/aws/aws-errors.ts';
 import { createAwsClients } from '../../lib/aws/clients.ts';
+import { explainAwsError } from '../../lib/operator/operator-error.ts';
 import { type FullBacklogServer, startFullBacklogServer } from '../support/full-backlog-server.ts';
 import { type SilentServer, startSilentServer } from '../support/silent-server.ts';
 
@@ -71,5 +72,24 @@ describe('failureKind of the errors the SDK throws when an endpoint does not ans
     const error = await errorFrom(hangUpEndpoint);
     expect(error).toMatchObject({ name: 'TimeoutError', code: 'ECONNRESET' });
     expect(failureKind(error)).toBe('other');
+  });
+});
+
+describe("what the operator reads for each (explainAwsError, the tools' one line)", () => {
+  const line = async (endpoint: string) =>
+    String((explainAwsError(await errorFrom(endpoint), 'queue q', endpoint) as Error).message);
+
+  it('a silent endpoint: accepted the connection but did not answer', async () => {
+    expect(await line(silent.endpoint)).toMatch(
+      /^queue q: http:\/\/127\.0\.0\.1:\d+ accepted the connection but did not answer within 0\.3 s/,
+    );
+  });
+
+  it('an endpoint that hangs up: closed the connection, not "did not answer"', async () => {
+    const message = await line(hangUpEndpoint);
+    expect(message).toMatch(
+      /^queue q: http:\/\/127\.0\.0\.1:\d+ closed the connection without answering \(ECONNRESET\): check --endpoint$/,
+    );
+    expect(message).not.toMatch(/did not answer/);
   });
 });
