@@ -47,7 +47,8 @@ late); reason codes come only from the controller's log (CloudWatch Logs).
 What needs acting on is listed first, under "trouble": overpull (the mapping's MaximumConcurrency above the
 consumer's reserved concurrency), saturation, alarms in ALARM, parts that could not be read. A part that could
 not be read shows the reason where its value would be. Exit status: 0 everything asked for was read, 1 shown
-but some part could not be read, 2 a mistake in the command or the queue could not be read.
+but some part could not be read, 2 a mistake in the command or the queue could not be read; with --watch,
+stopped with Ctrl-C, the last refresh's 0 or 1.
 
 Examples:
   ${command} --stack QueueAgeScalerExample
@@ -143,7 +144,7 @@ async function main(): Promise<void> {
     return reading.problems.length === 0;
   };
   // Exit 1 when a part asked for could not be read: the screen says which, in place of its value.
-  const complete = await show();
+  let complete = await show();
   if (watch === undefined) {
     if (!complete) process.exitCode = 1;
     return;
@@ -154,12 +155,15 @@ async function main(): Promise<void> {
     await sleep(watch * 1000, undefined, { signal: stop.signal }).catch(() => {});
     if (stop.signal.aborted) break;
     try {
-      await show();
+      complete = await show();
     } catch (error) {
       // A refresh that fails (a blip in the network) is reported and the next one tried.
+      complete = false;
       console.error(`status: ${(error as Error).message}`);
     }
   }
+  // Stopped with Ctrl-C: the exit status is the last refresh's, as a single reading's is.
+  if (!complete) process.exitCode = 1;
 }
 
 function parse() {

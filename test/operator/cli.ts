@@ -48,6 +48,8 @@ export async function cli(
 
 export interface RunningCli {
   readonly child: ChildProcess;
+  /** Everything written to stdout so far. */
+  stdout(): string;
   /** Everything written to stderr so far. */
   stderr(): string;
   /** Resolves when the process ends: its exit code (null if a signal ended it) and the signal. */
@@ -71,5 +73,5 @@ export function startCli(bin: 'load' | 'status', args: readonly string[]): Runni
   const done = new Promise<CliResult & { signal: NodeJS.Signals | null }>((resolve) => {
     child.on('close', (code, signal) => resolve({ code: code ?? -1, stdout, stderr, signal }));
   });
-  return { child, stderr: () => stderr, done };
+  return { child, stdout: () => stdout, stderr: () => stderr, done };
 }

@@ -12,7 +12,7 @@ import { statusScreen, summarize } from '../../lib/operator/status-view.ts';
 import { config } from '../control/fixtures.ts';
 import { type MotoServer, startMotoServer, TEST_REGION } from '../support/moto-server.ts';
 import { type SilentServer, startSilentServer } from '../support/silent-server.ts';
-import { cli } from './cli.ts';
+import { cli, startCli } from './cli.ts';
 import { type SeededScaler, type SeedValues, seedScaler } from './support/seeded-scaler.ts';
 
 let server: MotoServer;
@@ -261,6 +261,30 @@ describe('npm run status against the emulator', () => {
     expect(stdout).toBe('');
     expect(stderr).toMatch(/^status: [^\n]+\n$/);
     expect(stderr).toMatch(message);
+  });
+});
+
+describe('status --watch, stopped with Ctrl-C', () => {
+  /** Starts a watch, waits for its first reading, sends SIGINT: the exit code and how many readings were shown. */
+  const watchThenStop = async (args: string[]) => {
+    const running = startCli('status', [...args, ...aws(), '--watch', '5', '--json']);
+    while (running.stdout().trim() === '' && running.child.exitCode === null) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    running.child.kill('SIGINT');
+    const { code, stdout, signal } = await running.done;
+    return { code, signal, readings: stdout.trim().split('\n').length };
+  };
+
+  it('exits 0 when its last refresh read every part', async () => {
+    const { code, signal, readings } = await watchThenStop(['--stack', seeded.stackName]);
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(readings).toBe(1);
+  });
+
+  it('exits 1 when its last refresh could not read a part, as a single reading does', async () => {
+    const { code, signal } = await watchThenStop(['--queue-url', seeded.queueUrl, '--function-name', 'nofn']);
+    expect({ code, signal }).toEqual({ code: 1, signal: null });
   });
 });
 
