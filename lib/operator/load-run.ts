@@ -1,5 +1,5 @@
 import { dueBy, intendedSeconds, type LoadPlan, phaseOf } from './plan.ts';
-import type { BatchSender, LoadMessage } from './sender.ts';
+import { type BatchResult, type BatchSender, type LoadMessage, SendAbortError } from './sender.ts';
 
 /** SQS takes at most 10 entries per `SendMessageBatch` (SQS API reference). */
 export const BATCH_SIZE = 10;
@@ -197,28 +197,31 @@ export class LoadRun {
 
   #dispatch(batch: LoadMessage[]): void {
     this.#inFlightMessages += batch.length;
+    const record = (result: BatchResult) => {
+      const doneAt = this.#elapsed();
+      const failedSet = new Set(result.failed.map((f) => f.sequence));
+      for (const f of result.failed) {
+        this.#failureCodes[f.code] = (this.#failureCodes[f.code] ?? 0) + 1;
+      }
+      for (const m of batch) {
+        const stats = this.#stats[m.phase - 1];
+        if (!stats) continue;
+        if (failedSet.has(m.sequence)) stats.failed += 1;
+        else stats.sent += 1;
+        stats.lastDoneSeconds = doneAt;
+      }
+      // Retries are counted per batch; attribute them to the batch's first phase.
+      const first = this.#stats[(batch[0]?.phase ?? 1) - 1];
+      if (first) first.retried += result.retried;
+      this.#recent.push({ at: this.#clock(), count: result.sent });
+    };
     const call = this.#o.sender
       .send(batch)
-      .then((result) => {
-        const doneAt = this.#elapsed();
-        const failedSet = new Set(result.failed.map((f) => f.sequence));
-        for (const f of result.failed) {
-          this.#failureCodes[f.code] = (this.#failureCodes[f.code] ?? 0) + 1;
-        }
-        for (const m of batch) {
-          const stats = this.#stats[m.phase - 1];
-          if (!stats) continue;
-          if (failedSet.has(m.sequence)) stats.failed += 1;
-          else stats.sent += 1;
-          stats.lastDoneSeconds = doneAt;
-        }
-        // Retries are counted per batch; attribute them to the batch's first phase.
-        const first = this.#stats[(batch[0]?.phase ?? 1) - 1];
-        if (first) first.retried += result.retried;
-        this.#recent.push({ at: this.#clock(), count: result.sent });
-      })
+      .then(record)
       .catch((error: unknown) => {
-        // The batch's messages stay unsent (planned − sent − failed) and the loop stops dispatching.
+        // What the batch came to, where the sender knows it; the rest of its messages stay unsent
+        // (planned − sent − failed), and the loop stops dispatching.
+        if (error instanceof SendAbortError && error.result !== undefined) record(error.result);
         this.#abortedBy ??= error instanceof Error ? error.message : String(error);
       })
       .finally(() => {

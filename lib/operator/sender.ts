@@ -42,9 +42,18 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 100, maxDelayMs: 2_000 };
 
-/** A call failure that no retry will fix (no such queue, access denied): the run stops. */
+/**
+ * A call failure that no retry will fix (no such queue, access denied) or an endpoint that stopped answering: the
+ * run stops. `result` is what this batch had come to when it stopped, where that is known.
+ */
 export class SendAbortError extends Error {
   override name = 'SendAbortError';
+  constructor(
+    message: string,
+    readonly result?: BatchResult,
+  ) {
+    super(message);
+  }
 }
 
 const ABORTING_CODES = new Set([
@@ -156,6 +165,17 @@ export function batchSender(options: SenderOptions): BatchSender {
           sent += pending.length - failedIds.size;
         } catch (error) {
           if (aborts(error)) throw new SendAbortError(errorMessage(error));
+          // Every attempt the SDK made timed out (SEND_TIMEOUTS: 3 × 10 s without an answer): the endpoint has
+          // stopped answering. Retrying each batch the same way would hold a long run for hours, batch after batch.
+          // Its entries count as failed, not unsent: a call that timed out may still have gone through.
+          if (failureKind(error) === 'timeout') {
+            failed.push(...pending.map((m) => ({ sequence: m.sequence, code: 'TimeoutError' })));
+            throw new SendAbortError(`the endpoint stopped answering: ${errorMessage(error)}`, {
+              sent,
+              failed,
+              retried,
+            });
+          }
           const code = (error as { name?: string }).name ?? 'Error';
           if (last) failed.push(...pending.map((m) => ({ sequence: m.sequence, code })));
           else again = pending;

@@ -1,11 +1,13 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createAwsClients } from '../../lib/aws/clients.ts';
 import { LoadRun } from '../../lib/operator/load-run.ts';
 import { reportText } from '../../lib/operator/load-view.ts';
 import { buildPlan } from '../../lib/operator/plan.ts';
 import { batchSender, type LoadMessage, SendAbortError } from '../../lib/operator/sender.ts';
 import { awsError } from '../controller/support/unit-deps.ts';
+import { type SilentServer, startSilentServer } from '../support/silent-server.ts';
 
 const sqs = new SQSClient({
   region: 'us-east-1',
@@ -213,5 +215,59 @@ describe('LoadRun with failing entries', () => {
     expect(report.sent + report.unsent).toBe(600);
     expect(report.unsent).toBeGreaterThan(0);
     expect(reportText(report)).toMatch(/interrupted \(Ctrl-C\)/);
+  });
+});
+
+describe('an endpoint that stops answering (a real silent server, the SDK with 0.3 s timeouts)', () => {
+  let silent: SilentServer;
+  beforeAll(async () => {
+    silent = await startSilentServer();
+  });
+  afterAll(async () => {
+    await silent?.stop();
+  });
+
+  const silentSender = () => {
+    const { sqs: client } = createAwsClients({
+      endpoint: silent.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      timeouts: { connectMs: 200, answerMs: 300 },
+    });
+    return batchSender({
+      sqs: client,
+      queueUrl: `${silent.endpoint}/123456789012/q`,
+      run: 'test',
+      retry: { attempts: 5, baseDelayMs: 1, maxDelayMs: 1 },
+    });
+  };
+
+  it('stops after the first call whose every SDK attempt timed out, its entries failed, not retried 5 times', async () => {
+    const error = await silentSender()
+      .send(messages(3))
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(SendAbortError);
+    expect((error as SendAbortError).message).toMatch(/^the endpoint stopped answering: TimeoutError/);
+    expect((error as SendAbortError).result).toEqual({
+      sent: 0,
+      failed: [0, 1, 2].map((sequence) => ({ sequence, code: 'TimeoutError' })),
+      retried: 0,
+    });
+  });
+
+  it('a load run stops on it: the batch counts as failed, the rest as unsent, nothing unaccounted', async () => {
+    const plan = buildPlan({
+      name: 'long',
+      phases: [{ durationSeconds: 600, ratePerSecond: 10, itemMs: 20 }],
+    });
+    const report = await new LoadRun({ plan, sender: silentSender(), senders: 1 }).run();
+    expect(report.abortedBy).toMatch(/the endpoint stopped answering/);
+    expect(report.sent).toBe(0);
+    expect(report.failed).toBeGreaterThan(0);
+    expect(report.sent + report.failed + report.unsent).toBe(6000);
+    expect(reportText(report)).toMatch(/stopped: the endpoint stopped answering/);
   });
 });
