@@ -34,7 +34,7 @@ export interface QueueSnapshot {
    */
   readonly peakArrivalRatePerSecond?: number;
   /**
-   * The seconds each rate above was counted over (the metric period). A rate counted over T seconds is a count of
+   * The seconds each rate here was counted over (the metric period). A rate counted over T seconds is a count of
    * λ·T arrivals, uncertain by about its square root: 800/s over 250 ms is 200 ± 14, over a minute 48,000 ± 219.
    */
   readonly ratePeriodSeconds?: number;
