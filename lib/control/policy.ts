@@ -229,9 +229,11 @@ export function decide(raw: QueueSnapshot, rawState: ControllerState, config: Sc
         estimate > RATE_CHANGE_FACTOR * (measuredArrivals ?? 0)
       ? estimate
       : measuredArrivals;
-  // The trend's estimate is a drain-rate witness whether or not it may size growth: it exists only when every
-  // worker was busy at both samples, so the queue drained at least that fast. Gated like the sizing, the same queue
-  // read as behind with a young datapoint and as idle with an older one.
+  // The trend's estimate (λ = dV/dt + c ÷ S, made only when every worker was busy at both samples) enters the age
+  // estimate whether or not it may size growth: V ÷ λ, Little's estimate with the trend's arrivals. Gated like the
+  // sizing, the same queue read as behind with a young datapoint and as idle with an older one. While S is stale
+  // (a downstream slower than CloudWatch shows yet) it overstates λ and so understates the age: it then delays
+  // growth, the side a slower downstream needs.
   const ageSeconds = estimateAge(
     age.seconds,
     lag,
@@ -246,11 +248,16 @@ export function decide(raw: QueueSnapshot, rawState: ControllerState, config: Sc
   const known = arrivalRate !== undefined && (itemSeconds !== undefined || nothingArrives);
   const steady = known ? steadyNeed(arrivalRate, itemSeconds ?? 0, config) : undefined;
   const excess = Math.max(0, (snapshot.visibleMessages ?? 0) - (arrivalRate ?? 0) * setpoint);
-  // Growth is sized on the lowest rate the period's count leaves plausible (rate-bounds.ts); a rate the depth
-  // trend estimated is not a count and stands as it is.
+  // Growth is sized on the lowest rate the period's count leaves plausible (rate-bounds.ts). That may take away
+  // the utilisation headroom, never the work itself: at least λ·S stays busy. (At 0.5/s over a minute the bound is
+  // 37 % lower; a need below λ·S called a growing queue "draining".) A rate the depth trend estimated is not a
+  // count and stands as it is.
   const growthArrivals =
     arrivalRate !== undefined && arrivalRate === measuredArrivals
-      ? rateLowerBound(arrivalRate, snapshot.ratePeriodSeconds)
+      ? Math.max(
+          rateLowerBound(arrivalRate, snapshot.ratePeriodSeconds),
+          config.targetUtilization * arrivalRate,
+        )
       : arrivalRate;
   const need =
     !known || (itemSeconds === undefined && excess > 0)
@@ -332,7 +339,8 @@ export function decide(raw: QueueSnapshot, rawState: ControllerState, config: Sc
     state.lastChangeAt === undefined || now - state.lastChangeAt >= config.scaleDownIntervalSeconds;
   // The shrink is sized for the busiest period of the scale-down window, so one quiet sample cannot undo a need,
   // and for the most that period's count leaves plausible, so a low count cannot either. The trend's estimate
-  // counts too: every worker was busy at both samples, and the age it read as idle is idle only at that rate.
+  // counts too: the age it read as idle is idle only at that rate (and bounding it as if it were a count only errs
+  // towards not shrinking).
   const busiestArrivals =
     maxDefined(estimate, arrivalRate, measuredArrivals, snapshot.peakArrivalRatePerSecond) ?? 0;
   const shrinkNeed =

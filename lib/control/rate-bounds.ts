@@ -11,17 +11,17 @@
 // Standard errors allowed for: with two, a count lands beyond the bound about 2 % of the time.
 const STANDARD_ERRORS = 2;
 
-/** Worked example: 912/s over 0.25 s = 228 ± 15.1 arrivals → (228 − 30.2) ÷ 0.25 = 791/s. */
+/** Worked example: 912/s over 0.25 s = 228 ± 15.1 arrivals → 912 − 2 × √(912 ÷ 0.25) = 791/s. */
 export function rateLowerBound(ratePerSecond: number, periodSeconds: number | undefined): number {
   if (periodSeconds === undefined || !(periodSeconds > 0)) return ratePerSecond;
-  const count = ratePerSecond * periodSeconds;
-  // min: a rate so small that its count underflows still bounds itself.
-  return Math.min(ratePerSecond, Math.max(0, count - STANDARD_ERRORS * Math.sqrt(count)) / periodSeconds);
+  // √N ÷ T = √(λ ÷ T): no λ·T product, which overflows for an absurd rate and turned a grow into NaN.
+  const bound = ratePerSecond - STANDARD_ERRORS * Math.sqrt(ratePerSecond / periodSeconds);
+  // Never negative, never above the rate itself.
+  return Math.min(ratePerSecond, Math.max(0, bound));
 }
 
-/** Worked example: 744/s over 0.25 s = 186 ± 13.6 arrivals → (186 + 27.3) ÷ 0.25 = 853/s. */
+/** Worked example: 744/s over 0.25 s = 186 ± 13.6 arrivals → 744 + 2 × √(744 ÷ 0.25) = 853/s. */
 export function rateUpperBound(ratePerSecond: number, periodSeconds: number | undefined): number {
   if (periodSeconds === undefined || !(periodSeconds > 0)) return ratePerSecond;
-  const count = ratePerSecond * periodSeconds;
-  return Math.max(ratePerSecond, (count + STANDARD_ERRORS * Math.sqrt(count)) / periodSeconds);
+  return Math.max(ratePerSecond, ratePerSecond + STANDARD_ERRORS * Math.sqrt(ratePerSecond / periodSeconds));
 }

@@ -197,7 +197,7 @@ export class LoadRun {
 
   #dispatch(batch: LoadMessage[]): void {
     this.#inFlightMessages += batch.length;
-    const record = (result: BatchResult) => {
+    const record = (result: BatchResult, unsent: ReadonlySet<number> = new Set()) => {
       const doneAt = this.#elapsed();
       const failedSet = new Set(result.failed.map((f) => f.sequence));
       for (const f of result.failed) {
@@ -205,7 +205,7 @@ export class LoadRun {
       }
       for (const m of batch) {
         const stats = this.#stats[m.phase - 1];
-        if (!stats) continue;
+        if (!stats || unsent.has(m.sequence)) continue;
         if (failedSet.has(m.sequence)) stats.failed += 1;
         else stats.sent += 1;
         stats.lastDoneSeconds = doneAt;
@@ -221,7 +221,9 @@ export class LoadRun {
       .catch((error: unknown) => {
         // What the batch came to, where the sender knows it; the rest of its messages stay unsent
         // (planned − sent − failed), and the loop stops dispatching.
-        if (error instanceof SendAbortError && error.result !== undefined) record(error.result);
+        if (error instanceof SendAbortError && error.result !== undefined) {
+          record(error.result, new Set(error.unsent));
+        }
         this.#abortedBy ??= error instanceof Error ? error.message : String(error);
       })
       .finally(() => {

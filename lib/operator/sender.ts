@@ -44,13 +44,15 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 100, maxDe
 
 /**
  * A call failure that no retry will fix (no such queue, access denied) or an endpoint that stopped answering: the
- * run stops. `result` is what this batch had come to when it stopped, where that is known.
+ * run stops. `result` is what this batch had come to when it stopped; `unsent` the sequence numbers of its entries
+ * that were neither sent nor failed (the ones the aborting call carried).
  */
 export class SendAbortError extends Error {
   override name = 'SendAbortError';
   constructor(
     message: string,
     readonly result?: BatchResult,
+    readonly unsent: readonly number[] = [],
   ) {
     super(message);
   }
@@ -164,7 +166,14 @@ export function batchSender(options: SenderOptions): BatchSender {
           }
           sent += pending.length - failedIds.size;
         } catch (error) {
-          if (aborts(error)) throw new SendAbortError(errorMessage(error));
+          // What an earlier attempt of this batch sent stays sent; the entries this call carried stay unsent.
+          if (aborts(error)) {
+            throw new SendAbortError(
+              errorMessage(error),
+              { sent, failed, retried },
+              pending.map((m) => m.sequence),
+            );
+          }
           // Every attempt the SDK made timed out (SEND_TIMEOUTS: 3 × 10 s without an answer): the endpoint has
           // stopped answering. Retrying each batch the same way would hold a long run for hours, batch after batch.
           // Its entries count as failed, not unsent: a call that timed out may still have gone through.

@@ -30,8 +30,9 @@ export interface SimEnvironment {
   readonly maxPollers: number;
   /**
    * How often the pollers' ramp is applied. AWS gives a rate, "up to 300 more concurrent invokes per minute", not
-   * a step: spread over 10 s steps (50 every 10 s) by default, the granularity Lambda documents for its own scaling
-   * (1,000 execution environments every 10 s). 60 applies it as one step a minute on the simulated clock, the
+   * a step: spread over 10 s steps (50 every 10 s) by default, the granularity Lambda documents for its function
+   * scaling (1,000 execution environments every 10 s). The same interval releases unused pollers (an assumption
+   * either way: AWS documents no scale-down rate). 60 applies it as one step a minute on the simulated clock, the
    * coarsest reading: a surge that starts on a minute then waits a whole minute at 5 pollers or none, by whether
    * the step at its start happened to see a message wait (seed-spike's native p99: 0.00 or 0.66 × the target by
    * seed).

@@ -387,9 +387,9 @@ describe('decide: a rate is a count over its period (the seed preset found it)',
   it.each([
     {
       comment:
-        'a high 250 ms count grows to what it proves: 912/s → at least 791/s → 791 × 0.02 ÷ 0.9 = 17.6 → 18',
+        'a high 250 ms count grows on what it proves, its headroom only: 912/s → at least 791/s, but never below 0.9 × 912 = 821/s → 821 × 0.02 ÷ 0.9 = 18.2 → 19 (21 on the bare count)',
       period: 0.25,
-      desired: 18,
+      desired: 19,
     },
     {
       comment: 'the same rate counted over a minute: 912/s → at least 904/s → 20.1 → 21',
@@ -407,6 +407,28 @@ describe('decide: a rate is a count over its period (the seed preset found it)',
     const decision = decide(snap, state(), config());
     expect(decision.reason).toBe('grow:age-above-target');
     expect(decision.desired).toBe(desired);
+  });
+});
+
+describe("decide: the count's noise takes the headroom, never the work (found in review)", () => {
+  it('0.5/s over a minute with 30 s items: grows to λ·S = 15, not to the lower bound\'s 11 called "draining"', () => {
+    // 30 arrivals ± 5.5: the lower bound is 0.32/s; sized on it the need (11) sat below the 15 busy workers 0.5/s
+    // keeps, and the law held a queue that could only grow.
+    const decision = decide(
+      snapshot({
+        appliedConcurrency: 12,
+        age: 400,
+        visibleMessages: 5,
+        arrivalRatePerSecond: 0.5,
+        completionRatePerSecond: 0.4,
+        itemSeconds: 30,
+        ratePeriodSeconds: 60,
+      }),
+      state({ baselineItemSeconds: 30, baselineArrivalRate: 0.5 }),
+      config({ targetAgeSeconds: 600 }),
+    );
+    expect(decision.reason).toBe('grow:age-above-target');
+    expect(decision.desired).toBe(15);
   });
 });
 
@@ -434,11 +456,14 @@ describe('decide: the depth trend as a witness (found by the monotone-in-age pro
   });
 
   it('a shrink covers the rate the busy workers show: CloudWatch reads 500/s, the trend 900/s → hold 18', () => {
+    // The datapoint (20 s) is below the setpoint, so the estimate does not size anything; it still says the
+    // workers drain ~900/s, so the 0.4 s the depth implies is idle only at that rate, and 18 is its need.
     const decision = decide(
-      snapshot({ appliedConcurrency: 18, age: 40, lag: 60, visibleMessages: 380, arrivalRatePerSecond: 500 }),
+      snapshot({ appliedConcurrency: 18, age: 20, lag: 60, visibleMessages: 380, arrivalRatePerSecond: 500 }),
       { ...busy(400), idleSince: NOW - 3600 },
       config(),
     );
+    expect(decision.inputs.ageSeconds).toBeLessThan(1);
     expect(decision.reason).toBe('hold:steady');
     expect(decision.desired).toBe(18);
   });

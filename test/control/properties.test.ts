@@ -43,6 +43,7 @@ const arbSnapshotParts = fc.record({
   peakArrivalRatePerSecond: optional(fc.double({ min: 0, max: 10_000, noNaN: true })),
   completionRatePerSecond: optional(fc.double({ min: 0, max: 10_000, noNaN: true })),
   itemSeconds: optional(fc.double({ min: 0.001, max: 10, noNaN: true })),
+  ratePeriodSeconds: optional(fc.constantFrom(0.25, 1, 60)),
   appliedFraction: fc.double({ min: 0, max: 1, noNaN: true }),
 });
 
@@ -79,6 +80,7 @@ const arbAnySnapshot = fc.record({
   arrivalRatePerSecond: maybe(anything),
   peakArrivalRatePerSecond: maybe(anything),
   completionRatePerSecond: maybe(anything),
+  ratePeriodSeconds: maybe(anything),
   itemSeconds: maybe(anything),
   observedConcurrency: maybe(anything),
   paused: maybe(fc.constantFrom('reserved-zero' as const, 'mapping-disabled' as const)),
@@ -105,6 +107,7 @@ describe('control law invariants', () => {
           arrivalRatePerSecond: s.arrivalRatePerSecond,
           peakArrivalRatePerSecond: s.peakArrivalRatePerSecond,
           completionRatePerSecond: s.completionRatePerSecond,
+          ratePeriodSeconds: s.ratePeriodSeconds,
           itemSeconds: s.itemSeconds,
           observedConcurrency: s.observedConcurrency,
           paused: s.paused,
@@ -200,7 +203,7 @@ describe('control law invariants', () => {
         },
       ),
       // Its counterexamples (the depth trend used on one side of the setpoint only) took 9 to 21,000 runs to find.
-      { numRuns: 20_000 },
+      { numRuns: 50_000 },
     );
   });
 });

@@ -139,6 +139,48 @@ describe('batchSender', () => {
     expect(mock.commandCalls(SendMessageBatchCommand)).toHaveLength(1);
   });
 
+  it('an abort on a retry keeps what the batch already sent: 7 sent, 3 unsent, none lost from the count', async () => {
+    mock
+      .on(SendMessageBatchCommand)
+      .resolvesOnce({
+        Successful: [0, 1, 2, 3, 4, 5, 6].map((i) => ({
+          Id: String(i),
+          MessageId: `m${i}`,
+          MD5OfMessageBody: '',
+        })),
+        Failed: [7, 8, 9].map((i) => ({ Id: String(i), Code: 'InternalError', SenderFault: false })),
+      })
+      .rejectsOnce(awsError('AccessDenied', 'Access to the resource is denied.'));
+    const error = await sender()
+      .send(messages(10))
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(SendAbortError);
+    expect((error as SendAbortError).result).toEqual({ sent: 7, failed: [], retried: 3 });
+    expect((error as SendAbortError).unsent).toEqual([7, 8, 9]);
+    // And a run counts it so: what the aborted batch sent as sent, its carried entries as unsent, the run stopped
+    let firstBatch = 0;
+    const plan = buildPlan({ name: 'ten', phases: [{ durationSeconds: 1, ratePerSecond: 10, itemMs: 20 }] });
+    const report = await new LoadRun({
+      plan,
+      sender: {
+        send: (batch) => {
+          firstBatch ||= batch.length;
+          const last = batch[batch.length - 1]?.sequence ?? 0;
+          const partial = { sent: batch.length - 1, failed: [], retried: 1 };
+          return Promise.reject(new SendAbortError('AccessDenied: denied', partial, [last]));
+        },
+      },
+      senders: 1,
+    }).run();
+    expect(report.abortedBy).toMatch(/AccessDenied/);
+    expect(report.sent).toBe(firstBatch - 1);
+    expect(report.failed).toBe(0);
+    expect(report.unsent).toBe(10 - report.sent);
+  });
+
   it('gives a FIFO queue a group and a deduplication id per message, the same on every retry', async () => {
     mock
       .on(SendMessageBatchCommand)
