@@ -18,7 +18,7 @@ export type FailureKind =
  * ("timed out after … ms of inactivity"). It also renames a socket error with code `ECONNRESET` or `EPIPE` to
  * `TimeoutError` ("socket hang up"): the endpoint closed the connection, it did not fail to answer in time.
  */
-const CONNECTION_DROPPED = new Set(['ECONNRESET', 'EPIPE']);
+export const CONNECTION_DROPPED_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE']);
 
 interface AwsLikeError {
   readonly name?: string;
@@ -46,7 +46,7 @@ export function failureKind(error: unknown): FailureKind {
     case 'InvalidParameterValueException':
       return 'invalid-parameter';
   }
-  if (e.name === 'TimeoutError' && !CONNECTION_DROPPED.has(String(e.code))) return 'timeout';
+  if (e.name === 'TimeoutError' && !CONNECTION_DROPPED_CODES.has(String(e.code))) return 'timeout';
   if (status === 429) return 'throttled';
   if (e.$fault === 'server' || (status !== undefined && status >= 500)) return 'service';
   return 'other';

@@ -1,4 +1,4 @@
-import { errorMessage, failureKind } from '../aws/aws-errors.ts';
+import { CONNECTION_DROPPED_CODES, errorMessage, failureKind } from '../aws/aws-errors.ts';
 
 /** Something the operator can fix (a wrong name, an unreachable endpoint): shown as one line, no stack. */
 export class OperatorError extends Error {
@@ -14,9 +14,6 @@ const NETWORK_CODES = new Set([
   'EHOSTUNREACH',
   'EPIPE',
 ]);
-
-/** The endpoint closed the connection: no timeout, though the SDK names it `TimeoutError` (lib/aws/aws-errors.ts). */
-const HANG_UP_CODES = new Set(['ECONNRESET', 'EPIPE']);
 
 function whatToCheck(endpoint: string | undefined): string {
   return endpoint === undefined ? 'check the network (a proxy?) and the region' : 'check --endpoint';
@@ -64,7 +61,8 @@ export function explainAwsError(error: unknown, what: string, endpoint: string |
   const timedOut = explainTimeout(error, endpoint);
   if (timedOut !== undefined) return new OperatorError(`${what}: ${timedOut}`);
   const code = networkCode(error);
-  if (code !== undefined && HANG_UP_CODES.has(code)) {
+  // The endpoint closed the connection: no timeout, though the SDK names it `TimeoutError` (aws-errors.ts).
+  if (code !== undefined && CONNECTION_DROPPED_CODES.has(code)) {
     return new OperatorError(
       `${what}: ${where} closed the connection without answering (${code}): ${whatToCheck(endpoint)}`,
     );

@@ -174,8 +174,8 @@ export function batchSender(options: SenderOptions): BatchSender {
               pending.map((m) => m.sequence),
             );
           }
-          // Every attempt the SDK made timed out (SEND_TIMEOUTS: 3 × 10 s without an answer): the endpoint has
-          // stopped answering. Retrying each batch the same way would hold a long run for hours, batch after batch.
+          // The call timed out after the SDK's own retries (SEND_TIMEOUTS: 3 s to connect, 10 s to answer, per
+          // attempt): the endpoint has stopped answering. Retrying each batch the same way would hold a long run for hours, batch after batch.
           // Its entries count as failed, not unsent: a call that timed out may still have gone through.
           if (failureKind(error) === 'timeout') {
             failed.push(...pending.map((m) => ({ sequence: m.sequence, code: 'TimeoutError' })));

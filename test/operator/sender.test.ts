@@ -26,6 +26,13 @@ const messages = (n: number): LoadMessage[] =>
     itemMs: 20,
   }));
 
+/** What a promise rejected with (undefined if it resolved), so a test can look at the error's fields. */
+const rejection = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+
 const delays: number[] = [];
 const sender = (attempts = 4) =>
   batchSender({
@@ -151,12 +158,7 @@ describe('batchSender', () => {
         Failed: [7, 8, 9].map((i) => ({ Id: String(i), Code: 'InternalError', SenderFault: false })),
       })
       .rejectsOnce(awsError('AccessDenied', 'Access to the resource is denied.'));
-    const error = await sender()
-      .send(messages(10))
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+    const error = await rejection(sender().send(messages(10)));
     expect(error).toBeInstanceOf(SendAbortError);
     expect((error as SendAbortError).result).toEqual({ sent: 7, failed: [], retried: 3 });
     expect((error as SendAbortError).unsent).toEqual([7, 8, 9]);
@@ -285,12 +287,7 @@ describe('an endpoint that stops answering (a real silent server, the SDK with 0
   };
 
   it('stops after the first call whose every SDK attempt timed out, its entries failed, not retried 5 times', async () => {
-    const error = await silentSender()
-      .send(messages(3))
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+    const error = await rejection(silentSender().send(messages(3)));
     expect(error).toBeInstanceOf(SendAbortError);
     expect((error as SendAbortError).message).toMatch(/^the endpoint stopped answering: TimeoutError/);
     expect((error as SendAbortError).result).toEqual({
