@@ -5,22 +5,22 @@ import {
 } from '@aws-sdk/client-lambda';
 import { errorMessage, type FailureKind, failureKind } from '../../lib/aws/aws-errors.ts';
 import { type ActuatorReading, readMapping, readReserved } from '../../lib/aws/lambda-reads.ts';
-import type {
-  ActuatorCondition,
-  ActuatorMode,
-  ConcurrencyPort,
-  PauseKind,
-  ScalerConfig,
-} from '../../lib/control/index.ts';
-import { parseUnreservedFloor, readMaxReservable } from './account-headroom.ts';
 import {
+  type ActuatorCondition,
+  type ActuatorMode,
   assertWritable,
+  type ConcurrencyPort,
   type ConsumerLimits,
+  effectiveConcurrency,
   outOfStep,
+  overpulls,
+  type PauseKind,
   planWrites,
+  type ScalerConfig,
   UnsafeWriteError,
   type Write,
-} from './write-plan.ts';
+} from '../../lib/control/index.ts';
+import { parseUnreservedFloor, readMaxReservable } from './account-headroom.ts';
 
 export interface ActuatorTarget {
   readonly mode: ActuatorMode;
@@ -42,7 +42,8 @@ export type Actuation =
     }
   | {
       readonly kind: 'failed';
-      readonly failure: FailureKind | 'unsafe';
+      /** `deadline`: the fast path's write would have landed in the next tick's slot, so it was not sent. */
+      readonly failure: FailureKind | 'unsafe' | 'deadline';
       readonly error: string;
       readonly value: number;
     };
@@ -57,17 +58,6 @@ export interface ConsumerReading extends ConsumerLimits {
   readonly mappingModifiedAt?: number;
   /** Whether the mapping polls; undefined where it was not read. */
   readonly mappingEnabled?: boolean;
-}
-
-const unbounded = (v: number | undefined) => v ?? Number.POSITIVE_INFINITY;
-
-/** The concurrency the consumer can run under these limits (undefined: nothing bounds it). */
-export function effectiveConcurrency(mode: ActuatorMode, limits: ConsumerLimits): number | undefined {
-  const value =
-    mode === 'reserved'
-      ? unbounded(limits.reserved)
-      : Math.min(unbounded(limits.mapping), unbounded(limits.reserved));
-  return Number.isFinite(value) ? value : undefined;
 }
 
 /** An operator's pause: reserved 0 (the console's "Throttle"), or the mapping disabled. */
@@ -85,25 +75,42 @@ export function pauseOverpulls(reading: ConsumerReading): boolean {
   return reading.reserved === 0 && reading.mappingEnabled !== false;
 }
 
+/** A write the fast path may no longer start: it would land in the next tick's slot (see `writeDeadline`). */
+export class WriteDeadlineError extends Error {
+  override name = 'WriteDeadlineError';
+}
+
 /**
  * The ConcurrencyPort over Lambda. Reads both limits once per tick (reserved concurrency, and the mapping, whose
  * `MaximumConcurrency` caps the pollers, whose `State` shows a pause and whose `LastModified` dates the last
  * change), so a hand edit or a half-done tick is seen and repaired. Writes never throw out of `apply`: the
  * outcome is kept in `actuation`, so a failed write still leaves the decision to be logged. After its writes it
- * knows the limits without reading them again: the fast path between ticks reads no Lambda value.
+ * knows the limits without reading them again; the fast path reads them afresh (`refresh`) only before it grows.
  */
 export class LambdaActuator implements ConcurrencyPort {
   actuation: Actuation = { kind: 'unchanged' };
   readonly writes: WriteLog[] = [];
+  /**
+   * No write starts after this time (epoch seconds, by `clock`): the fast path sets it so that none of its writes
+   * lands in the next tick's slot, where the next tick would take it for its own (`skip:repeat`).
+   */
+  writeDeadline?: { readonly at: number; readonly clock: () => number };
   #reading: Promise<ConsumerReading> | undefined;
   /** The limits as read, then as written. */
   #limits: ConsumerLimits | undefined;
+  /** The last reading's pause and mapping facts (the limits themselves live in `#limits`). */
+  #read: ConsumerReading | undefined;
 
   constructor(
     private readonly lambda: LambdaClient,
     private readonly target: ActuatorTarget,
     private readonly config: ScalerConfig,
   ) {}
+
+  /** Each fast-path sample reports its own actuation: none yet. */
+  startSample(): void {
+    this.actuation = { kind: 'unchanged' };
+  }
 
   /** One read of each limit per tick, shared by `applied()`, `condition()` and the carried state. */
   read(): Promise<ConsumerReading> {
@@ -122,9 +129,19 @@ export class LambdaActuator implements ConcurrencyPort {
         mappingEnabled: mapping?.enabled,
       };
       this.#limits = reading;
+      this.#read = reading;
       return reading;
     })();
     return this.#reading;
+  }
+
+  /**
+   * Reads both limits again (two reads): what an operator did since the tick's reading, a pause or a hand edit,
+   * is seen before the next write. The fast path calls it before every growth, and only then.
+   */
+  async refresh(): Promise<void> {
+    this.#reading = undefined;
+    await this.read();
   }
 
   /** The limits now: as read, updated by every successful write since. */
@@ -138,78 +155,92 @@ export class LambdaActuator implements ConcurrencyPort {
   }
 
   async applied(): Promise<number | undefined> {
-    const reading = await this.read();
+    await this.read();
+    const limits = this.#limits as ConsumerLimits;
     // During a pause the level to resume at is the mapping's (reserved 0 is the pause, not a level).
-    if (reading.reserved === 0) return this.target.mode === 'reserved' ? 0 : reading.mapping;
-    return effectiveConcurrency(this.target.mode, reading);
+    if (limits.reserved === 0) return this.target.mode === 'reserved' ? 0 : limits.mapping;
+    return effectiveConcurrency(this.target.mode, limits);
   }
 
+  /** The pause of the last reading, and whether the limits as known now (read, then written) are out of step. */
   async condition(): Promise<ActuatorCondition> {
     const reading = await this.read();
-    return { paused: pauseOf(reading), outOfStep: outOfStep(this.target.mode, reading) };
+    const limits = this.#limits ?? reading;
+    return {
+      paused: pauseOf({ ...(this.#read ?? reading), ...limits }),
+      outOfStep: outOfStep(this.target.mode, limits),
+      overpull: overpulls(this.target.mode, limits),
+    };
   }
 
   async apply(desired: number, applied: number): Promise<void> {
     // The tick's reading (runTick asked `applied()` first); apply itself reads nothing. Without one, the
     // caller's value stands for both limits.
     const known = Number.isFinite(applied) ? applied : undefined;
-    const limits = this.#limits ?? { reserved: known, mapping: known };
-    const plan = planWrites(this.target.mode, limits, desired, this.config);
-    for (const [i, write] of plan.entries()) {
-      try {
-        await this.write(write);
-      } catch (error) {
-        const floor = parseUnreservedFloor((error as Error | undefined)?.message);
-        if (
-          write.target === 'reserved' &&
-          failureKind(error) === 'invalid-parameter' &&
-          floor !== undefined
-        ) {
-          await this.clampToHeadroom(write, desired, applied, plan.slice(i + 1), floor);
-        } else {
-          this.actuation = {
-            kind: 'failed',
-            failure: error instanceof UnsafeWriteError ? 'unsafe' : failureKind(error),
-            error: errorMessage(error),
-            value: desired,
-          };
-        }
-        return;
+    this.#limits ??= { reserved: known, mapping: known };
+    const plan = planWrites(this.target.mode, this.#limits, desired, this.config.maxConcurrency);
+    try {
+      for (const write of plan) await this.write(write);
+      this.actuation = { kind: 'applied', value: desired };
+    } catch (error) {
+      const refused = this.writes.at(-1);
+      const floor = parseUnreservedFloor((error as Error | undefined)?.message);
+      if (
+        refused?.target === 'reserved' &&
+        !refused.ok &&
+        failureKind(error) === 'invalid-parameter' &&
+        floor !== undefined
+      ) {
+        await this.clampToHeadroom(refused, desired, floor);
+      } else {
+        this.actuation = {
+          kind: 'failed',
+          failure: failureOf(error),
+          error: errorMessage(error),
+          value: desired,
+        };
       }
     }
-    this.actuation = { kind: 'applied', value: desired };
   }
 
   /**
-   * Reserved concurrency would take the account's unreserved pool below its floor: reserve what the headroom
-   * allows and bring the mapping along, or, with the headroom unknown, keep the old value (it is known to fit).
+   * Reserved concurrency would take the account's unreserved pool below its floor. Reserve what the headroom
+   * allows, or, with the headroom unknown, keep the reserved value held (it is known to fit), and plan again to
+   * that value: the mapping comes down to the reserved concurrency actually held in the same tick, so a refused
+   * raise never leaves the pollers above it (found at reserved 3 with the mapping at 12 by hand: mapping 3).
    */
-  private async clampToHeadroom(
-    refused: Write,
-    desired: number,
-    applied: number,
-    rest: Write[],
-    floor: number,
-  ): Promise<void> {
+  private async clampToHeadroom(refused: Write, desired: number, floor: number): Promise<void> {
     const maxReservable = await readMaxReservable(this.lambda, this.target.functionName, floor);
-    const reserved = maxReservable === undefined ? undefined : Math.min(refused.value, maxReservable);
-    const value = Math.min(desired, reserved ?? applied);
+    const limits = this.#limits as ConsumerLimits;
+    const held = limits.reserved;
+    const reservable =
+      maxReservable === undefined ? held : Math.max(held ?? 0, Math.min(refused.value, maxReservable));
     const base = { kind: 'clamped', requested: desired, unreservedFloor: floor, maxReservable } as const;
-    if (reserved === undefined || value <= applied || value < this.config.minConcurrency) {
-      this.actuation = { ...base, value: Number.isFinite(applied) ? applied : (this.appliedNow ?? value) };
+    if (reservable === undefined) {
+      // Nothing reserved and the headroom unknown: the function runs on the unreserved pool, and nothing it holds
+      // is below the mapping. Keep what runs.
+      this.actuation = { ...base, value: this.appliedNow ?? refused.value };
       return;
     }
+    // The mapping cannot go below 2 (valid 2–1000): the plan refuses a value under it, reported as a failure.
+    const value = Math.min(desired, reservable);
     try {
-      await this.write({ target: 'reserved', value: reserved });
-      for (const write of rest) await this.write({ ...write, value: Math.min(write.value, value) });
-      this.actuation = { ...base, value };
+      for (const write of planWrites(this.target.mode, limits, value, this.config.maxConcurrency))
+        await this.write(write);
+      this.actuation = { ...base, value: this.appliedNow ?? value };
     } catch (error) {
-      this.actuation = { kind: 'failed', failure: failureKind(error), error: errorMessage(error), value };
+      this.actuation = { kind: 'failed', failure: failureOf(error), error: errorMessage(error), value };
     }
   }
 
   private async write(write: Write): Promise<void> {
-    assertWritable(write, this.config);
+    assertWritable(write, this.config.maxConcurrency);
+    const deadline = this.writeDeadline;
+    if (deadline !== undefined && deadline.clock() > deadline.at) {
+      throw new WriteDeadlineError(
+        `not starting ${write.target === 'mapping' ? 'MaximumConcurrency' : 'reserved concurrency'} = ${write.value}: it could land in the next tick's slot`,
+      );
+    }
     try {
       if (write.target === 'reserved') {
         await this.lambda.send(
@@ -244,4 +275,10 @@ export class LambdaActuator implements ConcurrencyPort {
     }
     return this.target.mappingUuid;
   }
+}
+
+function failureOf(error: unknown): FailureKind | 'unsafe' | 'deadline' {
+  if (error instanceof UnsafeWriteError) return 'unsafe';
+  if (error instanceof WriteDeadlineError) return 'deadline';
+  return failureKind(error);
 }

@@ -5,6 +5,7 @@ import { QueueResponseError, sqsQueuePort } from '../../lib/aws/queue-depth.ts';
 import {
   FAST_LOOP_END_BEFORE_TICK_SECONDS,
   FAST_SAMPLE_WORST_SECONDS,
+  FAST_WRITE_DEADLINE_BEFORE_TICK_SECONDS,
   type FastPathContext,
   fastPathContext,
   fastPathOn,
@@ -12,7 +13,7 @@ import {
   runFastSample,
   runTick,
 } from '../../lib/control/index.ts';
-import type { LambdaActuator } from './actuator.ts';
+import type { Actuation, LambdaActuator } from './actuator.ts';
 import { pauseOverpulls } from './actuator.ts';
 import { scaleEventPeriod } from './carried-state.ts';
 import type { FastLoopSummary, FastOutcome, TickOutcome } from './outcome.ts';
@@ -132,12 +133,18 @@ export async function controllerTick(
 /**
  * The fast path: between this tick and the next, while the queue is busy, one GetQueueAttributes about every
  * `fastSampleSeconds`, growth when the depth demands it. No Lambda read per sample (the control plane is 15
- * requests/s per account): the actuator carries the limits the tick read and wrote.
+ * requests/s per account): the actuator carries the limits the tick read and wrote, and reads them afresh only
+ * before a growth, so an operator's pause or hand edit since the tick is seen first.
+ *
+ * The loop belongs to its schedule slot, not to the invocation: its samples fall on the slot's grid and end 10 s
+ * before the next scheduled tick, and no write starts within 6 s of it. An event delivered late (a retry, a
+ * duplicate) samples what is left of its slot and never writes into the next one, where that tick would take the
+ * write for its own and skip (`skip:repeat`).
  */
 async function fastLoop(
   deps: ControllerDependencies,
   fast: NonNullable<TickRun['fast']>,
-  started: number,
+  slot: { readonly started: number; readonly scheduledAt: number | undefined },
   context: InvocationContext | undefined,
 ): Promise<FastLoopSummary> {
   const { config, resources } = deps.settings;
@@ -148,45 +155,81 @@ async function fastLoop(
   let samples = 0;
   let growths = 0;
   let maxVisible = 0;
-  const end = started + config.tickSeconds - FAST_LOOP_END_BEFORE_TICK_SECONDS;
-  for (let at = started + config.fastSampleSeconds; at <= end; at += config.fastSampleSeconds) {
+  const slotStart = Math.min(slot.started, slot.scheduledAt ?? slot.started);
+  const nextTick = slotStart + config.tickSeconds;
+  const end = nextTick - FAST_LOOP_END_BEFORE_TICK_SECONDS;
+  actuator.writeDeadline = { at: nextTick - FAST_WRITE_DEADLINE_BEFORE_TICK_SECONDS, clock: deps.clock };
+  const summary = (stoppedBy: FastLoopSummary['stoppedBy']): FastLoopSummary => ({
+    samples,
+    growths,
+    maxVisible,
+    appliedAfter: actuator.appliedNow,
+    stoppedBy,
+  });
+  for (let at = slotStart + config.fastSampleSeconds; at <= end; at += config.fastSampleSeconds) {
+    if (at <= slot.started) continue;
     const wait = at - deps.clock();
     if (wait > 0) await sleep(wait);
     const remaining = context?.getRemainingTimeInMillis?.();
     if (remaining !== undefined && remaining < FAST_SAMPLE_WORST_SECONDS * 1000) {
-      return { samples, growths, maxVisible, appliedAfter: actuator.appliedNow, stoppedBy: 'remaining-time' };
+      return summary('remaining-time');
     }
     deps.calls.reset();
     const now = deps.clock();
-    const applied = ctx.applied;
     const writesBefore = actuator.writes.length;
-    actuator.actuation = { kind: 'unchanged' };
+    actuator.startSample();
+    let sample: Awaited<ReturnType<typeof runFastSample>>;
     try {
-      const sample = await runFastSample({ queue, concurrency: actuator }, ctx, config, now);
-      samples++;
-      maxVisible = Math.max(maxVisible, sample.depth.visible);
-      const appliedAfter = actuator.appliedNow;
-      // What was really applied (a refused write leaves the old value): the next sample starts from it.
-      ctx = { ...sample.decision.context, applied: appliedAfter ?? applied };
-      if (sample.changed) {
-        growths++;
-        const outcome: FastOutcome = {
-          kind: 'grew',
-          sample,
-          actuation: actuator.actuation,
-          writes: actuator.writes.slice(writesBefore),
-          applied,
-          appliedAfter,
-          config,
-        };
-        deps.reporter.reportFast(outcome, deps.calls, now);
-      }
+      sample = await runFastSample({ queue, concurrency: actuator }, ctx, config, now);
     } catch (error) {
       deps.reporter.reportFast(failed(error), deps.calls, now);
-      return { samples, growths, maxVisible, appliedAfter: actuator.appliedNow, stoppedBy: 'error' };
+      return summary('error');
+    }
+    samples++;
+    maxVisible = Math.max(maxVisible, sample.depth.visible);
+    ctx = sample.context;
+    const { actuation } = actuator;
+    if (sample.paused) {
+      deps.reporter.reportFast({ kind: 'paused', paused: sample.paused, sample }, deps.calls, now);
+      return summary('paused');
+    }
+    if (actuation.kind === 'failed') {
+      // Nothing is written again this minute: a throttled control plane is not asked again every 10 s. What a
+      // failed write left out of step the next tick repairs.
+      deps.reporter.reportFast(failedWrite(actuation), deps.calls, now);
+      return summary(actuation.failure === 'deadline' ? 'deadline' : 'error');
+    }
+    if (sample.changed || actuation.kind === 'clamped') {
+      if (sample.changed) growths++;
+      const outcome: FastOutcome = {
+        kind: sample.changed ? 'grew' : 'clamped',
+        sample,
+        actuation,
+        writes: actuator.writes.slice(writesBefore),
+        applied: sample.applied,
+        appliedAfter: actuator.appliedNow,
+        config,
+      };
+      deps.reporter.reportFast(outcome, deps.calls, now);
+      // The headroom will not have grown in 10 s: the next tick asks again.
+      if (!sample.changed) return summary('headroom');
     }
   }
-  return { samples, growths, maxVisible, appliedAfter: actuator.appliedNow, stoppedBy: 'deadline' };
+  return summary('deadline');
+}
+
+/** A fast-path write that failed, reported like a failed sample (what failed, the error, what to check). */
+function failedWrite(actuation: Extract<Actuation, { kind: 'failed' }>): FastOutcome {
+  const failure = actuation.failure === 'unsafe' ? 'other' : actuation.failure;
+  return {
+    kind: 'failed',
+    failure,
+    error: actuation.error,
+    hint:
+      actuation.failure === 'deadline'
+        ? "the write would have landed in the next tick's slot: not sent, the next tick decides"
+        : `${HINTS[failure] ?? 'unexpected error: held this tick'}; the fast path stops until the next tick`,
+  };
 }
 
 /**
@@ -200,7 +243,8 @@ export function createHandler(deps: ControllerDependencies) {
     const run = await controllerTick(deps, event, now);
     deps.reporter.report(run.outcome, deps.calls, now);
     if (run.fast) {
-      const summary = await fastLoop(deps, run.fast, now, context);
+      const slot = { started: now, scheduledAt: eventTime(event) };
+      const summary = await fastLoop(deps, run.fast, slot, context);
       deps.reporter.reportFastLoop(summary);
     }
     return run.outcome;

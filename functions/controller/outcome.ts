@@ -1,5 +1,5 @@
 import type { FailureKind } from '../../lib/aws/aws-errors.ts';
-import type { FastSampleResult, ScalerConfig, TickResult } from '../../lib/control/index.ts';
+import type { FastSampleResult, PauseKind, ScalerConfig, TickResult } from '../../lib/control/index.ts';
 import type { Actuation, WriteLog } from './actuator.ts';
 
 /** Why a tick did not run the control law. */
@@ -26,10 +26,11 @@ export type TickOutcome =
       readonly hint: string;
     };
 
-/** What one fast-path sample did (reported only when it wrote, or failed). */
+/** What one fast-path sample did (reported only when it wrote, tried to, found a pause, or failed). */
 export type FastOutcome =
   | {
-      readonly kind: 'grew';
+      /** `grew`: a limit rose. `clamped`: the account's headroom refused the growth (nothing rose). */
+      readonly kind: 'grew' | 'clamped';
       readonly sample: FastSampleResult;
       readonly actuation: Actuation;
       readonly writes: readonly WriteLog[];
@@ -39,8 +40,14 @@ export type FastOutcome =
       readonly config: ScalerConfig;
     }
   | {
+      /** The consumer was found paused before a growth: nothing written, the loop stops. */
+      readonly kind: 'paused';
+      readonly paused: PauseKind;
+      readonly sample: FastSampleResult;
+    }
+  | {
       readonly kind: 'failed';
-      readonly failure: FailureKind | 'response';
+      readonly failure: FailureKind | 'response' | 'deadline';
       readonly error: string;
       readonly hint: string;
     };
@@ -51,6 +58,10 @@ export interface FastLoopSummary {
   readonly growths: number;
   readonly maxVisible: number;
   readonly appliedAfter: number | undefined;
-  /** Why it stopped: the tick's end drew near, Lambda's time ran short, or a sample failed. */
-  readonly stoppedBy: 'deadline' | 'remaining-time' | 'error';
+  /**
+   * Why it stopped: the next tick's slot drew near, Lambda's time ran short, a sample failed (a read or a write:
+   * nothing is written again against a throttled or failing control plane), the consumer was found paused, or
+   * the account's headroom refused the growth.
+   */
+  readonly stoppedBy: 'deadline' | 'remaining-time' | 'error' | 'paused' | 'headroom';
 }

@@ -65,13 +65,18 @@ export function metricsFor(outcome: TickOutcome): MetricValue[] {
   return out;
 }
 
-/** The metrics a fast-path sample publishes when it grew (a sample that only looked publishes nothing). */
+/**
+ * The metrics a fast-path sample publishes when it grew, was refused by the account's headroom, or failed (a
+ * sample that only looked, or found a pause, publishes nothing: the next tick publishes the pause). A growth
+ * counts only where a limit rose.
+ */
 export function metricsForFast(outcome: FastOutcome): MetricValue[] {
   const count = (name: string, value: number) => ({ name, unit: MetricUnit.Count, value });
   if (outcome.kind === 'failed') return [count(M.errors, 1)];
+  if (outcome.kind === 'paused') return [];
   const out: MetricValue[] = [
     count(M.desiredConcurrency, outcome.sample.decision.desired),
-    count(M.fastPathGrowths, 1),
+    count(M.fastPathGrowths, flag(outcome.kind === 'grew')),
     count(M.errors, flag(outcome.actuation.kind === 'failed')),
     count(M.clampedByAccountHeadroom, flag(outcome.actuation.kind === 'clamped')),
   ];
@@ -147,10 +152,25 @@ export function logEntryForFast(
     };
   }
   const { decision } = outcome.sample;
+  if (outcome.kind === 'paused') {
+    return {
+      message: LOG.fastPath,
+      fields: {
+        reason: 'hold:paused',
+        paused: outcome.paused,
+        applied: outcome.sample.applied,
+        wanted: decision.desired,
+        inputs: decision.inputs,
+        depth: outcome.sample.depth,
+        awsCalls,
+      },
+    };
+  }
   return {
     message: LOG.fastPath,
     fields: {
-      reason: decision.reason,
+      // A growth the account's headroom refused is no growth: logged as the hold it was.
+      reason: outcome.kind === 'grew' ? decision.reason : 'hold:fast-headroom',
       applied: outcome.applied,
       desired: decision.desired,
       appliedAfter: outcome.appliedAfter,

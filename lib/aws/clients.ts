@@ -35,14 +35,14 @@ export interface HttpTimeouts {
 
 /**
  * Sized for a tick. The controller's function timeout is min(60, tick ÷ 2) s and the tick is a whole number of
- * minutes (EventBridge rates), so a tick has 30 s at the least. Its calls come in at most 5 rounds, one after
- * another: the reads (in parallel), a raise the unreserved floor refuses, the account-headroom reads (in
- * parallel), and 2 writes in order (docs/controller.md, "One tick"). A round whose 3 attempts all time out ends the
- * tick (it holds), so the longest tick times out twice in each of 4 rounds and three times in the last:
- * (4 × 2 + 3) × 2 s = 22 s, plus the SDK's backoff (under 0.2 s a call for a timeout) and the answers
- * themselves, inside 30 s with room for init and the log line. A silent endpoint holds the tick after about 6 s
- * (3 × 2 s). In the same region an AWS API call answers in tens to hundreds of milliseconds and connects in a
- * few, so 2 s and 1 s leave 10× slack.
+ * minutes (EventBridge rates), so a tick has 30 s at the least. Its calls come in at most 6 rounds, one after
+ * another: the reads (in parallel), a write, a raise the unreserved floor refuses, the account-headroom reads (in
+ * parallel), and the 2 writes that bring both limits to what the headroom allows (docs/controller.md, "One
+ * tick"). A round whose 3 attempts all time out ends the tick (it holds), so the longest tick times out twice in
+ * each of 5 rounds and three times in the last: (5 × 2 + 3) × 2 s = 26 s, plus the SDK's backoff (under 0.2 s a
+ * call for a timeout) and the answers themselves, inside 30 s with room for init and the log line. A silent
+ * endpoint holds the tick after about 6 s (3 × 2 s). In the same region an AWS API call answers in tens to
+ * hundreds of milliseconds and connects in a few, so 2 s and 1 s leave 10× slack.
  */
 export const CONTROLLER_TIMEOUTS: HttpTimeouts = { connectMs: 1_000, answerMs: 2_000 };
 

@@ -7,6 +7,14 @@ import { decimalNumber } from './decimal.ts';
  * collected, then thrown once, each naming the field, the value given and the allowed range.
  */
 
+/**
+ * The shortest fast-path sampling interval. SQS's depth is approximate (a sample of the queue's hosts): two
+ * readings a moment apart differ by a few messages with nothing arriving, and over 50 ms that noise reads as
+ * arrivals of 80/s. Each growth also costs up to four of the account's 15 Lambda control-plane requests a second
+ * (two reads, two writes). Every 5 s is twelve samples a minute: a surge is still met within seconds.
+ */
+export const MIN_FAST_SAMPLE_SECONDS = 5;
+
 /** How the applied concurrency reaches Lambda. */
 export const ACTUATOR_MODES = ['lockstep', 'reserved', 'event-source'] as const;
 export type ActuatorMode = (typeof ACTUATOR_MODES)[number];
@@ -174,7 +182,13 @@ const RULES: Record<keyof ScalerSettings, Rule> = {
   backlogDrainSeconds: { kind: 'number', min: 0, minInclusive: false, max: 86_400, unit: 'seconds' },
   maxDataAgeSeconds: { kind: 'number', min: 0, minInclusive: false, max: 86_400, unit: 'seconds' },
   setpointFraction: { kind: 'number', min: 0, minInclusive: false, max: 1, unit: 'fraction of the target' },
-  fastSampleSeconds: { kind: 'number', min: 0, minInclusive: true, max: 3_600, unit: 'seconds, 0 = off' },
+  fastSampleSeconds: {
+    kind: 'number',
+    min: 0,
+    minInclusive: true,
+    max: 3_600,
+    unit: `seconds: 0 = off, else at least ${MIN_FAST_SAMPLE_SECONDS}`,
+  },
   unconfirmedGrowthFactor: { kind: 'number', min: 1, minInclusive: true, max: 100, unit: 'ratio' },
   actuator: { kind: 'enum', values: ACTUATOR_MODES },
 };
@@ -300,6 +314,12 @@ export function resolveScalerConfig(
   if (drivesEventSource && cap !== undefined && cap > EVENT_SOURCE_MAX_CONCURRENCY.max) {
     problems.push(
       `${label('maxConcurrency')} = ${cap}: must be at most ${EVENT_SOURCE_MAX_CONCURRENCY.max} with actuator '${parsed.actuator}', which drives the event source mapping's MaximumConcurrency (valid ${EVENT_SOURCE_MAX_CONCURRENCY.min}–${EVENT_SOURCE_MAX_CONCURRENCY.max})`,
+    );
+  }
+  const fastSample = num('fastSampleSeconds');
+  if (fastSample !== undefined && fastSample > 0 && fastSample < MIN_FAST_SAMPLE_SECONDS) {
+    problems.push(
+      `${label('fastSampleSeconds')} = ${fastSample}: must be 0 (off) or at least ${MIN_FAST_SAMPLE_SECONDS} seconds: SQS's depth is approximate, so readings closer together show its noise as arrivals, and each growth costs Lambda control-plane calls (15 a second per account)`,
     );
   }
   if (floor !== undefined && cap !== undefined && floor > cap) {

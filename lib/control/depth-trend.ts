@@ -18,7 +18,8 @@ export interface DepthSample {
 
 export interface DepthTrend {
   /**
-   * Arrivals were at least this many per second: the depth rose this fast, and completions are never negative.
+   * Arrivals were at least this many per second: the depth rose this fast (less its noise, `DEPTH_NOISE_MESSAGES`),
+   * and completions are never negative.
    * True whatever the per-item time and whatever concurrency served the interval, so it is the one figure that
    * can tell a spike from a slower downstream: a slower downstream alone never makes the queue grow faster than
    * its arrivals were.
@@ -38,6 +39,13 @@ export interface DepthTrend {
  * be worked at: until then the depth trend reflects the old concurrency, and c ÷ S would overstate the service.
  */
 export const POLLER_SETTLE_SECONDS = 60;
+
+/**
+ * What two readings of the approximate depth may differ by with nothing arriving (a few messages each way: SQS
+ * counts by sampling its hosts). The lower bound on arrivals discounts it, so readings a moment apart cannot
+ * prove a spike out of noise: 8 messages over 50 ms would read as 160/s; over 10 s the discount is 1/s.
+ */
+export const DEPTH_NOISE_MESSAGES = 10;
 
 /**
  * A backlog is a full batch (the mapping's default BatchSize, 10) waiting for every applied worker. A few
@@ -64,7 +72,7 @@ export function depthTrend(input: TrendInput): DepthTrend | undefined {
   const elapsed = now - previous.at;
   if (!(elapsed > 0) || elapsed > input.maxElapsedSeconds) return undefined;
   const rise = (visible - previous.messages) / elapsed;
-  const arrivalsAtLeast = Math.max(0, rise);
+  const arrivalsAtLeast = Math.max(0, (visible - previous.messages - DEPTH_NOISE_MESSAGES) / elapsed);
   const settled =
     previous.settled !== false &&
     (input.lastChangeAt === undefined || input.lastChangeAt + POLLER_SETTLE_SECONDS <= previous.at);

@@ -8,7 +8,13 @@ import {
   depthTrend,
   RATE_CHANGE_FACTOR,
 } from './depth-trend.ts';
-import { needWithBacklog, setpointSeconds, steadyNeed, unconfirmedLimit } from './need.ts';
+import {
+  backlogWorkedOffInTime,
+  needWithBacklog,
+  setpointSeconds,
+  steadyNeed,
+  unconfirmedLimit,
+} from './need.ts';
 import { clampConcurrency } from './policy.ts';
 import type { QueueSnapshot } from './snapshot.ts';
 
@@ -27,9 +33,15 @@ import type { QueueSnapshot } from './snapshot.ts';
  */
 export const FAST_LOOP_END_BEFORE_TICK_SECONDS = 10;
 /**
- * The longest one sample may take: a read and two writes in order, each a round of up to 3 attempts of 2 s
- * (lib/aws/clients.ts, CONTROLLER_TIMEOUTS), about 18 s, with slack. The loop starts no sample with less of
- * Lambda's time left.
+ * No fast-path write starts later than this before the next scheduled tick: one write's worst case, 3 attempts
+ * of 2 s (lib/aws/clients.ts, CONTROLLER_TIMEOUTS). So every fast-path write lands in its own tick's slot, never
+ * in the next one, where the next tick would take the mapping's `LastModified` for a repeat of itself.
+ */
+export const FAST_WRITE_DEADLINE_BEFORE_TICK_SECONDS = 6;
+/**
+ * The longest one sample may take: it starts at least 10 s before the next tick, its writes start no later than
+ * 6 s before it and take at most 6 s, and a refused raise adds the headroom reads (up to 6 s more): about 16 s,
+ * with slack. The loop starts no sample with less of Lambda's time left.
  */
 export const FAST_SAMPLE_WORST_SECONDS = 20;
 
@@ -208,6 +220,13 @@ export function decideFast(
 
   // Nothing to work off: a few messages come and go at any load.
   if (visible < BACKLOG_MESSAGES_PER_WORKER * applied) return hold({ arrivalsAtLeast: atLeast, confirmed });
+  // The target is safe without growth: what waits is worked off within the setpoint (the tick's law would hold).
+  if (
+    context.itemSeconds !== undefined &&
+    backlogWorkedOffInTime(visible, applied, context.itemSeconds, config)
+  ) {
+    return hold({ arrivalsAtLeast: atLeast, confirmed });
+  }
 
   const growthLimit = confirmed
     ? config.maxConcurrency

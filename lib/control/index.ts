@@ -5,6 +5,7 @@ export {
   ConfigError,
   EVENT_SOURCE_MAX_CONCURRENCY,
   LAMBDA_DEFAULTS,
+  MIN_FAST_SAMPLE_SECONDS,
   type ResolveOptions,
   resolveScalerConfig,
   type ScalerConfig,
@@ -25,6 +26,7 @@ export {
   decideFast,
   FAST_LOOP_END_BEFORE_TICK_SECONDS,
   FAST_SAMPLE_WORST_SECONDS,
+  FAST_WRITE_DEADLINE_BEFORE_TICK_SECONDS,
   type FastDecision,
   type FastPathContext,
   type FastReason,
@@ -54,3 +56,14 @@ export {
   type TickPorts,
   type TickResult,
 } from './tick.ts';
+export {
+  afterWrites,
+  assertWritable,
+  type ConsumerLimits,
+  effectiveConcurrency,
+  outOfStep,
+  overpulls,
+  planWrites,
+  UnsafeWriteError,
+  type Write,
+} from './write-plan.ts';

@@ -42,6 +42,20 @@ export function setpointSeconds(config: ScalerConfig): number {
 }
 
 /**
+ * The applied workers work off the visible backlog within the setpoint: the last message waiting now is served
+ * before the head could pass it, so growth can wait for the next sample. Worked example: 500 waiting for 2
+ * workers at 1 s is 250 s of work: within a 1-hour target's 30-minute setpoint (hold), not a 60 s target's 30 s.
+ */
+export function backlogWorkedOffInTime(
+  visibleMessages: number,
+  applied: number,
+  itemSeconds: number,
+  config: ScalerConfig,
+): boolean {
+  return applied > 0 && (visibleMessages * itemSeconds) / applied <= setpointSeconds(config);
+}
+
+/**
  * How far growth that CloudWatch has not confirmed may go: `unconfirmedGrowthFactor` × the need the confirmed
  * data supports (or × the applied value when no need is known yet), and never less than what is applied. At
  * least one above that need, so a floor of 1 can still grow.

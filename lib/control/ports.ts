@@ -43,28 +43,36 @@ export interface QueuePort {
   depth(): Promise<QueueDepth>;
 }
 
-/** What an actuator found besides the applied value (the simulator's model has neither). */
+/** What an actuator found besides the applied value. */
 export interface ActuatorCondition {
   /** An operator paused the consumer: reserved concurrency 0, or the mapping disabled. */
   readonly paused?: PauseKind;
   /**
-   * The values disagree with the actuator's contract (in lockstep: the mapping's maximum above reserved
-   * concurrency, or the two apart), by a hand edit or a half-done earlier tick: the tick rewrites them even if
-   * the law's value is unchanged.
+   * The limits disagree with the actuator's contract, so the tick rewrites them even if the law's value is
+   * unchanged: an overpull (below), or in lockstep reserved left above the mapping (by design for one tick after a
+   * shrink, or by a hand edit).
    */
   readonly outOfStep?: boolean;
+  /** The mapping's maximum above reserved concurrency: the pollers pull more than the function may run. */
+  readonly overpull?: boolean;
 }
 
 export interface ConcurrencyPort {
   /** The concurrency applied now (undefined when none is set: nothing bounds the consumer). */
   applied(): Promise<number | undefined>;
-  /** Pause and lockstep findings of the same reading. @default neither */
+  /** Pause and lockstep findings on the limits as known now (read, then written). @default neither */
   condition?(): Promise<ActuatorCondition>;
   /**
    * Applies an absolute value, repairing whatever is out of step on the way. Called when it differs from
-   * `applied()` or the condition says the values are out of step; never while paused.
+   * `applied()` or the condition says the values are out of step; never while paused. A refused write leaves the
+   * old value: `applied()` afterwards says what holds.
    */
   apply(desired: number, applied: number): Promise<void>;
+  /**
+   * Reads the limits afresh, so `applied()` and `condition()` see what an operator did since the last reading.
+   * The fast path calls it before it grows. @default nothing to do: the limits are always current (the simulator)
+   */
+  refresh?(): Promise<void>;
 }
 
 export interface StatePort {

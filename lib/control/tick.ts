@@ -11,7 +11,7 @@ import type {
   QueuePort,
   StatePort,
 } from './ports.ts';
-import type { QueueSnapshot } from './snapshot.ts';
+import type { PauseKind, QueueSnapshot } from './snapshot.ts';
 
 export interface TickPorts {
   readonly metrics: MetricsPort;
@@ -34,7 +34,7 @@ export interface TickResult {
   readonly applied: number;
   /** Whether this tick wrote (a new value, or a repair of values out of step). */
   readonly changed: boolean;
-  /** The values were out of step before the tick (lockstep broken): the writes repaired them. */
+  /** The mapping was found above reserved concurrency, and the tick's writes brought it back within it. */
   readonly repaired: boolean;
 }
 
@@ -69,9 +69,12 @@ export async function runTick(
     peakWindowSeconds: config.scaleDownDelaySeconds,
   });
   const decision = decide(snapshot, state, config);
-  const repaired = decision.reason !== 'hold:paused' && (condition.outOfStep ?? false);
-  const changed = decision.reason !== 'hold:paused' && (decision.desired !== current || repaired);
+  const paused = decision.reason === 'hold:paused';
+  const changed = !paused && (decision.desired !== current || (condition.outOfStep ?? false));
   if (changed) await ports.concurrency.apply(decision.desired, applied);
+  // "Repaired" is what the limits are after the writes, not what was planned: a refused write repairs nothing.
+  const after = changed ? ((await ports.concurrency.condition?.()) ?? {}) : condition;
+  const repaired = (condition.overpull ?? false) && !(after.overpull ?? false);
   await ports.state.save(decision.state, now);
   return { snapshot, decision, applied, changed, repaired };
 }
@@ -79,13 +82,21 @@ export async function runTick(
 export interface FastSampleResult {
   readonly depth: QueueDepth;
   readonly decision: FastDecision;
-  /** Whether the sample wrote a larger value. */
+  /** The concurrency applied before the sample's writes (as read afresh where the port reads). */
+  readonly applied: number;
+  /** Whether a limit rose: a refused, clamped-to-nothing or failed write is no growth. */
   readonly changed: boolean;
+  /** The consumer was found paused before the growth: nothing was written. */
+  readonly paused?: PauseKind;
+  /** The context for the next sample: the decision's, with what really holds. */
+  readonly context: FastPathContext;
 }
 
 /**
- * One fast-path sample: read the real-time depth (one GetQueueAttributes, no Lambda read), decide, and apply
- * growth. The Lambda's loop between ticks and the simulator's sampling event both run exactly this.
+ * One fast-path sample: read the real-time depth (one GetQueueAttributes), decide, and apply growth. Before a
+ * growth write it reads the limits afresh where the port can (`refresh`, two Lambda reads on growth only): an
+ * operator's pause since the tick is held, never undone, and a hand edit is planned from, not over. The Lambda's
+ * loop between ticks and the simulator's sampling event both run exactly this.
  */
 export async function runFastSample(
   ports: Pick<TickPorts, 'queue' | 'concurrency'>,
@@ -95,7 +106,40 @@ export async function runFastSample(
 ): Promise<FastSampleResult> {
   const depth = await ports.queue.depth();
   const decision = decideFast({ at: now, messages: depth.visible }, context, config);
-  const changed = decision.desired > context.applied;
-  if (changed) await ports.concurrency.apply(decision.desired, context.applied);
-  return { depth, decision, changed };
+  const held = (applied: number, paused?: PauseKind): FastSampleResult => ({
+    depth,
+    decision,
+    applied,
+    changed: false,
+    ...(paused ? { paused } : {}),
+    context: {
+      ...decision.context,
+      applied,
+      lastChangeAt: context.lastChangeAt,
+      ...(paused ? { frozen: 'paused' as const } : {}),
+    },
+  });
+  if (decision.desired <= context.applied) return held(context.applied);
+  let applied = context.applied;
+  if (ports.concurrency.refresh) {
+    await ports.concurrency.refresh();
+    const [fresh, condition] = await Promise.all([
+      ports.concurrency.applied(),
+      ports.concurrency.condition?.() ?? Promise.resolve<ActuatorCondition>({}),
+    ]);
+    if (condition.paused) return held(fresh ?? applied, condition.paused);
+    applied = fresh ?? Number.POSITIVE_INFINITY;
+    // An operator raised it meanwhile: nothing to grow.
+    if (decision.desired <= applied) return held(applied);
+  }
+  await ports.concurrency.apply(decision.desired, applied);
+  const after = (await ports.concurrency.applied()) ?? Number.POSITIVE_INFINITY;
+  if (!(after > applied)) return held(after);
+  return {
+    depth,
+    decision,
+    applied,
+    changed: true,
+    context: { ...decision.context, applied: after, lastChangeAt: now },
+  };
 }

@@ -28,7 +28,7 @@ export function ageLawController(config: ScalerConfig, env: SimEnvironment): Sim
     async fastSample(ports, now) {
       if (fast === undefined) return { changed: false };
       const result = await runFastSample(ports, fast, config, now);
-      fast = result.decision.context;
+      fast = result.context;
       return { changed: result.changed };
     },
   };

@@ -2,6 +2,14 @@ import type { ActuatorMode } from '../control/config.ts';
 import type { QueueDepth } from '../control/ports.ts';
 import type { ControllerState } from '../control/snapshot.ts';
 import type { TickPorts } from '../control/tick.ts';
+import {
+  assertWritable,
+  type ConsumerLimits,
+  effectiveConcurrency,
+  outOfStep,
+  overpulls,
+  planWrites,
+} from '../control/write-plan.ts';
 import { ConnectionPool, type DownstreamModel, RateLimiter } from './downstream.ts';
 import type { SimEnvironment } from './environment.ts';
 import { EventQueue } from './event-queue.ts';
@@ -788,23 +796,15 @@ export class Simulation {
         applied: async () => {
           const consumer = this.input.consumer;
           if (consumer.kind !== 'controlled') return undefined;
-          if (consumer.actuator === 'event-source') return this.eventSourceMax;
-          if (
-            consumer.actuator === 'lockstep' &&
-            this.eventSourceMax !== undefined &&
-            this.reserved !== undefined
-          )
-            return Math.min(this.reserved, this.eventSourceMax);
-          return this.reserved;
+          return effectiveConcurrency(this.actuatorMode(consumer.actuator), this.limits());
         },
         // Lockstep leaves reserved a tick behind a shrink, as the Lambda's writes do: the next tick lowers it.
-        condition: async () => ({
-          outOfStep:
-            this.input.consumer.kind === 'controlled' &&
-            this.input.consumer.actuator === 'lockstep' &&
-            this.eventSourceMax !== undefined &&
-            this.reserved !== this.eventSourceMax,
-        }),
+        condition: async () => {
+          const consumer = this.input.consumer;
+          if (consumer.kind !== 'controlled') return {};
+          const mode = this.actuatorMode(consumer.actuator);
+          return { outOfStep: outOfStep(mode, this.limits()), overpull: overpulls(mode, this.limits()) };
+        },
         apply: async (desired) => this.apply(desired),
       },
       state: {
@@ -816,36 +816,33 @@ export class Simulation {
     };
   }
 
+  /** The consumer's two limits, as the Lambda's actuator reads them. */
+  private limits(): ConsumerLimits {
+    return { reserved: this.reserved, mapping: this.eventSourceMax };
+  }
+
+  /** In-process pools have no mapping: whatever the actuator, only the pool's size (reserved) is driven. */
+  private actuatorMode(actuator: ActuatorMode): ActuatorMode {
+    return this.eventSourceMax === undefined ? 'reserved' : actuator;
+  }
+
+  /** The Lambda's write plan (lib/control/write-plan.ts), applied to the model in the same order. */
   private apply(desired: number): void {
     const consumer = this.input.consumer;
     if (consumer.kind !== 'controlled')
       throw new Error(`controller ${this.input.controller.name} wrote concurrency in ${consumer.kind} mode`);
     if (!Number.isInteger(desired) || desired < 1)
       throw new Error(`controller ${this.input.controller.name} applied ${desired}`);
-    const previous =
-      consumer.actuator === 'reserved' || this.eventSourceMax === undefined
-        ? this.reserved
-        : this.eventSourceMax;
-    switch (consumer.actuator) {
-      case 'lockstep': {
-        // Shrinking, reserved comes down only to the maximum the pollers have worked under (the Lambda's write
-        // plan), so a poll in flight when the maximum drops is not throttled; the next tick lowers it the rest.
-        const oldMax = this.eventSourceMax ?? desired;
-        this.reserved =
-          desired < oldMax ? Math.max(desired, Math.min(this.reserved ?? oldMax, oldMax)) : desired;
-        if (this.eventSourceMax !== undefined) this.eventSourceMax = desired;
-        break;
-      }
-      case 'reserved':
-        this.reserved = desired;
-        break;
-      case 'event-source':
-        this.reserved = this.input.cap;
-        this.eventSourceMax = desired;
-        break;
+    const mode = this.actuatorMode(consumer.actuator);
+    const before = effectiveConcurrency(mode, this.limits());
+    for (const write of planWrites(mode, this.limits(), desired, this.input.cap)) {
+      assertWritable(write, this.input.cap);
+      if (write.target === 'reserved') this.reserved = write.value;
+      else this.eventSourceMax = write.value;
     }
+    const after = effectiveConcurrency(mode, this.limits());
     this.reservedMeter?.set(this.now, this.reserved ?? 0);
-    if (desired !== previous) this.changes.push([this.now, desired]);
+    if (after !== undefined && after !== before) this.changes.push([this.now, after]);
     this.resizeSlots();
   }
 

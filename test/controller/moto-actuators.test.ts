@@ -103,19 +103,28 @@ describe("reserved: the function's reserved concurrency only", () => {
   });
 });
 
-describe("event-source: the mapping's MaximumConcurrency, reserved held at the cap", () => {
+describe("event-source: the mapping's MaximumConcurrency only; reserved concurrency is the template's", () => {
   const env = { ...CONTROLLER_ENV, ACTUATOR: 'event-source' };
 
-  it('growing asserts reserved at the cap before raising the mapping', async () => {
-    const world = await World.create(server, { env, reserved: 16, mappingMax: 3 });
+  it('growing raises the mapping alone and leaves a reserved concurrency above the cap as it is', async () => {
+    // The template reserves 50 (synth requires at least the cap, 16): the controller must not lower it.
+    const world = await World.create(server, { env, reserved: 50, mappingMax: 3 });
     await growing(world);
     await world.tick();
     const desired = world.lastLog().fields.desired as number;
     expect(desired).toBeGreaterThan(3);
     expect(world.instants).toEqual([
-      { command: 'PutFunctionConcurrencyCommand', reserved: 16, mapping: 3 },
-      { command: 'UpdateEventSourceMappingCommand', reserved: 16, mapping: desired },
+      { command: 'UpdateEventSourceMappingCommand', reserved: 50, mapping: desired },
     ]);
+  });
+
+  it('growing never raises the mapping above a reserved concurrency lowered by hand', async () => {
+    const world = await World.create(server, { env, reserved: 4, mappingMax: 3 });
+    await growing(world);
+    await world.tick();
+    expect(world.lastLog().fields.desired as number).toBeGreaterThan(4);
+    expect(await world.applied()).toEqual({ reserved: 4, mapping: 4 });
+    expect(world.calls.commands).not.toContain('PutFunctionConcurrencyCommand');
   });
 
   it('shrinking lowers only the mapping, in one write', async () => {

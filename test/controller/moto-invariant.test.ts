@@ -27,19 +27,23 @@ describe('the lockstep invariant, repaired by the first tick that finds it broke
       comment: 'the mapping raised by hand above reserved (10 over 5): the mapping comes back to 5',
       edit: { mapping: 10 },
       writes: ['UpdateEventSourceMappingCommand'],
+      repaired: true,
     },
     {
       comment:
         'reserved lowered by hand under the mapping (3 under 5): 3 is what runs (the rest throttles), so the mapping comes down to it',
       edit: { reserved: 3 },
       writes: ['UpdateEventSourceMappingCommand'],
+      repaired: true,
     },
     {
+      // Reserved above the mapping overpulls nothing: a write to release account concurrency, not a repair.
       comment: 'reserved raised by hand above the mapping (20 over 5): reserved comes back to 5',
       edit: { reserved: 20 },
       writes: ['PutFunctionConcurrencyCommand'],
+      repaired: false,
     },
-  ])('$comment', async ({ edit, writes }) => {
+  ])('$comment', async ({ edit, writes, repaired }) => {
     const world = await World.create(server, { env: CONTROLLER_ENV, reserved: 5, mappingMax: 5 });
     await heldAt5(world);
     // GIVEN a hand edit (before: two ticks of hold:steady, zero writes, the mapping left above reserved)
@@ -51,7 +55,9 @@ describe('the lockstep invariant, repaired by the first tick that finds it broke
     expect(world.instants.map((i) => i.command)).toEqual(writes);
     expect(await world.applied()).toEqual({ reserved: value, mapping: value });
     for (const i of world.instants) expect(i.mapping).toBeLessThanOrEqual(i.reserved as number);
-    expect(world.lastLog().fields).toMatchObject({ repaired: true, desired: value });
+    expect(world.lastLog().fields).toMatchObject({ desired: value });
+    expect(world.lastLog().fields.repaired ?? false).toBe(repaired);
+    expect(world.relay.documents.at(-1)?.LockstepRepairs).toBe(repaired ? 1 : 0);
   });
 
   it('the mapping raised above reserved is repaired whatever the law decides, and reported', async () => {

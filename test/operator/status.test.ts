@@ -400,7 +400,13 @@ describe('status parsing', () => {
     const grew = logEntryForFast(
       {
         kind: 'grew',
-        sample: { depth: { visible: 7_000, inFlight: 2, delayed: 0 }, decision: grown, changed: true },
+        sample: {
+          depth: { visible: 7_000, inFlight: 2, delayed: 0 },
+          decision: grown,
+          applied: 2,
+          changed: true,
+          context: grown.context,
+        },
         actuation: { kind: 'applied', value: grown.desired },
         writes: [],
         applied: 2,

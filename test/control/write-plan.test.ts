@@ -1,14 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { type ActuatorMode, resolveScalerConfig } from '../../lib/control/index.ts';
 import {
   assertWritable,
   outOfStep,
+  overpulls,
   planWrites,
   UnsafeWriteError,
-} from '../../functions/controller/write-plan.ts';
-import { type ActuatorMode, resolveScalerConfig } from '../../lib/control/index.ts';
+} from '../../lib/control/write-plan.ts';
 
 const config = resolveScalerConfig({ minConcurrency: 2, maxConcurrency: 16 });
+const CAP = config.maxConcurrency;
 
 const lockstep = (n: number | undefined) => ({ reserved: n, mapping: n });
 
@@ -97,14 +99,36 @@ describe('the order of the writes', () => {
       plan: [['reserved', 6]],
     },
     {
-      comment: 'event-source asserts reserved at the cap, then the mapping',
-      mode: 'event-source',
-      from: { reserved: 16, mapping: 4 },
-      to: 6,
+      comment:
+        'lockstep: a mapping found above the cap is lowered to it, and reserved never planned above the cap',
+      mode: 'lockstep',
+      from: { reserved: undefined, mapping: 50 },
+      to: 16,
       plan: [
+        ['mapping', 16],
         ['reserved', 16],
-        ['mapping', 6],
       ],
+    },
+    {
+      comment: 'event-source grows the mapping only: reserved is the template’s, never written',
+      mode: 'event-source',
+      from: { reserved: 50, mapping: 5 },
+      to: 8,
+      plan: [['mapping', 8]],
+    },
+    {
+      comment: 'event-source with reserved unset: the mapping alone, nothing reserved from the account',
+      mode: 'event-source',
+      from: { reserved: undefined, mapping: 5 },
+      to: 8,
+      plan: [['mapping', 8]],
+    },
+    {
+      comment: 'event-source never raises the mapping above the reserved concurrency it finds',
+      mode: 'event-source',
+      from: { reserved: 6, mapping: 4 },
+      to: 10,
+      plan: [['mapping', 6]],
     },
     {
       comment: 'event-source shrinks with one write',
@@ -114,14 +138,15 @@ describe('the order of the writes', () => {
       plan: [['mapping', 5]],
     },
     {
-      comment: 'event-source repair: reserved lowered by hand under the mapping → reserved back to the cap',
+      comment:
+        'event-source repair: reserved lowered by hand under the mapping → the mapping comes down to it',
       mode: 'event-source',
       from: { reserved: 3, mapping: 6 },
       to: 6,
-      plan: [['reserved', 16]],
+      plan: [['mapping', 3]],
     },
   ] as const)('$comment', ({ mode, from, to, plan }) => {
-    expect(planWrites(mode, from, to, config).map((w) => [w.target, w.value])).toEqual(plan);
+    expect(planWrites(mode, from, to, CAP).map((w) => [w.target, w.value])).toEqual(plan);
   });
 
   it.each([
@@ -166,20 +191,72 @@ describe('the order of the writes', () => {
     expect(outOfStep(mode, limits)).toBe(expected);
   });
 
+  it.each([
+    {
+      comment: 'lockstep, mapping above reserved',
+      mode: 'lockstep',
+      limits: { reserved: 3, mapping: 10 },
+      expected: true,
+    },
+    // The designed one-tick trail after a shrink: a write, not a repair (LockstepRepairs stays 0).
+    {
+      comment: 'lockstep, reserved trailing a shrink',
+      mode: 'lockstep',
+      limits: { reserved: 6, mapping: 5 },
+      expected: false,
+    },
+    {
+      comment: 'lockstep, unbounded mapping over reserved',
+      mode: 'lockstep',
+      limits: { reserved: 5, mapping: undefined },
+      expected: true,
+    },
+    {
+      comment: 'lockstep, nothing reserved',
+      mode: 'lockstep',
+      limits: { reserved: undefined, mapping: 5 },
+      expected: false,
+    },
+    {
+      comment: 'reserved 0 is a pause, judged apart',
+      mode: 'lockstep',
+      limits: { reserved: 0, mapping: 5 },
+      expected: false,
+    },
+    {
+      comment: 'event-source, reserved under the mapping',
+      mode: 'event-source',
+      limits: { reserved: 3, mapping: 5 },
+      expected: true,
+    },
+    {
+      comment: 'reserved mode drives no mapping',
+      mode: 'reserved',
+      limits: { reserved: 3, mapping: 10 },
+      expected: false,
+    },
+  ] as const)('overpull: $comment', ({ mode, limits, expected }) => {
+    expect(overpulls(mode, limits)).toBe(expected);
+  });
+
   const limit = fc.option(fc.integer({ min: 2, max: 16 }), { nil: undefined });
+  // Hand edits may leave either limit above the cap.
+  const anyLimit = fc.option(fc.integer({ min: 2, max: 60 }), { nil: undefined });
   it('MaximumConcurrency ≤ reserved after every full plan, from any start, and no write ever widens a breach', () => {
     const modes: ActuatorMode[] = ['lockstep', 'event-source'];
     fc.assert(
       fc.property(
         fc.constantFrom(...modes),
-        limit,
-        limit,
+        anyLimit,
+        anyLimit,
         fc.integer({ min: 2, max: 16 }),
         (mode, r, m, to) => {
           let reserved = r ?? Number.POSITIVE_INFINITY;
           let mapping = m ?? Number.POSITIVE_INFINITY;
           let breach = Math.max(0, mapping - reserved);
-          for (const w of planWrites(mode, { reserved: r, mapping: m }, to, config)) {
+          for (const w of planWrites(mode, { reserved: r, mapping: m }, to, CAP)) {
+            // Nothing above the cap is ever planned (assertWritable would refuse it mid-plan).
+            expect(() => assertWritable(w, CAP)).not.toThrow();
             if (w.target === 'reserved') reserved = w.value;
             else mapping = w.value;
             const now = Math.max(0, mapping - reserved);
@@ -187,12 +264,20 @@ describe('the order of the writes', () => {
             expect(now <= breach || !Number.isFinite(breach)).toBe(true);
             breach = now;
           }
-          if (r !== undefined || m !== undefined || mode === 'lockstep') {
-            expect(mapping).toBeLessThanOrEqual(reserved);
-            expect(mapping).toBe(to);
-          }
+          expect(mapping).toBeLessThanOrEqual(reserved);
+          // Lockstep drives both to the value; event-source the mapping, up to the reserved concurrency it finds.
+          expect(mapping).toBe(mode === 'lockstep' ? to : Math.min(to, r ?? Number.POSITIVE_INFINITY));
         },
       ),
+    );
+  });
+
+  it('event-source never writes reserved concurrency (the template owns it)', () => {
+    fc.assert(
+      fc.property(anyLimit, anyLimit, fc.integer({ min: 2, max: 16 }), (r, m, to) => {
+        const targets = planWrites('event-source', { reserved: r, mapping: m }, to, CAP).map((w) => w.target);
+        expect(targets).not.toContain('reserved');
+      }),
     );
   });
 
@@ -201,7 +286,7 @@ describe('the order of the writes', () => {
       fc.property(limit, limit, fc.integer({ min: 2, max: 16 }), (r, m, to) => {
         let limits = { reserved: r, mapping: m };
         for (let tick = 0; tick < 2; tick++) {
-          for (const w of planWrites('lockstep', limits, to, config)) {
+          for (const w of planWrites('lockstep', limits, to, CAP)) {
             limits =
               w.target === 'reserved' ? { ...limits, reserved: w.value } : { ...limits, mapping: w.value };
           }
@@ -214,18 +299,18 @@ describe('the order of the writes', () => {
 
 describe('never 0, negative, NaN, fractional or above the cap', () => {
   it.each([0, -1, Number.NaN, 2.5, 17, Number.POSITIVE_INFINITY])('reserved %s is refused', (value) => {
-    expect(() => assertWritable({ target: 'reserved', value }, config)).toThrow(UnsafeWriteError);
+    expect(() => assertWritable({ target: 'reserved', value }, CAP)).toThrow(UnsafeWriteError);
   });
   it.each([1, 0, 17])('MaximumConcurrency %s is refused (valid 2–1000, and the cap)', (value) => {
-    expect(() => assertWritable({ target: 'mapping', value }, config)).toThrow(
+    expect(() => assertWritable({ target: 'mapping', value }, CAP)).toThrow(
       /MaximumConcurrency = .*must be an integer in \[2; 16\]/,
     );
   });
   it('every integer in [1; cap] passes for reserved, [2; cap] for the mapping', () => {
     fc.assert(
       fc.property(fc.integer({ min: 2, max: 16 }), (value) => {
-        expect(() => assertWritable({ target: 'reserved', value }, config)).not.toThrow();
-        expect(() => assertWritable({ target: 'mapping', value }, config)).not.toThrow();
+        expect(() => assertWritable({ target: 'reserved', value }, CAP)).not.toThrow();
+        expect(() => assertWritable({ target: 'mapping', value }, CAP)).not.toThrow();
       }),
     );
   });

@@ -1,0 +1,125 @@
+import { type ActuatorMode, EVENT_SOURCE_MAX_CONCURRENCY } from './config.ts';
+
+/**
+ * The actuator's write plan: which limits to write, in which order, to move the consumer from its limits now to
+ * the law's value. Pure and shared: the Lambda's actuator sends these writes to AWS, the simulator applies them to
+ * its model, so the order that keeps the invariant is the same in both.
+ */
+
+/** One control-plane write. */
+export interface Write {
+  readonly target: 'reserved' | 'mapping';
+  readonly value: number;
+}
+
+/** What the consumer's two limits are now: undefined is "not set" (unbounded). */
+export interface ConsumerLimits {
+  readonly reserved: number | undefined;
+  readonly mapping: number | undefined;
+}
+
+const unbounded = (v: number | undefined) => v ?? Number.POSITIVE_INFINITY;
+
+/** The concurrency the consumer can run under these limits (undefined: nothing bounds it). */
+export function effectiveConcurrency(mode: ActuatorMode, limits: ConsumerLimits): number | undefined {
+  const value =
+    mode === 'reserved'
+      ? unbounded(limits.reserved)
+      : Math.min(unbounded(limits.mapping), unbounded(limits.reserved));
+  return Number.isFinite(value) ? value : undefined;
+}
+
+/**
+ * The pollers may pull more than the function may run: the mapping's maximum above reserved concurrency. Pollers
+ * above reserved are throttled, messages return and their receive count climbs toward the DLQ. Reserved 0 is an
+ * operator's pause, judged apart (`pauseOverpulls` in the actuator). Reserved mode drives no mapping.
+ */
+export function overpulls(mode: ActuatorMode, limits: ConsumerLimits): boolean {
+  if (mode === 'reserved' || limits.reserved === undefined || limits.reserved === 0) return false;
+  return unbounded(limits.mapping) > limits.reserved;
+}
+
+/**
+ * Whether the tick must rewrite the limits even when the law's value is unchanged: an overpull (above), or in
+ * lockstep reserved above the mapping, which holds account concurrency nobody uses. That one is by design for one
+ * tick after a shrink (reserved trails the mapping down): a write, not a repair.
+ */
+export function outOfStep(mode: ActuatorMode, limits: ConsumerLimits): boolean {
+  if (limits.reserved === undefined && limits.mapping === undefined) return false;
+  if (overpulls(mode, limits)) return true;
+  return mode === 'lockstep' && unbounded(limits.mapping) !== unbounded(limits.reserved);
+}
+
+/**
+ * The writes that move the consumer from its limits now to `desired`, in order, repairing on the way whatever a
+ * hand edit or a half-done earlier tick left out of step. No value above `cap` is planned.
+ *
+ * The mapping's pollers do not look at reserved concurrency, so `MaximumConcurrency ≤ reserved` at every instant
+ * (docs/controller.md, "Actuator modes"): the mapping is lowered first, reserved raised before the mapping is. A
+ * write never takes the mapping further above reserved than it was. Lockstep growing 4 → 6: reserved 6, then
+ * mapping 6; shrinking 6 → 5: mapping 5 (reserved stays 6 until the next tick, which writes 5); found at mapping
+ * 10 over reserved 3 and holding 3: mapping 3, one write.
+ *
+ * Event-source mode owns the mapping only: reserved concurrency is the user's (the template sets it at or above
+ * the cap), never written, and bounds the mapping: the plan never raises the mapping above it.
+ */
+export function planWrites(
+  mode: ActuatorMode,
+  limits: ConsumerLimits,
+  desired: number,
+  cap: number,
+): Write[] {
+  const mapping = unbounded(limits.mapping);
+  const writes: Write[] = [];
+  switch (mode) {
+    case 'reserved':
+      if (limits.reserved !== desired) writes.push({ target: 'reserved', value: desired });
+      return writes;
+    case 'lockstep': {
+      // Shrinking, reserved trails the mapping by one tick: it comes down only to the maximum the pollers have
+      // already worked under, so a poll in flight when the maximum drops is not throttled by reserved dropping
+      // with it (its batch would return after the visibility timeout, one receive nearer the DLQ). The next tick
+      // brings reserved down to the mapping. Never above the cap: a mapping found above it is no level to keep.
+      const reserved =
+        mapping > desired && Number.isFinite(mapping)
+          ? Math.max(desired, Math.min(unbounded(limits.reserved), mapping, cap))
+          : desired;
+      if (mapping > desired) writes.push({ target: 'mapping', value: desired });
+      if (limits.reserved !== reserved) writes.push({ target: 'reserved', value: reserved });
+      if (mapping < desired) writes.push({ target: 'mapping', value: desired });
+      return writes;
+    }
+    case 'event-source': {
+      const value = Math.min(desired, unbounded(limits.reserved));
+      if (value !== mapping) writes.push({ target: 'mapping', value });
+      return writes;
+    }
+  }
+}
+
+/** What the plan leaves the consumer at (its writes applied in order). */
+export function afterWrites(limits: ConsumerLimits, writes: readonly Write[]): ConsumerLimits {
+  let after = limits;
+  for (const w of writes)
+    after = w.target === 'reserved' ? { ...after, reserved: w.value } : { ...after, mapping: w.value };
+  return after;
+}
+
+export class UnsafeWriteError extends Error {
+  override name = 'UnsafeWriteError';
+}
+
+/**
+ * The last guard before the SDK: reserved 0 throttles every invocation, moto accepts -1 and NaN has no meaning,
+ * so nothing outside [1, cap] (reserved) or [2, min(cap, 1000)] (the mapping, valid 2–1000) is sent.
+ */
+export function assertWritable(write: Write, cap: number): void {
+  const { value } = write;
+  const low = write.target === 'mapping' ? EVENT_SOURCE_MAX_CONCURRENCY.min : 1;
+  const high = write.target === 'mapping' ? Math.min(cap, EVENT_SOURCE_MAX_CONCURRENCY.max) : cap;
+  if (!Number.isInteger(value) || value < low || value > high) {
+    throw new UnsafeWriteError(
+      `refusing to write ${write.target === 'mapping' ? 'MaximumConcurrency' : 'reserved concurrency'} = ${value}: must be an integer in [${low}; ${high}]`,
+    );
+  }
+}
