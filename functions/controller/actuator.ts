@@ -11,6 +11,7 @@ import {
   assertWritable,
   type ConcurrencyPort,
   type ConsumerLimits,
+  EVENT_SOURCE_MAX_CONCURRENCY,
   effectiveConcurrency,
   outOfStep,
   overpulls,
@@ -222,8 +223,13 @@ export class LambdaActuator implements ConcurrencyPort {
       this.actuation = { ...base, value: this.appliedNow ?? refused.value };
       return;
     }
-    // The mapping cannot go below 2 (valid 2–1000): the plan refuses a value under it, reported as a failure.
-    const value = Math.min(desired, reservable);
+    // The mapping cannot go below 2 (valid 2–1000): with less reserved than that, it comes down to 2 and the
+    // reserved raise to 2 is tried again (a refusal is then a failure, the least overpull left).
+    const drivesMapping = this.target.mode !== 'reserved';
+    const value = Math.max(
+      Math.min(desired, reservable),
+      drivesMapping ? EVENT_SOURCE_MAX_CONCURRENCY.min : 1,
+    );
     try {
       for (const write of planWrites(this.target.mode, limits, value, this.config.maxConcurrency))
         await this.write(write);

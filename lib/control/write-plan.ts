@@ -90,7 +90,8 @@ export function planWrites(
       return writes;
     }
     case 'event-source': {
-      const value = Math.min(desired, unbounded(limits.reserved));
+      // Reserved set by hand under the mapping's valid minimum (2) leaves the least overpull the mapping allows.
+      const value = Math.max(EVENT_SOURCE_MAX_CONCURRENCY.min, Math.min(desired, unbounded(limits.reserved)));
       if (value !== mapping) writes.push({ target: 'mapping', value });
       return writes;
     }
