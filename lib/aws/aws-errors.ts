@@ -37,7 +37,11 @@ export function failureKind(error: unknown): FailureKind {
     case 'RequestLimitExceeded':
     case 'LimitExceededException':
       return 'throttled';
+    // Lambda: ResourceConflictException while a function is being updated; ResourceInUseException while a mapping
+    // is (AWS: "you tried to update an event source mapping in the CREATING state"). Both end with the update: the
+    // tick is skipped, and the next one writes again.
     case 'ResourceConflictException':
+    case 'ResourceInUseException':
       return 'conflict';
     case 'ResourceNotFoundException':
     case 'QueueDoesNotExist':

@@ -34,6 +34,7 @@ import {
 } from '../control/index.ts';
 import { METRIC_NAMESPACE } from '../telemetry.ts';
 import { ScalerAlarms } from './alarms.ts';
+import { type ConcurrencyOwner, concurrencyOwnerOf, unqualifiedFunctionArn } from './concurrency-owner.ts';
 import { ScalerDashboard } from './dashboard.ts';
 import { checkAttachedResources } from './deployment-checks.ts';
 import { attachMapping } from './event-source.ts';
@@ -85,8 +86,9 @@ export interface QueueAgeScalerProps extends QueueAgeScalerSettings {
   readonly queue: IQueue;
   /**
    * The function that consumes the queue: its reserved concurrency is what the scaler sets. An alias or a
-   * version is accepted: the mapping invokes it, and the reserved concurrency is set on its function (AWS:
-   * reserved concurrency applies to the function as a whole, all versions and aliases included).
+   * version is accepted, and so is a function imported by a qualified ARN: the mapping invokes it, and the
+   * reserved concurrency is set on its function, named without the qualifier (AWS: reserved concurrency applies
+   * to the function as a whole, all versions and aliases included).
    */
   readonly consumer: IFunction;
   /**
@@ -174,15 +176,6 @@ function integerIn(value: number, range: { min: number; max: number }): boolean 
   return Number.isInteger(value) && value >= range.min && value <= range.max;
 }
 
-/**
- * The function whose reserved concurrency is set: the consumer itself, or the function behind an alias or a
- * version (their `lambda`).
- */
-function concurrencyOwnerOf(consumer: IFunction): IFunction {
-  const inner = (consumer as { lambda?: IFunction }).lambda;
-  return inner !== undefined && inner !== consumer ? inner : consumer;
-}
-
 /** Where MaximumConcurrency starts: the floor when the scaler drives it; the cap when only reserved is driven. */
 function initialMaximumConcurrency(config: ScalerConfig): number {
   const start = config.actuator === 'reserved' ? config.maxConcurrency : config.minConcurrency;
@@ -215,8 +208,14 @@ export class QueueAgeScaler extends Construct {
   readonly dashboard: ScalerDashboard;
   /** The id of the event source mapping the scaler drives. */
   readonly eventSourceMappingId: string;
-  /** The function whose reserved concurrency is set (the consumer, or the function of a consumer alias). */
+  /**
+   * The function whose reserved concurrency is set (the consumer, or the function of a consumer alias). A consumer
+   * imported by a qualified ARN is this function as given: the controller's IAM and environment name it without
+   * the qualifier.
+   */
   readonly concurrencyOwner: IFunction;
+  /** The owner named without a qualifier: what IAM, the controller and the one-scaler check use. */
+  private readonly owner: ConcurrencyOwner;
 
   constructor(scope: Construct, id: string, props: QueueAgeScalerProps) {
     super(scope, id);
@@ -283,7 +282,8 @@ export class QueueAgeScaler extends Construct {
       throttleThreshold = DEFAULT_THROTTLE_THRESHOLD;
     }
 
-    this.concurrencyOwner = concurrencyOwnerOf(props.consumer);
+    this.owner = concurrencyOwnerOf(props.consumer);
+    this.concurrencyOwner = this.owner.function;
     const rival = this.scalerOfSameConsumer();
     if (rival) {
       problems.push(
@@ -360,17 +360,21 @@ export class QueueAgeScaler extends Construct {
     if (props.stackOutputs ?? true) this.createOutputs(props.queue);
   }
 
-  /** Another scaler of this app on the same consumer function (aliases and versions count as their function). */
+  /**
+   * Another scaler of this app on the same consumer function: aliases and versions count as their function, and
+   * ARNs are compared without their qualifier (`…:orders-consumer:live` is `…:orders-consumer`). The other scaler's
+   * ARN is stripped here rather than read from it, since it may come from another copy of this library.
+   */
   private scalerOfSameConsumer(): QueueAgeScaler | undefined {
     const owner = this.concurrencyOwner;
+    const arn = this.owner.functionArn;
     return this.node.root.node
       .findAll()
       .filter((c): c is QueueAgeScaler => c !== this && QueueAgeScaler.isQueueAgeScaler(c))
       .find(
         (other) =>
           other.concurrencyOwner === owner ||
-          (!Token.isUnresolved(owner.functionArn) &&
-            other.concurrencyOwner.functionArn === owner.functionArn),
+          (!Token.isUnresolved(arn) && unqualifiedFunctionArn(other.concurrencyOwner.functionArn) === arn),
       );
   }
 
@@ -407,28 +411,44 @@ export class QueueAgeScaler extends Construct {
     role.addToPolicy(
       new PolicyStatement({
         sid: 'SetConsumerConcurrency',
-        actions: ['lambda:GetFunctionConcurrency', 'lambda:PutFunctionConcurrency'],
-        resources: [this.concurrencyOwner.functionArn],
+        // Event-source mode reads reserved concurrency (it bounds the mapping) and never writes it: the template owns it.
+        actions:
+          config.actuator === 'event-source'
+            ? ['lambda:GetFunctionConcurrency']
+            : ['lambda:GetFunctionConcurrency', 'lambda:PutFunctionConcurrency'],
+        resources: [this.owner.functionArn],
       }),
     );
-    // The `reserved` actuator never writes the mapping; every mode reads it (a disabled mapping is a pause).
+    const mappingArn = stack.formatArn({
+      service: 'lambda',
+      resource: 'event-source-mapping',
+      resourceName: this.eventSourceMappingId,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    // Every mode reads the mapping (a disabled mapping is a pause); the `reserved` actuator never writes it.
     role.addToPolicy(
       new PolicyStatement({
-        sid: 'SetMappingMaximumConcurrency',
-        actions:
-          config.actuator === 'reserved'
-            ? ['lambda:GetEventSourceMapping']
-            : ['lambda:GetEventSourceMapping', 'lambda:UpdateEventSourceMapping'],
-        resources: [
-          stack.formatArn({
-            service: 'lambda',
-            resource: 'event-source-mapping',
-            resourceName: this.eventSourceMappingId,
-            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-          }),
-        ],
+        sid: 'ReadMapping',
+        actions: ['lambda:GetEventSourceMapping'],
+        resources: [mappingArn],
       }),
     );
+    if (config.actuator !== 'reserved') {
+      role.addToPolicy(
+        new PolicyStatement({
+          sid: 'SetMappingMaximumConcurrency',
+          actions: ['lambda:UpdateEventSourceMapping'],
+          resources: [mappingArn],
+          // AWS (Service Authorization Reference, Lambda): UpdateEventSourceMapping takes lambda:FunctionArn, the
+          // function the mapping invokes. It may be an alias or version of the consumer, hence `:*` beside the
+          // bare ARN. The role then cannot point the mapping at another function; it can still change the other
+          // fields of this one (BatchSize, Enabled, …): IAM has no condition key for them (docs/deploy.md).
+          conditions: {
+            ArnLike: { 'lambda:FunctionArn': [this.owner.functionArn, `${this.owner.functionArn}:*`] },
+          },
+        }),
+      );
+    }
     // The actions with no resource type live in a policy of their own, so the one acknowledgement below
     // covers exactly them.
     const unscoped = new Policy(this, 'ControllerUnscopedPolicy', {
@@ -459,7 +479,7 @@ export class QueueAgeScaler extends Construct {
       [CONTROLLER_RESOURCE_ENVIRONMENT.queueUrl]: props.queue.queueUrl,
       [CONTROLLER_RESOURCE_ENVIRONMENT.queueName]: props.queue.queueName,
       // Unqualified: reserved concurrency belongs to the function, whatever alias or version the mapping invokes.
-      [CONTROLLER_RESOURCE_ENVIRONMENT.consumerFunctionName]: this.concurrencyOwner.functionName,
+      [CONTROLLER_RESOURCE_ENVIRONMENT.consumerFunctionName]: this.owner.functionName,
       [CONTROLLER_RESOURCE_ENVIRONMENT.eventSourceMappingUuid]: this.eventSourceMappingId,
       [CONTROLLER_RESOURCE_ENVIRONMENT.scalerName]: scalerName,
       [CONTROLLER_RESOURCE_ENVIRONMENT.metricNamespace]: METRIC_NAMESPACE,
@@ -548,7 +568,7 @@ export class QueueAgeScaler extends Construct {
     const values: Record<(typeof SCALER_OUTPUTS)[number], string> = {
       QueueUrl: queue.queueUrl,
       QueueName: queue.queueName,
-      ConsumerFunctionName: this.concurrencyOwner.functionName,
+      ConsumerFunctionName: this.owner.functionName,
       EventSourceMappingUuid: this.eventSourceMappingId,
       ControllerFunctionName: this.controller.functionName,
       ScalerName: this.scalerName,

@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:net';
+import { ResourceConflictException, ResourceInUseException } from '@aws-sdk/client-lambda';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failureKind } from '../../lib/aws/aws-errors.ts';
@@ -72,6 +73,28 @@ describe('failureKind of the errors the SDK throws when an endpoint does not ans
     const error = await errorFrom(hangUpEndpoint);
     expect(error).toMatchObject({ name: 'TimeoutError', code: 'ECONNRESET' });
     expect(failureKind(error)).toBe('other');
+  });
+});
+
+describe('failureKind of the errors Lambda answers while a resource is being changed', () => {
+  it.each([
+    {
+      comment: 'a function being updated (a deploy)',
+      error: new ResourceConflictException({
+        message: 'update in progress',
+        $metadata: { httpStatusCode: 409 },
+      }),
+    },
+    {
+      comment: 'a mapping being created or updated',
+      error: new ResourceInUseException({
+        // The exception's documented meaning; the test reads only its name.
+        message: "The operation conflicts with the resource's availability.",
+        $metadata: { httpStatusCode: 400 },
+      }),
+    },
+  ])('$comment: a conflict, so the tick is skipped rather than reported as unexpected', ({ error }) => {
+    expect(failureKind(error)).toBe('conflict');
   });
 });
 

@@ -160,6 +160,16 @@ describe('the controller', () => {
 describe('the controller role: least privilege', () => {
   it('scopes the concurrency, mapping and queue actions to the one consumer, mapping and queue', () => {
     const role = logicalId('AWS::IAM::Role', 'ScalerControllerRole');
+    const consumerArn = { 'Fn::GetAtt': [logicalId('AWS::Lambda::Function', 'Consumer'), 'Arn'] };
+    const mappingArn = {
+      'Fn::Join': [
+        '',
+        Match.arrayWith([
+          ':event-source-mapping:',
+          { Ref: logicalId('AWS::Lambda::EventSourceMapping', 'ConsumerMapping') },
+        ]),
+      ],
+    };
     template.hasResourceProperties('AWS::IAM::Policy', {
       Roles: [{ Ref: role }],
       PolicyDocument: {
@@ -179,20 +189,24 @@ describe('the controller role: least privilege', () => {
             Sid: 'SetConsumerConcurrency',
             Action: ['lambda:GetFunctionConcurrency', 'lambda:PutFunctionConcurrency'],
             Effect: 'Allow',
-            Resource: { 'Fn::GetAtt': [logicalId('AWS::Lambda::Function', 'Consumer'), 'Arn'] },
+            Resource: consumerArn,
+          },
+          {
+            Sid: 'ReadMapping',
+            Action: 'lambda:GetEventSourceMapping',
+            Effect: 'Allow',
+            Resource: mappingArn,
           },
           {
             Sid: 'SetMappingMaximumConcurrency',
-            Action: ['lambda:GetEventSourceMapping', 'lambda:UpdateEventSourceMapping'],
+            Action: 'lambda:UpdateEventSourceMapping',
             Effect: 'Allow',
-            Resource: {
-              'Fn::Join': [
-                '',
-                Match.arrayWith([
-                  ':event-source-mapping:',
-                  { Ref: logicalId('AWS::Lambda::EventSourceMapping', 'ConsumerMapping') },
-                ]),
-              ],
+            Resource: mappingArn,
+            // Only while the mapping invokes the consumer (the function, or an alias or version of it).
+            Condition: {
+              ArnLike: {
+                'lambda:FunctionArn': [consumerArn, { 'Fn::Join': ['', [consumerArn, ':*']] }],
+              },
             },
           },
         ],

@@ -1,10 +1,12 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../lib/cdk/app.ts';
+import { QueueAgeScaler } from '../../lib/cdk/queue-age-scaler.ts';
 import { ScalerActuator } from '../../lib/cdk/scaler-settings.ts';
-import { attach, NO_BUNDLING } from './attached-scaler.ts';
+import { attach, errorsOf, NO_BUNDLING, parts } from './attached-scaler.ts';
 
 function templateOf(scaler: ReturnType<typeof attach>): Template {
   return Template.fromStack(Stack.of(scaler));
@@ -54,6 +56,19 @@ describe('QueueAgeScaler variants', () => {
     expect(actions).toContain('lambda:GetEventSourceMapping');
   });
 
+  it('the event-source actuator reads reserved concurrency but never writes it (the template owns it)', () => {
+    const template = templateOf(
+      attach({ actuator: ScalerActuator.EVENT_SOURCE }, { reservedConcurrency: 32 }),
+    );
+    const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
+      (policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[] }[],
+    );
+    const actions = statements.flatMap((statement) => [statement.Action].flat());
+    expect(actions).toContain('lambda:GetFunctionConcurrency');
+    expect(actions).not.toContain('lambda:PutFunctionConcurrency');
+    expect(actions).toContain('lambda:UpdateEventSourceMapping');
+  });
+
   it('a topic of your own: no topic or key is created and the alarms notify it', () => {
     // GIVEN an app whose alarms go to an existing topic
     const scaler = attach((stack) => ({ alarmTopic: new Topic(stack, 'OpsTopic', { enforceSSL: true }) }));
@@ -79,4 +94,66 @@ describe('QueueAgeScaler variants', () => {
       ScalingConfig: { MaximumConcurrency: 12 },
     });
   });
+});
+
+/**
+ * IAM's ArnLike: each of the six colon-separated fields is matched on its own, with `*` and `?` wildcards; the
+ * sixth is the rest of the ARN (`function:orders-consumer:live`).
+ */
+function arnLike(pattern: string, arn: string): boolean {
+  const fields = (value: string) => {
+    const split = value.split(':');
+    return [...split.slice(0, 5), split.slice(5).join(':')];
+  };
+  const [wanted, given] = [fields(pattern), fields(arn)];
+  const glob = (p: string) => {
+    const escaped = p
+      .replace(/[.+^$(){}|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.');
+    return new RegExp(`^${escaped}$`);
+  };
+  return wanted.every((p, i) => glob(p).test(given[i] ?? ''));
+}
+
+describe('the controller role: writes to the mapping', () => {
+  const FUNCTION = 'arn:aws:lambda:us-east-1:123456789012:function:orders-consumer';
+
+  function updateStatement(): { Action: unknown; Condition?: Record<string, Record<string, string[]>> } {
+    // GIVEN a consumer imported by ARN, so the condition's values are literals
+    const { stack, queue } = parts();
+    const consumer = LambdaFunction.fromFunctionArn(stack, 'C', FUNCTION);
+    const scaler = new QueueAgeScaler(stack, 'Scaler', { queue, consumer });
+    expect(errorsOf(scaler)).toEqual([]);
+    const statements = Object.values(Template.fromStack(stack).findResources('AWS::IAM::Policy')).flatMap(
+      (policy) => policy.Properties.PolicyDocument.Statement as { Sid?: string }[],
+    );
+    const found = statements.filter((statement) => statement.Sid === 'SetMappingMaximumConcurrency');
+    expect(found).toHaveLength(1);
+    return found[0] as ReturnType<typeof updateStatement>;
+  }
+
+  it.each([
+    { comment: 'the consumer', invoked: FUNCTION, allowed: true },
+    { comment: 'an alias of the consumer', invoked: `${FUNCTION}:live`, allowed: true },
+    { comment: 'a version of the consumer', invoked: `${FUNCTION}:7`, allowed: true },
+    { comment: 'another function whose name starts alike', invoked: `${FUNCTION}-audit`, allowed: false },
+    { comment: 'an alias of another function', invoked: `${FUNCTION}-audit:live`, allowed: false },
+    {
+      comment: 'a function of the same name in another region',
+      invoked: 'arn:aws:lambda:eu-west-1:123456789012:function:orders-consumer',
+      allowed: false,
+    },
+  ])(
+    'UpdateEventSourceMapping on a mapping that invokes $comment: allowed $allowed',
+    ({ invoked, allowed }) => {
+      // WHEN
+      const statement = updateStatement();
+      // THEN: lambda:FunctionArn is the function the mapping invokes (AWS Service Authorization Reference)
+      expect(statement.Action).toBe('lambda:UpdateEventSourceMapping');
+      const patterns = statement.Condition?.ArnLike?.['lambda:FunctionArn'] ?? [];
+      expect(patterns).toHaveLength(2);
+      expect(patterns.some((pattern) => arnLike(pattern, invoked))).toBe(allowed);
+    },
+  );
 });

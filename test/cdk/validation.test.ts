@@ -22,6 +22,7 @@ import { ScalerActuator } from '../../lib/cdk/scaler-settings.ts';
 import { annotations, attach, errorsOf, NO_BUNDLING, parts } from './attached-scaler.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
+const CONSUMER_ARN = 'arn:aws:lambda:us-east-1:123456789012:function:orders-consumer';
 
 function mappingOf(stack: Stack): CfnEventSourceMapping {
   const found = stack.node
@@ -547,6 +548,61 @@ describe('QueueAgeScaler: the ways an app attaches its queue', () => {
     });
     expect(errorsOf(onAlias)).toEqual([
       expect.stringMatching(/already has a queue-age scaler, Validation\/OnFunction/),
+    ]);
+  });
+
+  it('a consumer imported by an alias ARN: IAM, the controller and the outputs name its function, unqualified', () => {
+    // GIVEN a consumer named by the ARN of one of its aliases
+    const { stack, queue } = parts();
+    const consumer = LambdaFunction.fromFunctionArn(stack, 'C', `${CONSUMER_ARN}:live`);
+    // WHEN
+    const scaler = new QueueAgeScaler(stack, 'Scaler', { queue, consumer });
+    // THEN: reserved concurrency is the function's, so every statement and name is unqualified
+    expect(errorsOf(scaler)).toEqual([]);
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Sid: 'SetConsumerConcurrency',
+            Action: ['lambda:GetFunctionConcurrency', 'lambda:PutFunctionConcurrency'],
+            Resource: CONSUMER_ARN,
+          }),
+          Match.objectLike({
+            Sid: 'SetMappingMaximumConcurrency',
+            Condition: { ArnLike: { 'lambda:FunctionArn': [CONSUMER_ARN, `${CONSUMER_ARN}:*`] } },
+          }),
+        ]),
+      },
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ CONSUMER_FUNCTION_NAME: 'orders-consumer' }) },
+    });
+    template.hasOutput('ConsumerFunctionName', { Value: 'orders-consumer' });
+  });
+
+  it('a consumer imported by a qualified ARN counts as its function for one scaler per consumer', () => {
+    // GIVEN a scaler on the function, imported unqualified
+    const { stack, queue } = parts();
+    new QueueAgeScaler(stack, 'OnFunction', {
+      queue,
+      consumer: LambdaFunction.fromFunctionArn(stack, 'Unqualified', CONSUMER_ARN),
+    });
+    const second = new Queue(stack, 'Second', {
+      visibilityTimeout: Duration.seconds(180),
+      deadLetterQueue: { queue: new Queue(stack, 'SecondDlq'), maxReceiveCount: 5 },
+    });
+    // WHEN a second scaler names the same function by an alias ARN
+    const onAlias = new QueueAgeScaler(stack, 'OnAlias', {
+      queue: second,
+      consumer: LambdaFunction.fromFunctionArn(stack, 'Qualified', `${CONSUMER_ARN}:live`),
+      stackOutputs: false,
+    });
+    // THEN
+    expect(errorsOf(onAlias)).toEqual([
+      expect.stringMatching(
+        /^the consumer Validation\/Qualified already has a queue-age scaler, Validation\/OnFunction: one scaler per consumer/,
+      ),
     ]);
   });
 });

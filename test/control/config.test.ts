@@ -135,6 +135,20 @@ describe('resolveScalerConfig', () => {
     expect(problems.join('\n')).toMatch(message);
   });
 
+  it.each([0.05, 1, 4.9])('fastSampleSeconds %s is refused: 0 (off) or at least 5 s', (value) => {
+    expect(problemsOf({ fastSampleSeconds: value })).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^fastSampleSeconds = ${value}: must be 0 \\(off\\) or at least 5 seconds: SQS's depth is approximate`,
+        ),
+      ),
+    ]);
+  });
+
+  it.each([0, 5, 10, 30])('fastSampleSeconds %s is accepted', (value) => {
+    expect(resolveScalerConfig({ fastSampleSeconds: value }).fastSampleSeconds).toBe(value);
+  });
+
   it('reports every problem at once', () => {
     const problems = problemsOf({ targetAgeSeconds: -1, dbPoolSize: 0, actuator: 'x', callsPerItem: 0 });
     expect(problems).toHaveLength(4);

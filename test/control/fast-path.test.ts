@@ -137,6 +137,43 @@ describe('decideFast', () => {
     expect(decision.desired).toBe(desired);
   });
 
+  it.each([
+    { target: 60, desired: 56, reason: 'grow:fast-surge' },
+    { target: 3_600, desired: 2, reason: 'hold:fast' },
+    { target: 86_400, desired: 2, reason: 'hold:fast' },
+  ])(
+    'the target decides: 500 waiting for 2 workers at 1 s is 250 s of work; target $target s → $reason',
+    ({ target, desired, reason }) => {
+      // The depth rose 20 → 500 in 10 s: arrivals ≥ 47/s, a spike over the 1/s reported. Within a 1 h target's
+      // 30-minute setpoint the 2 workers work it off: the tick's law would hold, and so does the fast path.
+      const ctx = context({
+        itemSeconds: 1,
+        reportedArrivals: 1,
+        tickArrivals: 1,
+        confirmedNeed: 2,
+        tickSample: at(0, 20),
+        previous: at(0, 20),
+      });
+      const decision = decideFast(at(10, 500), ctx, config({ targetAgeSeconds: target, maxConcurrency: 64 }));
+      expect(decision.reason).toBe(reason);
+      expect(decision.desired).toBe(desired);
+    },
+  );
+
+  it('the approximate depth’s jitter is no surge, however close together the samples', () => {
+    // ±4 messages between readings 50 ms apart would read as arrivals ≥ 160/s without the noise discount.
+    const ctx = context({ applied: 4, confirmedNeed: 4, tickSample: at(0, 40), previous: at(0, 40) });
+    for (const [seconds, messages] of [
+      [0.05, 48],
+      [0.05, 44],
+      [10, 48],
+    ] as const) {
+      const decision = decideFast(at(seconds, messages), ctx, config());
+      expect(decision.inputs.arrivalsAtLeast).toBe(0);
+      expect(decision.desired).toBe(4);
+    }
+  });
+
   it('a growth moves the context on: the next sample starts from the new value, dated now', () => {
     const decision = decideFast(at(10, 7_000), context(), config());
     expect(decision.context).toMatchObject({ applied: 16, lastChangeAt: NOW + 10, previous: at(10, 7_000) });

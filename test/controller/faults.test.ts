@@ -15,7 +15,9 @@ import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { LambdaActuator } from '../../functions/controller/actuator.ts';
-import { awsError, MAPPING_UUID, metricResults, unitWorld } from './support/unit-deps.ts';
+import { createHandler } from '../../functions/controller/handler.ts';
+import { logEntryForFast, metricsForFast } from '../../functions/controller/report.ts';
+import { awsError, MAPPING_UUID, metricResults, NOW, unitWorld } from './support/unit-deps.ts';
 
 /**
  * Faults the emulator cannot produce, with aws-sdk-client-mock in place of AWS. The handler, its ports and its
@@ -184,6 +186,48 @@ describe("the account's unreserved floor", () => {
     expect(reported[0]?.metrics.ClampedByAccountHeadroom).toBe(1);
   });
 
+  it.each([
+    {
+      comment: 'unreserved at the floor (no headroom): the mapping found at 12 comes down to the 3 held',
+      unreserved: 100,
+      cap: '16',
+      after: { reserved: 3, mapping: 3 },
+    },
+    {
+      comment: 'headroom 2, cap 8: reserved 5 and the mapping lowered to it, not left at 8',
+      unreserved: 102,
+      cap: '8',
+      after: { reserved: 5, mapping: 5 },
+    },
+  ])('a refused raise with the mapping above reserved: $comment', async ({ unreserved, cap, after }) => {
+    // GIVEN reserved 3 and the mapping at 12 by hand, the queue behind
+    answer(BEHIND, 3, 30);
+    lambda
+      .on(GetEventSourceMappingCommand)
+      .resolves({ UUID: MAPPING_UUID, ScalingConfig: { MaximumConcurrency: 12 }, LastModified: OLD });
+    let held = 3;
+    lambda.on(PutFunctionConcurrencyCommand).callsFake(async (input) => {
+      // 3 held + unreserved − floor 100 may be reserved
+      if (input.ReservedConcurrentExecutions > 3 + unreserved - 100) throw floorError(100);
+      held = input.ReservedConcurrentExecutions;
+      return { ReservedConcurrentExecutions: held };
+    });
+    lambda
+      .on(GetAccountSettingsCommand)
+      .resolves({ AccountLimit: { UnreservedConcurrentExecutions: unreserved } });
+    const { handler, reported } = unitWorld({ MAX_CONCURRENCY: cap });
+    const outcome = await handler({});
+    // THEN the tick ends with the mapping at the reserved value actually held, and says it repaired it
+    const mapping = sent(UpdateEventSourceMappingCommand).map((i) => i.ScalingConfig?.MaximumConcurrency);
+    expect({ reserved: held, mapping: mapping.at(-1) }).toEqual(after);
+    expect(outcome).toMatchObject({ kind: 'decided', result: { repaired: true } });
+    expect(reported[0]?.metrics).toMatchObject({
+      ClampedByAccountHeadroom: 1,
+      LockstepRepairs: 1,
+      AppliedConcurrency: after.mapping,
+    });
+  });
+
   it('another InvalidParameterValueException is an error, not a clamp', async () => {
     answer(BEHIND, 3, 30);
     lambda
@@ -252,5 +296,62 @@ describe('the actuator never sends a value outside [floor; cap]', () => {
     await actuator.apply(value, 3);
     expect(actuator.actuation).toMatchObject({ kind: 'failed', failure: 'unsafe' });
     expect(lambda.calls()).toHaveLength(0);
+  });
+});
+
+describe('a throttled control plane between ticks', () => {
+  it('a fast-path write throttled: no growth counted, and nothing written again until the next tick', async () => {
+    // GIVEN a quiet queue held at 2, and PutFunctionConcurrency throttled (after the SDK's own retries)
+    answer(
+      Array.from({ length: 10 }, () => ({
+        age: 1,
+        sent: 60,
+        deleted: 60,
+        durationMs: 60_000,
+        applied: 2,
+        scaleEvents: 0,
+      })),
+      2,
+      0,
+    );
+    lambda
+      .on(PutFunctionConcurrencyCommand)
+      .rejects(awsError('TooManyRequestsException', 'Rate exceeded', 429));
+    const { deps } = unitWorld({ FAST_SAMPLE_SECONDS: '10', MAX_CONCURRENCY: '32' });
+    let now = NOW;
+    const fast: Record<string, number>[] = [];
+    const logs: Record<string, unknown>[] = [];
+    const handler = createHandler({
+      ...deps,
+      clock: () => now,
+      sleep: async (seconds) => {
+        now += seconds;
+        // A surge: 200 more waiting at every sample
+        sqs.on(GetQueueAttributesCommand).resolves({
+          Attributes: {
+            ApproximateNumberOfMessages: String(200 * Math.round((now - NOW) / 10)),
+            ApproximateNumberOfMessagesNotVisible: '0',
+            ApproximateNumberOfMessagesDelayed: '0',
+          },
+        });
+      },
+      reporter: {
+        report() {},
+        reportFast(outcome, calls) {
+          fast.push(Object.fromEntries(metricsForFast(outcome).map((m) => [m.name, m.value])));
+          logs.push(logEntryForFast(outcome, calls).fields);
+        },
+        reportFastLoop(summary) {
+          logs.push({ ...summary });
+        },
+      },
+    });
+    await handler({});
+    // THEN one write was tried, failed, and reported as a failure, not a growth; the loop stopped there
+    expect(sent(PutFunctionConcurrencyCommand)).toHaveLength(1);
+    expect(sent(UpdateEventSourceMappingCommand)).toEqual([]);
+    expect(fast).toEqual([{ ControllerErrors: 1 }]);
+    expect(logs[0]).toMatchObject({ reason: 'error:throttled' });
+    expect(logs.at(-1)).toMatchObject({ samples: 1, growths: 0, appliedAfter: 2, stoppedBy: 'error' });
   });
 });

@@ -2,7 +2,7 @@ import { DeleteEventSourceMappingCommand } from '@aws-sdk/client-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MotoServer, startMotoServer } from '../support/moto-server.ts';
 import { CONTROLLER_ENV, IDLE, repeat } from './support/minutes.ts';
-import { World } from './support/world.ts';
+import { PERIOD, World } from './support/world.ts';
 
 /** At-least-once schedules, concurrent ticks and vanished resources, against the emulator. */
 let server: MotoServer;
@@ -74,6 +74,43 @@ describe('schedule delivery', () => {
     await world.relay.flush();
     expect(outcomes.some((o) => o.kind === 'decided')).toBe(true);
     expect(await world.applied()).toEqual({ reserved: 10, mapping: 9 });
+  });
+});
+
+describe('a late delivery and the fast path', () => {
+  it('an event delivered 30 s late samples what is left of its slot: the next tick runs, not skip:repeat', async () => {
+    const env = { ...CONTROLLER_ENV, MAX_CONCURRENCY: '32', FAST_SAMPLE_SECONDS: '10' };
+    const world = await World.create(server, { env, reserved: 2, mappingMax: 2 });
+    // A quiet queue (1/s at 1 s items): busy enough to start the loop, held at 2
+    const quiet = { age: 1, sent: 60, deleted: 60, durationMs: 60_000, invocations: 60 };
+    world.advance(PERIOD - (world.now % PERIOD));
+    const slot = world.now;
+    await world.seed(repeat(10, quiet));
+    await world.seedControllerHistory(2, 10);
+    // WHEN the event for T arrives at T+30 (a retry behind a long invocation), and a surge comes at T+60
+    let surged = false;
+    const surge = async () => {
+      if (surged) return;
+      surged = true;
+      await world.sendMessages(200);
+    };
+    world.duringSleep = async (now) => {
+      if (now >= slot + PERIOD) await surge();
+    };
+    world.advance(30);
+    await world.tick(world.event(slot));
+    // THEN its loop sampled T+40 and T+50 only, and ended before the next tick's slot
+    expect(world.fastLogs().at(-1)).toMatchObject({
+      message: 'fast path done',
+      fields: { samples: 2, growths: 0, stoppedBy: 'deadline' },
+    });
+    expect(world.now).toBeLessThan(slot + PERIOD);
+    // AND the tick for T+60 decides (before, the late loop grew at T+60 and this tick logged skip:repeat)
+    world.now = slot + PERIOD;
+    await surge();
+    const next = await world.tick(world.event(slot + PERIOD));
+    expect(next.kind).toBe('decided');
+    expect(world.lastLog().fields.reason).not.toBe('skip:repeat');
   });
 });
 

@@ -62,6 +62,50 @@ describe('the fast path', () => {
     expect(world.relay.documents.some((d) => d.FastPathGrowths === 1 && d.ScaleEvents === 1)).toBe(true);
   });
 
+  it.each([
+    { comment: 'the console’s Throttle (reserved 0)', pause: { reserved: 0 }, paused: 'reserved-zero' },
+    { comment: 'the mapping disabled', pause: { disable: true }, paused: 'mapping-disabled' },
+  ])(
+    'an operator’s pause after the tick is held: $comment, then a surge — re-read, nothing written',
+    async ({ pause, paused }) => {
+      // GIVEN the tick holds at 2/2
+      const world = await World.create(server, { env: ENV, reserved: 2, mappingMax: 2 });
+      await world.seed(repeat(10, quiet));
+      await world.seedControllerHistory(2, 10);
+      // WHEN, right after it, the operator pauses the consumer and 200 messages arrive
+      let acted = false;
+      world.duringSleep = async () => {
+        if (acted) return;
+        acted = true;
+        await world.sendMessages(200);
+        if ('reserved' in pause) await world.setApplied({ reserved: pause.reserved });
+        else {
+          world.mappingEnabled = false;
+          await world.setMappingEnabled(false);
+        }
+      };
+      await world.tick();
+      // THEN the sample that would have grown read both limits first, found the pause, and wrote nothing
+      expect(world.lastLog().fields.reason).toBe('hold:steady');
+      const fast = world.fastLogs();
+      const held = fast.filter((l) => l.message === 'fast path');
+      expect(held).toHaveLength(1);
+      expect(held[0]?.fields).toMatchObject({ reason: 'hold:paused', paused, wanted: 22 });
+      expect((held[0]?.fields.awsCalls as { commands: string[] }).commands).toEqual([
+        'GetQueueAttributesCommand',
+        'GetFunctionConcurrencyCommand',
+        'GetEventSourceMappingCommand',
+      ]);
+      expect(world.instants).toEqual([]);
+      expect(await world.applied()).toEqual({ reserved: 'reserved' in pause ? 0 : 2, mapping: 2 });
+      // AND the loop stops: the next tick sees the pause and holds it
+      expect(fast.at(-1)).toMatchObject({
+        message: 'fast path done',
+        fields: { samples: 1, growths: 0, stoppedBy: 'paused' },
+      });
+    },
+  );
+
   it('an idle queue costs one short invocation: no loop, the tick’s 4 reads', async () => {
     const world = await World.create(server, { env: ENV, reserved: 2, mappingMax: 2 });
     await world.seed(repeat(10, { age: 0, sent: 0, deleted: 0 }));

@@ -34,3 +34,28 @@ it('the unreserved floor refuses the raise: the mapping stays, the clamp is repo
   expect(await world.applied()).toEqual({ reserved: 3, mapping: 3 });
   expect(world.calls.commands).toContain('GetAccountSettingsCommand');
 });
+
+it('a refused raise with the mapping above reserved (12 over 3 by hand): the mapping comes down to 3 in the same tick', async () => {
+  // GIVEN the state the resume procedure or a deploy of the template's MaximumConcurrency leaves: reserved 3,
+  // the mapping at 12, the queue behind (the law wants 12: reserved 12 is over the 10 the quota leaves)
+  const world = await World.create(server, {
+    env: { TARGET_AGE_SECONDS: '60', MIN_CONCURRENCY: '2', MAX_CONCURRENCY: '16', FAST_SAMPLE_SECONDS: '0' },
+    reserved: 3,
+    mappingMax: 12,
+  });
+  await world.seed([BEHIND, ...Array.from({ length: 9 }, () => STEADY)]);
+  await world.sendMessages(30);
+  await world.tick();
+  // THEN the raise is refused, the headroom unknown (moto has no GetAccountSettings), and the mapping follows
+  // the reserved concurrency actually held: no overpull left, and the repair reported is a real one
+  expect(world.lastLog().fields.actuation).toMatchObject({ kind: 'clamped', unreservedFloor: 100, value: 3 });
+  expect(await world.applied()).toEqual({ reserved: 3, mapping: 3 });
+  for (const i of world.instants) expect(i.mapping).toBeLessThanOrEqual(i.reserved as number);
+  expect(world.lastLog().fields.repaired).toBe(true);
+  expect(world.relay.documents.at(-1)?.LockstepRepairs).toBe(1);
+  // AND the next tick, refused again, finds nothing to repair
+  world.advance();
+  await world.tick();
+  expect(await world.applied()).toEqual({ reserved: 3, mapping: 3 });
+  expect(world.relay.documents.at(-1)?.LockstepRepairs).toBe(0);
+});
