@@ -6,9 +6,9 @@ import {
 
 /**
  * `PutFunctionConcurrency` must leave the account's unreserved concurrency at or above a floor: documented 100,
- * but accounts have reported 50 and 10, so the number is read from the error itself (AWS-FACTS). The message:
- * "Specified ReservedConcurrentExecutions for function decreases account's UnreservedConcurrentExecution below
- * its minimum value of [100]."
+ * but accounts have reported 50 and 10, so the number is read from the error itself
+ * (docs/aws-facts.md, "Reserved concurrency"). The message: "Specified ReservedConcurrentExecutions for function
+ * decreases account's UnreservedConcurrentExecution below its minimum value of [100]."
  */
 export function parseUnreservedFloor(message: string | undefined): number | undefined {
   const match = /UnreservedConcurrentExecution\w*\s+below its minimum value of \[(\d+)\]/i.exec(

@@ -9,8 +9,9 @@ import {
 /**
  * The carried state, rebuilt at every tick from CloudWatch history that the same `GetMetricData` call already
  * returns: no table, no parameter, nothing a cold start, a duplicate or a concurrent invocation can lose or race
- * on. Each field is derived so that missing history errs towards *not shrinking* (AWS-FACTS: a scale-down that
- * trusted missing metrics stopped workers mid-message). The full design is in docs/controller.md.
+ * on. Each field is derived so that missing history errs towards *not shrinking* (a scale-down that trusted
+ * missing metrics stopped workers mid-message: docs/aws-facts.md, "SQS metrics"). The full design is in
+ * docs/controller.md.
  */
 export interface StateEvidence {
   readonly now: number;

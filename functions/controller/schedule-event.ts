@@ -15,7 +15,8 @@ export function eventTime(event: unknown): number | undefined {
 
 /**
  * EventBridge delivers at least once and Lambda retries async invokes: an event older than 1.5 periods has a
- * newer tick behind it, and acting on it would apply a decision about the past (AWS-FACTS).
+ * newer tick behind it, and acting on it would apply a decision about the past
+ * (docs/aws-facts.md, "EventBridge schedules").
  */
 export const STALE_AFTER_PERIODS = 1.5;
 

@@ -75,7 +75,7 @@ export function clientConfig(options: ClientOptions, timeouts?: HttpTimeouts) {
 /**
  * An endpoint set for SQS, explicitly or through the SDK's environment variables. The SQS client otherwise sends
  * each call to the host in its `QueueUrl`: an emulator's queue URLs name the real SQS host (moto's do), and
- * `AWS_ENDPOINT_URL` alone does not override that (AWS-FACTS).
+ * `AWS_ENDPOINT_URL` alone does not override that (docs/aws-facts.md, "The local emulator (moto)").
  */
 export function sqsEndpointConfigured(
   options: ClientOptions,

@@ -20,8 +20,9 @@ import { ONE_MINUTE, type ScalerMetricFactory } from './metrics.ts';
 export const CONTINUOUS_MINUTES = 2;
 /**
  * No age datapoint with messages waiting, for this many minutes in a row. A new queue has no datapoints for its
- * first minutes, and one inactive for ~6 h may take up to 15 minutes to report again (AWS-FACTS); meanwhile the
- * controller grows on the depth. Ten minutes without data and a backlog is a pipeline that stopped reporting.
+ * first minutes, and one inactive for ~6 h may take up to 15 minutes to report again
+ * (docs/aws-facts.md, "SQS metrics"); meanwhile the controller grows on the depth. Ten minutes without data and a
+ * backlog is a pipeline that stopped reporting.
  */
 export const NO_DATA_MINUTES = 10;
 
@@ -89,10 +90,11 @@ export class ScalerAlarms extends Construct {
     // Pinned at cap with age above target. Both inputs are one-minute series; the expression is 1 in a minute
     // where both hold. "More than a minute, continuously": the two most recent datapoints (CONTINUOUS_MINUTES).
     // The old "2 of the last 4" also fired on two separate one-minute blips. SQS datapoints arrive 1–2 minutes
-    // late (AWS-FACTS): CloudWatch then evaluates the two most recent datapoints that exist, so the lag delays the
-    // alarm rather than hiding it. Missing = not breaching: an idle queue stops publishing its age (nothing
-    // waits, so nothing is saturated), and a controller that stopped publishing is the controller alarm's job.
-    // `applied` is what the controller applied, not what it wanted: a raise the account refused is not "at cap".
+    // late (docs/aws-facts.md, "SQS metrics"): CloudWatch then evaluates the two most recent datapoints that
+    // exist, so the lag delays the alarm rather than hiding it. Missing = not breaching: an idle queue stops
+    // publishing its age (nothing waits, so nothing is saturated), and a controller that stopped publishing is
+    // the controller alarm's job. `applied` is what the controller applied, not what it wanted: a raise the
+    // account refused is not "at cap".
     this.saturatedExpression = new MathExpression({
       expression: `IF(applied >= ${props.maxConcurrency} AND age > ${targetAgeSeconds}, 1, 0)`,
       usingMetrics: { applied: m.metricAppliedConcurrency(), age: m.metricOldestMessageAge() },
@@ -278,8 +280,9 @@ export class ScalerAlarms extends Construct {
     }
 
     // Throttles: with MaximumConcurrency ≤ reserved there should be none; throttled messages return to the
-    // queue and their receive count grows toward the DLQ (AWS-FACTS: overpull). 2 of 3 minutes ignores one
-    // blip during a change. Missing = not breaching: Lambda publishes nothing for a function that is not invoked.
+    // queue and their receive count grows toward the DLQ (overpull: docs/aws-facts.md, "Event source mapping").
+    // 2 of 3 minutes ignores one blip during a change. Missing = not breaching: Lambda publishes nothing for a
+    // function that is not invoked.
     this.consumerThrottles = new Alarm(this, 'ConsumerThrottles', {
       alarmName: name('consumer-throttles'),
       alarmDescription: [

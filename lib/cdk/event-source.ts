@@ -101,7 +101,7 @@ export function existingMapping(
 /**
  * Chooses (or creates) the mapping and makes sure it starts capped: a mapping of this app without
  * `MaximumConcurrency` gets `initialMaximum`, since uncapped pollers scale toward 1,250 whatever the reserved
- * concurrency (AWS-FACTS: overpull).
+ * concurrency (overpull: docs/aws-facts.md, "Event source mapping").
  */
 export function attachMapping(
   scope: IConstruct,

@@ -166,8 +166,8 @@ const OSCILLATION_THRESHOLD_RANGE = { min: 1, max: 9 } as const;
 const THROTTLE_THRESHOLD_RANGE = { min: 1, max: 1_000_000 } as const;
 const DEFAULT_OSCILLATION_THRESHOLD = 3;
 const DEFAULT_THROTTLE_THRESHOLD = 1;
-// The controller's event is worthless after one and a half periods (AWS-FACTS: drop events older than ~1.5
-// periods); Lambda accepts a maximum event age of 60 s to 6 h.
+// The controller's event is worthless after one and a half periods (drop events older than ~1.5 periods); Lambda
+// accepts a maximum event age of 60 s to 6 h (docs/aws-facts.md, "EventBridge schedules").
 const MIN_EVENT_AGE_SECONDS = 60;
 // Marks scalers across copies of this module (an app may load two), for the one-scaler-per-consumer check.
 const SCALER_MARK = Symbol.for('queue-age-scaler.QueueAgeScaler');

@@ -113,7 +113,8 @@ export class ConfigError extends Error {
 /** The product's defaults: a controller ticking once a minute on CloudWatch's one-minute SQS metrics. */
 export const LAMBDA_DEFAULTS = {
   // A minute: the age metric has one-minute resolution and the controller ticks once a minute, so a tighter
-  // target could not be held (AWS-FACTS: SQS metrics are one-minute datapoints, published 1–2 minutes late).
+  // target could not be held (SQS metrics are one-minute datapoints, published 1–2 minutes late:
+  // docs/aws-facts.md, "SQS metrics").
   targetAgeSeconds: 60,
   minConcurrency: 2,
   maxConcurrency: 32,
@@ -125,9 +126,9 @@ export const LAMBDA_DEFAULTS = {
   // One-minute ticks at one step a minute would take half an hour back from a spike of 30: halve the surplus instead.
   scaleDownSurplusFraction: 0.5,
   // Three minutes of idleness (and of the window's busiest arrivals) before the first shrink: longer than the 1–2
-  // minute metric delay, so a scale-down never trusts a single late datapoint (the Wellcome Collection failure in
-  // AWS-FACTS). Five cost a seed-spike 1.57 × the clairvoyant's concurrency-seconds against 1.47, for the same
-  // latency.
+  // minute metric delay, so a scale-down never trusts a single late datapoint (the Wellcome Collection failure:
+  // docs/aws-facts.md, "SQS metrics"). Five cost a seed-spike 1.57 × the clairvoyant's concurrency-seconds
+  // against 1.47, for the same latency.
   scaleDownDelaySeconds: 180,
   scaleDownIntervalSeconds: 60,
   targetUtilization: 0.9,

@@ -1,7 +1,7 @@
 /**
  * What two samples of the real-time visible depth say about arrivals, shared by the tick's law and the fast path.
- * SQS's depth is near real time while its metrics arrive 1–2 minutes late (AWS-FACTS): between datapoints the
- * trend is the only view of a surge.
+ * SQS's depth is near real time while its metrics arrive 1–2 minutes late (docs/aws-facts.md, "SQS metrics"):
+ * between datapoints the trend is the only view of a surge.
  */
 
 /** A visible-depth sample: when it was taken (seconds) and what it showed. */
@@ -35,8 +35,9 @@ export interface DepthTrend {
 }
 
 /**
- * The event source mapping adds pollers up to 300 a minute (AWS-FACTS), so a raised maximum may take a minute to
- * be worked at: until then the depth trend reflects the old concurrency, and c ÷ S would overstate the service.
+ * The event source mapping adds pollers up to 300 a minute (docs/aws-facts.md, "Event source mapping"), so a
+ * raised maximum may take a minute to be worked at: until then the depth trend reflects the old concurrency, and
+ * c ÷ S would overstate the service.
  */
 export const POLLER_SETTLE_SECONDS = 60;
 

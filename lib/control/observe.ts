@@ -3,8 +3,9 @@ import type { PauseKind, QueueSnapshot } from './snapshot.ts';
 
 /**
  * Builds the control law's snapshot from CloudWatch series and real-time depth. Pure, so the Lambda and the
- * simulator pick datapoints the same way: by timestamp, never by array position (AWS-FACTS: GetMetricData
- * omits empty periods and its order is not a contract); a `PartialData` series counts as missing.
+ * simulator pick datapoints the same way: by timestamp, never by array position (GetMetricData omits empty
+ * periods and its order is not a contract: docs/aws-facts.md, "CloudWatch GetMetricData"); a `PartialData` series
+ * counts as missing.
  */
 export interface ObservationInput {
   readonly now: number;

@@ -179,9 +179,10 @@ export function decide(raw: QueueSnapshot, rawState: ControllerState, config: Sc
   if (applied < floor) return result(floor, 'grow:below-floor', {}, state);
 
   // Missing data means hold: a scale-down that trusted late or missing metrics has stopped workers
-  // mid-message in production (AWS-FACTS). Idleness must be observed afresh once data returns. But a backlog the
-  // real-time depth shows is not missing data: a new queue has no datapoint for its first minutes while
-  // GetQueueAttributes already counts thousands of messages. Growth on it is unconfirmed growth, limited alike.
+  // mid-message in production (docs/aws-facts.md, "SQS metrics"). Idleness must be observed afresh once data
+  // returns. But a backlog the real-time depth shows is not missing data: a new queue has no datapoint for its
+  // first minutes while GetQueueAttributes already counts thousands of messages. Growth on it is unconfirmed
+  // growth, limited alike.
   const age = snapshot.oldestAge;
   const lag = age === undefined ? undefined : Math.max(0, now - age.observedAt);
   if (age === undefined || lag === undefined || lag > config.maxDataAgeSeconds) {

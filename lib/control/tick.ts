@@ -40,9 +40,10 @@ export interface TickResult {
 
 /**
  * One controller tick, level-based: read the current value, decide, write an absolute target only when it
- * differs or the values are out of step (AWS-FACTS: Lambda's control plane shares 15 requests/second per account;
- * duplicate schedule deliveries must not double-step). Never writes during an operator's pause. The Lambda
- * handler and the simulator both run exactly this.
+ * differs or the values are out of step (Lambda's control plane shares 15 requests/second per account; duplicate
+ * schedule deliveries must not double-step: docs/aws-facts.md, "Lambda control plane" and
+ * "EventBridge schedules"). Never writes during an operator's pause. The Lambda handler and the simulator both
+ * run exactly this.
  */
 export async function runTick(
   ports: TickPorts,

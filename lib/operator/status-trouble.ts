@@ -19,8 +19,8 @@ const PARTS = Object.keys(PART_NAMES) as ReadProblem['part'][];
 /**
  * The mapping's pollers do not look at reserved concurrency: with more pollers than the consumer may run, the
  * extra batches are throttled, go back to the queue with a higher receive count, and good messages end in the
- * DLQ (AWS-FACTS: "overpull"). AWS: never set MaximumConcurrency above reserved concurrency. This is the first
- * thing to fix, so it leads the list.
+ * DLQ ("overpull": docs/aws-facts.md, "Event source mapping"). AWS: never set MaximumConcurrency above reserved
+ * concurrency. This is the first thing to fix, so it leads the list.
  */
 function overpull(s: StatusSummary, mappingState: string | undefined): Trouble | undefined {
   const reserved = s.reservedConcurrency;

@@ -15,7 +15,9 @@ export interface StatusSummary {
   readonly cap?: number;
   readonly floor?: number;
   readonly targetAgeSeconds?: number;
-  /** AWS/SQS ApproximateAgeOfOldestMessage, the newest minute (1–2 minutes late: AWS-FACTS). */
+  /**
+   * AWS/SQS ApproximateAgeOfOldestMessage, the newest minute (1–2 minutes late: docs/aws-facts.md, "SQS metrics").
+   */
   readonly headAge?: Datapoint;
   /** What the controller's last tick used as the age. */
   readonly controllerHeadAge?: Datapoint;

@@ -91,7 +91,7 @@ describe('the fast path', () => {
       const held = fast.filter((l) => l.message === 'fast path');
       expect(held).toHaveLength(1);
       expect(held[0]?.fields).toMatchObject({ reason: 'hold:paused', paused, wanted: 22 });
-      expect((held[0]?.fields.awsCalls as { commands: string[] }).commands).toEqual([
+      expect((held[0]?.fields.awsCalls as { commands: string[] } | undefined)?.commands).toEqual([
         'GetQueueAttributesCommand',
         'GetFunctionConcurrencyCommand',
         'GetEventSourceMappingCommand',

@@ -39,7 +39,10 @@ export interface MinuteOfMetrics {
 
 let counter = 0;
 
-/** A name no other test in this process uses: moto ignores Namespace when Dimensions are given (AWS-FACTS). */
+/**
+ * A name no other test in this process uses: moto ignores Namespace when Dimensions are given
+ * (docs/aws-facts.md, "The local emulator (moto)").
+ */
 export function uniqueName(prefix: string): string {
   counter += 1;
   return `${prefix}-${process.pid}-${counter}`;
