@@ -1,22 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
-import {
-  DeleteEventSourceMappingCommand,
-  GetEventSourceMappingCommand,
-  GetFunctionConcurrencyCommand,
-  LambdaClient,
-  UpdateEventSourceMappingCommand,
-} from '@aws-sdk/client-lambda';
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MotoServer, startMotoServer } from '../support/moto-server.ts';
-import {
-  deployedEnvironment,
-  runDeployedController,
-  scheduleEvent,
-  seedMinutes,
-} from './support/deployed-controller.ts';
+import { tickThroughLifecycle } from './support/controller-lifecycle.ts';
+import { deployedEnvironment } from './support/deployed-controller.ts';
 import {
   command,
   type FreshApp,
@@ -416,20 +404,9 @@ describe('the CommonJS app deployed into moto, its controller run from the deplo
   let deployment: MotoDeployment;
   let environment: Record<string, string>;
   let bundle: string;
-  let lambda: LambdaClient;
-  const applied = async () => {
-    const [fn, mapping] = await Promise.all([
-      lambda.send(
-        new GetFunctionConcurrencyCommand({ FunctionName: deployment.outputs.ConsumerFunctionName }),
-      ),
-      lambda.send(new GetEventSourceMappingCommand({ UUID: deployment.outputs.EventSourceMappingUuid })),
-    ]);
-    return { reserved: fn.ReservedConcurrentExecutions, mapping: mapping.ScalingConfig?.MaximumConcurrency };
-  };
 
   beforeAll(async () => {
     server = await startMotoServer();
-    lambda = new LambdaClient(server.clientConfig);
     deployment = await deployToMoto(server, cjsOut, 'OrdersStack');
     environment = await deployedEnvironment(server, deployment.outputs.ControllerFunctionName as string);
     const controller = controllerOf(readTemplate(cjsOut));
@@ -478,105 +455,9 @@ describe('the CommonJS app deployed into moto, its controller run from the deplo
   it(
     'runs the deployed controller: no data, growth, a duplicate event, a deleted mapping',
     async () => {
-      const queueUrl = deployment.outputs.QueueUrl as string;
-      const names = {
-        queue: queueUrl.split('/').at(-1) as string,
-        consumer: deployment.outputs.ConsumerFunctionName as string,
-      };
-
-      // The deploy leaves the mapping disabled (moto would run the consumer in Docker for every message sent to an
-      // enabled one), and a disabled mapping is an operator's pause: the controller holds and writes nothing.
-      const mappingUuid = deployment.outputs.EventSourceMappingUuid as string;
-      // The mapping's LastModified is whole seconds: an event of the same second would read the edit as its own
-      // change and skip (skip:repeat), so the next event is a second later.
-      const setEnabled = async (Enabled: boolean) => {
-        await lambda.send(new UpdateEventSourceMappingCommand({ UUID: mappingUuid, Enabled }));
-        await new Promise((resolve) => setTimeout(resolve, 1_100));
-      };
-      const paused = await runDeployedController(
-        server,
-        bundle,
-        environment,
-        scheduleEvent(Date.now() / 1000),
-      );
-      expect(paused.outcome).toMatchObject({
-        kind: 'decided',
-        writes: [],
-        result: { decision: { reason: 'hold:paused' } },
-      });
-
-      // Enabled, no datapoints: hold; the one write puts reserved concurrency in lockstep with the mapping's
-      // maximum the template set (2), which is the level it already ran at.
-      await setEnabled(true);
-      const quiet = await runDeployedController(
-        server,
-        bundle,
-        environment,
-        scheduleEvent(Date.now() / 1000),
-      );
-      expect(quiet.outcome).toMatchObject({
-        kind: 'decided',
-        writes: [{ target: 'reserved', value: 2, ok: true }],
-        result: { decision: { reason: 'hold:no-data' } },
-      });
-      expect(await applied()).toEqual({ reserved: 2, mapping: 2 });
-
-      // Ten minutes of history, the newest with the head 10 minutes old (target 1 minute), and real messages
-      // queued: 1 message/s at 10 s each needs 1 × 10 ÷ 0.9 = 11.1 → 12, more to drain the backlog.
-      const now = Date.now() / 1000;
-      const steady = { age: 30, sent: 60, deleted: 60, durationMs: 60 * 10_000, invocations: 6 };
-      await seedMinutes(server, names, now, [
-        { ...steady, age: 600 },
-        ...Array.from({ length: 9 }, () => steady),
-      ]);
-      const sqs = new SQSClient({ ...server.clientConfig, useQueueUrlAsEndpoint: false });
-      await setEnabled(false);
-      for (let i = 0; i < 200; i += 10) {
-        await sqs.send(
-          new SendMessageBatchCommand({
-            QueueUrl: queueUrl,
-            Entries: Array.from({ length: 10 }, (_, j) => ({ Id: String(j), MessageBody: `order ${i + j}` })),
-          }),
-        );
-      }
-      await setEnabled(true);
-      const event = scheduleEvent(Date.now() / 1000);
-      const grown = await runDeployedController(server, bundle, environment, event);
-      const after = await applied();
-      console.log(
-        `[deploy] no data → ${quiet.outcome.result?.decision?.reason}, writes ${quiet.outcome.writes?.length}; ` +
-          `head 600 s with 200 queued → ${grown.outcome.result?.decision?.reason}, reserved ${after.reserved}, mapping ${after.mapping}`,
-      );
-      expect(grown.outcome).toMatchObject({ kind: 'decided', result: { changed: true } });
-      expect(after.reserved).toBe(after.mapping);
-      expect(after.mapping).toBeGreaterThan(2);
-      expect(after.mapping).toBeLessThanOrEqual(20);
-
-      // The same schedule event again (EventBridge delivers at least once): no second change.
-      const repeated = await runDeployedController(server, bundle, environment, event);
-      expect(await applied()).toEqual(after);
-      expect(repeated.outcome.kind === 'skipped' || repeated.outcome.writes?.length === 0).toBe(true);
-      console.log(
-        `[deploy] the same event again → ${repeated.outcome.kind} ${repeated.outcome.reason ?? ''}`,
-      );
-
-      // The mapping deleted under the controller: it returns normally and reports the error. (moto leaves an
-      // enabled mapping attached on delete: disabled first.)
-      await setEnabled(false);
-      await lambda.send(
-        new DeleteEventSourceMappingCommand({ UUID: deployment.outputs.EventSourceMappingUuid }),
-      );
-      const orphaned = await runDeployedController(
-        server,
-        bundle,
-        environment,
-        scheduleEvent(Date.now() / 1000),
-      );
-      expect(orphaned.outcome).toMatchObject({ kind: 'failed', failure: 'not-found' });
-      expect(orphaned.stdout).toMatch(/not-found/);
-      console.log(
-        `[deploy] mapping deleted → ${orphaned.outcome.kind} ${orphaned.outcome.failure}: ${orphaned.outcome.error}`,
-      );
+      const runs = await tickThroughLifecycle({ server, deployment, environment, bundle });
+      // Each tick ran on the suite's own node; controller-node24.test.ts runs the same ticks on Node 24.
+      expect(runs.map((run) => run.node)).toEqual(runs.map(() => process.version));
     },
     3 * 60_000,
   );

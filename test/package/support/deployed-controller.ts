@@ -25,12 +25,17 @@ export interface ControllerRun {
   };
   /** Its log lines and EMF documents, as CloudWatch Logs would receive them. */
   readonly stdout: string;
+  /** `process.version` of the Node that ran it. */
+  readonly node: string;
 }
 
 const RUNNER = [
   'const { handler } = await import(process.env.CONTROLLER_BUNDLE_URL);',
-  'const outcome = await handler(JSON.parse(process.env.CONTROLLER_EVENT));',
-  "process.stdout.write('\\nOUTCOME ' + JSON.stringify(outcome) + '\\n');",
+  'const timeout = Number(process.env.CONTROLLER_TIMEOUT_MS);',
+  'const deadline = Date.now() + timeout;',
+  'const context = timeout > 0 ? { getRemainingTimeInMillis: () => deadline - Date.now() } : undefined;',
+  'const outcome = await handler(JSON.parse(process.env.CONTROLLER_EVENT), context);',
+  "process.stdout.write('\\nOUTCOME ' + JSON.stringify({ node: process.version, outcome }) + '\\n');",
 ].join('\n');
 
 export async function deployedEnvironment(
@@ -44,13 +49,25 @@ export async function deployedEnvironment(
   return configuration.Environment?.Variables ?? {};
 }
 
+export interface RunnerOptions {
+  /** The Node executable: the suite's own by default. */
+  readonly node?: string;
+  /**
+   * The function's timeout, as the invocation context's `getRemainingTimeInMillis` counts it down from the
+   * handler's start. Unset: no context (the handler then never stops its fast path early for time).
+   */
+  readonly timeoutSeconds?: number;
+}
+
+/** Runs the handler once on `event`, in a fresh process. */
 export async function runDeployedController(
   server: MotoServer,
   bundle: string,
   environment: Record<string, string>,
   event: unknown,
+  options: RunnerOptions = {},
 ): Promise<ControllerRun> {
-  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', RUNNER], {
+  const { stdout } = await run(options.node ?? process.execPath, ['--input-type=module', '-e', RUNNER], {
     env: {
       PATH: process.env.PATH ?? '',
       ...environment,
@@ -61,12 +78,14 @@ export async function runDeployedController(
       AWS_LAMBDA_FUNCTION_NAME: 'controller',
       CONTROLLER_BUNDLE_URL: pathToFileURL(bundle).href,
       CONTROLLER_EVENT: JSON.stringify(event),
+      CONTROLLER_TIMEOUT_MS: String((options.timeoutSeconds ?? 0) * 1000),
     },
     timeout: 60_000,
   });
   const line = stdout.split('\n').find((l) => l.startsWith('OUTCOME '));
   if (!line) throw new Error(`the handler printed no outcome:\n${stdout}`);
-  return { outcome: JSON.parse(line.slice('OUTCOME '.length)), stdout };
+  const printed = JSON.parse(line.slice('OUTCOME '.length)) as Pick<ControllerRun, 'node' | 'outcome'>;
+  return { ...printed, stdout };
 }
 
 /** A scheduled event for `at` (epoch seconds), as EventBridge sends it (whole seconds). */
