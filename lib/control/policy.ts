@@ -1,14 +1,9 @@
 import type { ScalerConfig } from './config.ts';
 import type { Decision, DecisionInputs, ReasonCode } from './decision.ts';
-import {
-  arrivalsRose,
-  type DepthTrend,
-  depthShowsBacklog,
-  depthTrend,
-  RATE_CHANGE_FACTOR,
-} from './depth-trend.ts';
-import { needWithBacklog, setpointSeconds, steadyNeed, unconfirmedLimit } from './need.ts';
-import { rateLowerBound, rateUpperBound } from './rate-bounds.ts';
+import { depthShowsBacklog } from './depth-trend.ts';
+import { ageDataOf, type Load, loadOf, maxDefined, type Tick, tickOf } from './load.ts';
+import { needWithBacklog, steadyNeed, unconfirmedLimit } from './need.ts';
+import { rateUpperBound } from './rate-bounds.ts';
 import { saneSnapshot, saneState } from './sanitize.ts';
 import type { ControllerState, QueueSnapshot } from './snapshot.ts';
 
@@ -36,9 +31,6 @@ import type { ControllerState, QueueSnapshot } from './snapshot.ts';
  * - An operator's pause (reserved 0, a disabled mapping) is held, never fought.
  */
 
-// Weight of one healthy tick in the per-item baseline: the baseline follows slow drift over about five ticks
-// but not a step, which is what `slowdownFactor` is there to catch.
-const BASELINE_WEIGHT = 0.2;
 // Growth per tick when age says "behind" but the need cannot be computed: the seed article's step.
 const AGE_ONLY_STEP = 4;
 
@@ -47,315 +39,275 @@ export function clampConcurrency(value: number, config: ScalerConfig): number {
   return Math.min(config.maxConcurrency, Math.max(config.minConcurrency, v));
 }
 
-function maxDefined(...values: (number | undefined)[]): number | undefined {
-  const defined = values.filter((v): v is number => v !== undefined && Number.isFinite(v));
-  return defined.length === 0 ? undefined : Math.max(...defined);
-}
-
 /**
- * The age now: the datapoint describes a period that ended `lag` seconds ago. Where the real-time depth is
- * known and the datapoint is not of this instant, the age now is at most the datapoint plus its lag, and
- * Little's law on the queue (W = V ÷ λ) estimates it from the depth; the lower of the two is the better bound.
+ * The one decision of a tick: every rule below, tried in this order, the first that applies decides. Each rule is
+ * named by the reason code it returns, and reads the figures `load.ts` computed once.
  */
-function estimateAge(
-  ageSeconds: number,
-  lag: number,
-  snapshot: QueueSnapshot,
-  drainRate: number | undefined,
-): number {
-  if (lag <= 0 || snapshot.visibleMessages === undefined) return ageSeconds;
-  // In-flight messages are not deleted yet and count towards the age (AWS: the oldest non-deleted message);
-  // a throttled batch waiting out its visibility timeout is the oldest of all (the overpull case).
-  const undeleted = snapshot.visibleMessages + (snapshot.inFlightMessages ?? 0);
-  if (undeleted === 0) return 0;
-  // Without a drain rate the depth says nothing about time: the datapoint stands as it is. Adding its lag would
-  // call a quiet queue with one message "behind" whenever the rate series is missing.
-  if (drainRate === undefined || drainRate <= 0) return ageSeconds;
-  // A rate so small that the depth would take forever (5e-324/s) is no drain rate either: the same answer as 0.
-  const drainSeconds = undeleted / drainRate;
-  if (!Number.isFinite(drainSeconds)) return ageSeconds;
-  return Math.min(ageSeconds + lag, drainSeconds);
-}
-
-function updatedBaseline(previous: number | undefined, sample: number | undefined): number | undefined {
-  if (sample === undefined) return previous;
-  if (previous === undefined) return sample;
-  return previous + BASELINE_WEIGHT * (sample - previous);
-}
-
-/** The trend since the previous tick's depth sample (two ticks at most: an older one says little about now). */
-function trendSincePreviousTick(
-  snapshot: QueueSnapshot,
-  state: ControllerState,
-  itemSeconds: number | undefined,
-  config: ScalerConfig,
-): DepthTrend | undefined {
-  return depthTrend({
-    previous: state.lastVisible,
-    now: snapshot.now,
-    visible: snapshot.visibleMessages,
-    applied: snapshot.appliedConcurrency,
-    itemSeconds,
-    lastChangeAt: state.lastChangeAt,
-    maxElapsedSeconds: 2 * config.tickSeconds,
-  });
-}
-
 export function decide(raw: QueueSnapshot, rawState: ControllerState, config: ScalerConfig): Decision {
-  const snapshot = saneSnapshot(raw);
-  const state = saneState(rawState);
-  const { now } = snapshot;
-  const applied = snapshot.appliedConcurrency;
-  const floor = config.minConcurrency;
-  const cap = config.maxConcurrency;
-  const target = config.targetAgeSeconds;
-  const setpoint = setpointSeconds(config);
+  const tick = tickOf(saneSnapshot(raw), saneState(rawState), config);
+  const before = holdPaused(tick) ?? adoptUnbounded(tick) ?? shrinkAboveCap(tick) ?? growBelowFloor(tick);
+  if (before) return before;
+  const { lag, fresh } = ageDataOf(tick);
+  if (!fresh || lag === undefined) return growBacklogBeforeData(tick, lag) ?? holdNoData(tick, lag);
+  const load = loadOf(tick, lag);
+  return (
+    onSlowerDownstream(load) ??
+    holdAtCap(load) ??
+    holdDraining(load) ??
+    growAgeAboveTarget(load) ??
+    shrinkSustainedIdle(load) ??
+    holdSteady(load)
+  );
+}
+
+interface Flags {
+  readonly ageAboveTarget?: boolean;
+  readonly downstreamSlower?: boolean;
+}
+
+/** A decision: the value clamped to [floor, cap], the flags, the state to carry. */
+function verdict(
+  tick: Tick,
+  desired: number,
+  reason: ReasonCode,
+  inputs: DecisionInputs,
+  next: ControllerState,
+  flags: Flags = {},
+): Decision {
+  const { config, snapshot, state, now, applied } = tick;
+  const bounded = clampConcurrency(desired, config);
+  const atCap = bounded >= config.maxConcurrency;
+  const changed = reason !== 'hold:paused' && bounded !== applied;
+  const slower = flags.downstreamSlower ?? false;
   const lastVisible =
     snapshot.visibleMessages === undefined
       ? state.lastVisible
       : { at: now, messages: snapshot.visibleMessages };
-
-  const result = (
-    desired: number,
-    reason: ReasonCode,
-    inputs: DecisionInputs,
-    next: ControllerState,
-    flags: { ageAboveTarget?: boolean; downstreamSlower?: boolean } = {},
-  ): Decision => {
-    const bounded = clampConcurrency(desired, config);
-    const atCap = bounded >= cap;
-    const changed = reason !== 'hold:paused' && bounded !== applied;
-    const slower = flags.downstreamSlower ?? false;
-    return {
-      desired: bounded,
-      reason,
-      atCap,
-      saturated: atCap && (flags.ageAboveTarget ?? false),
-      shed: slower && (flags.ageAboveTarget ?? false),
-      downstreamSlower: slower,
-      inputs: { setpointSeconds: setpoint, ...inputs },
-      state: { ...next, lastVisible, lastChangeAt: changed ? now : state.lastChangeAt },
-    };
+  return {
+    desired: bounded,
+    reason,
+    atCap,
+    saturated: atCap && (flags.ageAboveTarget ?? false),
+    shed: slower && (flags.ageAboveTarget ?? false),
+    downstreamSlower: slower,
+    inputs: { setpointSeconds: tick.setpoint, ...inputs },
+    state: { ...next, lastVisible, lastChangeAt: changed ? now : state.lastChangeAt },
   };
+}
 
-  // An operator's pause is theirs to lift: writing anything would undo it (the console's "Throttle" is reserved
-  // 0; a disabled mapping stops the pollers). Nothing is known of the load meanwhile, so idleness restarts.
-  if (snapshot.paused !== undefined) {
-    return result(
-      Number.isFinite(applied) ? applied : cap,
-      'hold:paused',
-      {},
-      { ...state, idleSince: undefined },
-    );
-  }
+const flagsOf = (load: Load): Flags => ({
+  ageAboveTarget: load.aboveTarget,
+  downstreamSlower: load.downstreamSlower,
+});
 
-  const itemSeconds = snapshot.itemSeconds ?? state.baselineItemSeconds ?? config.itemTimeSeconds;
-  const measuredArrivals = snapshot.arrivalRatePerSecond;
-  const reportedArrivals = maxDefined(measuredArrivals, snapshot.peakArrivalRatePerSecond);
-  const confirmedNeed =
-    reportedArrivals === undefined || itemSeconds === undefined
-      ? undefined
-      : steadyNeed(reportedArrivals, itemSeconds, config);
+/** Behind, the carried state forgets idleness and keeps the baselines the load computed. */
+const busyState = (load: Load): ControllerState => ({
+  ...load.state,
+  ...load.baselines,
+  idleSince: undefined,
+});
 
-  // Nothing bounds the consumer (the scaler was just attached, or the reading made no sense): start from what it
-  // runs — the need, or its busiest recent concurrency — and never cut it below either. With neither known, the
-  // cap: the downstream's limit is the one bound the configuration vouches for.
-  if (!Number.isFinite(applied)) {
-    const observed =
-      snapshot.observedConcurrency === undefined ? undefined : Math.ceil(snapshot.observedConcurrency);
-    // Nothing arriving over the whole window is a known need too: none.
-    const idleNeed = reportedArrivals === 0 ? floor : undefined;
-    const known = maxDefined(confirmedNeed, observed, idleNeed);
-    return result(
-      known ?? cap,
-      'adopt:unbounded',
-      { needConcurrency: confirmedNeed, observedConcurrency: snapshot.observedConcurrency },
-      state,
-    );
-  }
+/**
+ * `hold:paused`. An operator's pause is theirs to lift: writing anything would undo it (the console's "Throttle"
+ * is reserved 0; a disabled mapping stops the pollers). Nothing is known of the load meanwhile, so idleness
+ * restarts.
+ */
+function holdPaused(tick: Tick): Decision | undefined {
+  if (tick.snapshot.paused === undefined) return undefined;
+  const value = Number.isFinite(tick.applied) ? tick.applied : tick.config.maxConcurrency;
+  return verdict(tick, value, 'hold:paused', {}, { ...tick.state, idleSince: undefined });
+}
 
-  // The bounds are configuration, not a judgement on data: they hold even when the data is missing.
-  if (applied > cap) return result(cap, 'shrink:above-cap', {}, state);
-  if (applied < floor) return result(floor, 'grow:below-floor', {}, state);
+/**
+ * `adopt:unbounded`. Nothing bounds the consumer (the scaler was just attached, or the reading made no sense):
+ * start from what it runs — the need, or its busiest recent concurrency — and never cut it below either. With
+ * neither known, the cap: the downstream's limit is the one bound the configuration vouches for.
+ */
+function adoptUnbounded(tick: Tick): Decision | undefined {
+  if (Number.isFinite(tick.applied)) return undefined;
+  const { snapshot, config, confirmedNeed } = tick;
+  const observed =
+    snapshot.observedConcurrency === undefined ? undefined : Math.ceil(snapshot.observedConcurrency);
+  // Nothing arriving over the whole window is a known need too: none.
+  const idleNeed = tick.reportedArrivals === 0 ? config.minConcurrency : undefined;
+  const adopted = maxDefined(confirmedNeed, observed, idleNeed) ?? config.maxConcurrency;
+  const inputs = { needConcurrency: confirmedNeed, observedConcurrency: snapshot.observedConcurrency };
+  return verdict(tick, adopted, 'adopt:unbounded', inputs, tick.state);
+}
 
-  // Missing data means hold: a scale-down that trusted late or missing metrics has stopped workers
-  // mid-message in production (docs/aws-facts.md, "SQS metrics"). Idleness must be observed afresh once data
-  // returns. But a backlog the real-time depth shows is not missing data: a new queue has no datapoint for its
-  // first minutes while GetQueueAttributes already counts thousands of messages. Growth on it is unconfirmed
-  // growth, limited alike.
-  const age = snapshot.oldestAge;
-  const lag = age === undefined ? undefined : Math.max(0, now - age.observedAt);
-  if (age === undefined || lag === undefined || lag > config.maxDataAgeSeconds) {
-    const next = { ...state, idleSince: undefined };
-    const inputs = { ageDataLagSeconds: lag, itemSeconds, needConcurrency: confirmedNeed };
-    const backlog = depthShowsBacklog(
-      state.lastVisible,
-      now,
-      snapshot.visibleMessages,
-      applied,
-      setpoint,
-      2 * config.tickSeconds,
-    );
-    if (backlog && applied < cap) {
-      const growthLimit = unconfirmedLimit(applied, confirmedNeed, config);
-      // With the rates CloudWatch does report, the backlog is sized; without them, the limit is the step.
-      const wanted =
-        reportedArrivals === undefined || itemSeconds === undefined
-          ? growthLimit
-          : needWithBacklog(reportedArrivals, itemSeconds, snapshot.visibleMessages, config);
-      const desired = Math.min(wanted, growthLimit, applied + config.maxScaleUpStep);
-      if (desired > applied) {
-        return result(desired, 'grow:backlog-before-data', { ...inputs, growthLimit }, next);
-      }
-    }
-    return result(applied, 'hold:no-data', inputs, next);
-  }
+/** `shrink:above-cap`. The bounds are configuration, not a judgement on data: they hold even without data. */
+function shrinkAboveCap(tick: Tick): Decision | undefined {
+  const cap = tick.config.maxConcurrency;
+  return tick.applied > cap ? verdict(tick, cap, 'shrink:above-cap', {}, tick.state) : undefined;
+}
 
-  const trend = trendSincePreviousTick(snapshot, state, itemSeconds, config);
-  // Only a rise beyond what a slower downstream could cause confirms a spike; then the trend sizes it, a minute
-  // or two before the late datapoint reports it.
-  const spike = arrivalsRose(trend, reportedArrivals);
-  // CloudWatch's own datapoint already shows the backlog: the per-item time and arrivals of the same late period
-  // are published with it, so what the data says of a slowdown is known.
-  const confirmed = spike || age.seconds > setpoint;
-  // The trend sizes a spike it proved; otherwise, with the backlog confirmed, it counts only where it differs from
-  // the measured rate beyond noise (40 Poisson arrivals in 50 ms vary by ±16 %). With no measured rate at all it is
-  // the only rate there is: without it a draining queue grew on the blind age-only step with a young datapoint and
-  // held on the estimate with an older one (found by the monotone-in-age property).
-  const estimate = trend?.arrivalsEstimate;
-  const arrivalRate = spike
-    ? maxDefined(measuredArrivals, estimate ?? trend?.arrivalsAtLeast)
-    : (confirmed || measuredArrivals === undefined) &&
-        estimate !== undefined &&
-        estimate > RATE_CHANGE_FACTOR * (measuredArrivals ?? 0)
-      ? estimate
-      : measuredArrivals;
-  // The trend's estimate (λ = dV/dt + c ÷ S, made only when every worker was busy at both samples) enters the age
-  // estimate whether or not it may size growth: V ÷ λ, Little's estimate with the trend's arrivals. Gated like the
-  // sizing, the same queue read as behind with a young datapoint and as idle with an older one. While S is stale
-  // (a downstream slower than CloudWatch shows yet) it overstates λ and so understates the age: it then delays
-  // growth, the side a slower downstream needs.
-  const ageSeconds = estimateAge(
-    age.seconds,
-    lag,
-    snapshot,
-    maxDefined(arrivalRate, snapshot.completionRatePerSecond, estimate),
+/** `grow:below-floor`: the same, for the floor. */
+function growBelowFloor(tick: Tick): Decision | undefined {
+  const floor = tick.config.minConcurrency;
+  return tick.applied < floor ? verdict(tick, floor, 'grow:below-floor', {}, tick.state) : undefined;
+}
+
+const noDataInputs = (tick: Tick, lag: number | undefined): DecisionInputs => ({
+  ageDataLagSeconds: lag,
+  itemSeconds: tick.itemSeconds,
+  needConcurrency: tick.confirmedNeed,
+});
+
+/**
+ * `grow:backlog-before-data`. A backlog the real-time depth shows is not missing data: a new queue has no
+ * datapoint for its first minutes while GetQueueAttributes already counts thousands of messages. Growth on it is
+ * unconfirmed growth, limited alike; with the rates CloudWatch does report the backlog is sized, without them the
+ * limit is the step.
+ */
+function growBacklogBeforeData(tick: Tick, lag: number | undefined): Decision | undefined {
+  const { snapshot, state, config, applied, reportedArrivals, itemSeconds } = tick;
+  if (applied >= config.maxConcurrency) return undefined;
+  const backlog = depthShowsBacklog(
+    state.lastVisible,
+    tick.now,
+    snapshot.visibleMessages,
+    applied,
+    tick.setpoint,
+    2 * config.tickSeconds,
   );
-  const behind = ageSeconds > setpoint;
-  const aboveTarget = ageSeconds > target;
+  if (!backlog) return undefined;
+  const growthLimit = unconfirmedLimit(applied, tick.confirmedNeed, config);
+  const wanted =
+    reportedArrivals === undefined || itemSeconds === undefined
+      ? growthLimit
+      : needWithBacklog(reportedArrivals, itemSeconds, snapshot.visibleMessages, config);
+  const desired = Math.min(wanted, growthLimit, applied + config.maxScaleUpStep);
+  if (desired <= applied) return undefined;
+  const next = { ...state, idleSince: undefined };
+  return verdict(
+    tick,
+    desired,
+    'grow:backlog-before-data',
+    { ...noDataInputs(tick, lag), growthLimit },
+    next,
+  );
+}
 
-  // Without a per-item time the need is known only when nothing arrives, now or at the window's peak.
-  const nothingArrives = arrivalRate === 0 && (snapshot.peakArrivalRatePerSecond ?? 0) === 0;
-  const known = arrivalRate !== undefined && (itemSeconds !== undefined || nothingArrives);
-  const steady = known ? steadyNeed(arrivalRate, itemSeconds ?? 0, config) : undefined;
-  const excess = Math.max(0, (snapshot.visibleMessages ?? 0) - (arrivalRate ?? 0) * setpoint);
-  // Growth is sized on the lowest rate the period's count leaves plausible (rate-bounds.ts). That may take away
-  // the utilisation headroom, never the work itself: at least λ·S stays busy. (At 0.5/s over a minute the bound is
-  // 37 % lower; a need below λ·S called a growing queue "draining".) A rate the depth trend estimated is not a
-  // count and stands as it is.
-  const growthArrivals =
-    arrivalRate !== undefined && arrivalRate === measuredArrivals
-      ? Math.max(
-          rateLowerBound(arrivalRate, snapshot.ratePeriodSeconds),
-          config.targetUtilization * arrivalRate,
-        )
-      : arrivalRate;
-  const need =
-    !known || (itemSeconds === undefined && excess > 0)
+/**
+ * `hold:no-data`. Missing or stale age data means hold: a scale-down that trusted late or missing metrics has
+ * stopped workers mid-message in production (docs/aws-facts.md, "SQS metrics"). Idleness must be observed afresh
+ * once data returns.
+ */
+function holdNoData(tick: Tick, lag: number | undefined): Decision {
+  const next = { ...tick.state, idleSince: undefined };
+  return verdict(tick, tick.applied, 'hold:no-data', noDataInputs(tick, lag), next);
+}
+
+/**
+ * `shrink:downstream-slower`, `hold:downstream-slower`. More workers make a slower downstream worse. What the law
+ * added before CloudWatch showed the slower per-item time goes back: the need at the healthy per-item time for
+ * today's arrivals (its pre-slowdown level).
+ */
+function onSlowerDownstream(load: Load): Decision | undefined {
+  if (!load.downstreamSlower) return undefined;
+  const { state, config, measuredArrivals, applied } = load;
+  const healthyNeed =
+    measuredArrivals === undefined || state.baselineItemSeconds === undefined
       ? undefined
-      : needWithBacklog(growthArrivals ?? 0, itemSeconds ?? 0, snapshot.visibleMessages, config);
-
-  const slowdownRatio =
-    snapshot.itemSeconds !== undefined && state.baselineItemSeconds !== undefined
-      ? snapshot.itemSeconds / state.baselineItemSeconds
-      : undefined;
-  // Load explains slower items only if arrivals rose at least as much as the per-item time did. A bare
-  // "arrivals up by slowdownFactor" test flipped on one noisy rate window: items 3× slower, arrivals 1.5× for a
-  // quarter of a second, and the controller grew into a slow downstream.
-  const arrivalsUpAsMuch =
-    slowdownRatio !== undefined &&
-    snapshot.arrivalRatePerSecond !== undefined &&
-    state.baselineArrivalRate !== undefined &&
-    state.baselineArrivalRate > 0 &&
-    snapshot.arrivalRatePerSecond / state.baselineArrivalRate >= slowdownRatio;
-  const downstreamSlower =
-    slowdownRatio !== undefined && slowdownRatio > config.slowdownFactor && !arrivalsUpAsMuch;
-  const baselines: ControllerState = downstreamSlower
-    ? { baselineItemSeconds: state.baselineItemSeconds, baselineArrivalRate: state.baselineArrivalRate }
-    : {
-        baselineItemSeconds: updatedBaseline(state.baselineItemSeconds, snapshot.itemSeconds),
-        baselineArrivalRate: updatedBaseline(state.baselineArrivalRate, snapshot.arrivalRatePerSecond),
-      };
-
-  const inputs: DecisionInputs = {
-    ageSeconds,
-    ageDataLagSeconds: lag,
-    arrivalRatePerSecond: arrivalRate,
-    itemSeconds,
-    needConcurrency: need,
-    slowdownRatio,
-    arrivalsAtLeast: trend?.arrivalsAtLeast,
-    confirmed,
-  };
-  const flags = { ageAboveTarget: aboveTarget, downstreamSlower };
-
-  // A slower downstream: more workers make it worse. What the law added before CloudWatch showed the slower
-  // per-item time goes back: the need at the healthy per-item time for today's arrivals (its pre-slowdown level).
-  if (downstreamSlower) {
-    const next = { ...state, ...baselines, idleSince: undefined };
-    const healthyNeed =
-      measuredArrivals === undefined || state.baselineItemSeconds === undefined
-        ? undefined
-        : Math.max(floor, steadyNeed(measuredArrivals, state.baselineItemSeconds, config));
-    const withHealthy = { ...inputs, healthyNeed };
-    if (healthyNeed !== undefined && healthyNeed < applied) {
-      return result(healthyNeed, 'shrink:downstream-slower', withHealthy, next, flags);
-    }
-    return result(applied, 'hold:downstream-slower', withHealthy, next, flags);
+      : Math.max(config.minConcurrency, steadyNeed(measuredArrivals, state.baselineItemSeconds, config));
+  const inputs = { ...load.inputs, healthyNeed };
+  const next = busyState(load);
+  if (healthyNeed !== undefined && healthyNeed < applied) {
+    return verdict(load, healthyNeed, 'shrink:downstream-slower', inputs, next, flagsOf(load));
   }
+  return verdict(load, applied, 'hold:downstream-slower', inputs, next, flagsOf(load));
+}
 
-  if (behind) {
-    const next = { ...state, ...baselines, idleSince: undefined };
-    if (applied >= cap) return result(applied, 'hold:at-cap', inputs, next, flags);
-    // Without a per-item time or an arrival rate, age alone says "behind" but not by how much: grow by the seed's
-    // step of 4 (or less where maxScaleUpStep is smaller), never straight to the cap on a guess.
-    const wanted = need ?? applied + Math.min(AGE_ONLY_STEP, config.maxScaleUpStep);
-    // Capacity already exceeds arrivals plus the drain: the backlog is shrinking; growing more would overshoot.
-    if (wanted <= applied) return result(applied, 'hold:draining', inputs, next, flags);
-    const growthLimit = confirmed ? cap : unconfirmedLimit(applied, confirmedNeed, config);
-    const desired = Math.min(wanted, applied + config.maxScaleUpStep, growthLimit);
-    if (desired <= applied) {
-      return result(applied, 'hold:unconfirmed', { ...inputs, growthLimit }, next, flags);
-    }
-    return result(desired, 'grow:age-above-target', { ...inputs, growthLimit }, next, flags);
+/** `hold:at-cap`. Behind at the cap: hold and signal `saturated` (shed upstream); the cap is the downstream's. */
+function holdAtCap(load: Load): Decision | undefined {
+  if (!load.behind || load.applied < load.config.maxConcurrency) return undefined;
+  return verdict(load, load.applied, 'hold:at-cap', load.inputs, busyState(load), flagsOf(load));
+}
+
+/**
+ * How far behind asks to grow: the need, or without a per-item time or an arrival rate the seed's step of 4 (or
+ * less where maxScaleUpStep is smaller), never straight to the cap on a guess.
+ */
+const wantedWhenBehind = (load: Load): number =>
+  load.need ?? load.applied + Math.min(AGE_ONLY_STEP, load.config.maxScaleUpStep);
+
+/**
+ * `hold:draining`. Behind, but the capacity already exceeds arrivals plus the drain: the backlog is shrinking;
+ * growing more would overshoot.
+ */
+function holdDraining(load: Load): Decision | undefined {
+  if (!load.behind || wantedWhenBehind(load) > load.applied) return undefined;
+  return verdict(load, load.applied, 'hold:draining', load.inputs, busyState(load), flagsOf(load));
+}
+
+/**
+ * `grow:age-above-target`, or `hold:unconfirmed` at the limit. Age decides when (above the setpoint), the need
+ * how far, at most `maxScaleUpStep` a tick; growth CloudWatch has not confirmed stops at `unconfirmedGrowthFactor`
+ * × the confirmed need (depth alone cannot tell a spike from a slower downstream).
+ */
+function growAgeAboveTarget(load: Load): Decision | undefined {
+  if (!load.behind) return undefined;
+  const { config, applied } = load;
+  const growthLimit = load.confirmed
+    ? config.maxConcurrency
+    : unconfirmedLimit(applied, load.confirmedNeed, config);
+  const desired = Math.min(wantedWhenBehind(load), applied + config.maxScaleUpStep, growthLimit);
+  const inputs = { ...load.inputs, growthLimit };
+  if (desired <= applied) {
+    return verdict(load, applied, 'hold:unconfirmed', inputs, busyState(load), flagsOf(load));
   }
+  return verdict(load, desired, 'grow:age-above-target', inputs, busyState(load), flagsOf(load));
+}
 
-  const idle = ageSeconds <= config.idleAgeFraction * target;
+/** Idleness: the age at or below `idleAgeFraction` × target, carried since it began. */
+function idleOf(load: Load): { next: ControllerState; idleSeconds?: number } {
+  const { config, state, now } = load;
+  const idle = load.ageSeconds <= config.idleAgeFraction * config.targetAgeSeconds;
   const idleSince = idle ? (state.idleSince ?? now) : undefined;
-  const idleSeconds = idleSince === undefined ? undefined : now - idleSince;
-  const next: ControllerState = { ...state, ...baselines, idleSince };
-  const withIdle = { ...inputs, idleSeconds };
+  return {
+    next: { ...state, ...load.baselines, idleSince },
+    idleSeconds: idleSince === undefined ? undefined : now - idleSince,
+  };
+}
+
+/**
+ * The need a shrink must still cover: the busiest period of the scale-down window, at the most its count leaves
+ * plausible, so one quiet sample or a low count cannot undo a need. The trend's estimate counts too: the age it
+ * read as idle is idle only at that rate. Undefined: unknown, and missing data never shrinks.
+ */
+function shrinkNeedOf(load: Load): number | undefined {
+  const { snapshot, steady, itemSeconds } = load;
+  // Known without a per-item time only when nothing arrives: 0.
+  if (steady === undefined || itemSeconds === undefined) return steady;
+  const busiest =
+    maxDefined(load.estimate, load.arrivalRate, load.measuredArrivals, snapshot.peakArrivalRatePerSecond) ??
+    0;
+  return steadyNeed(rateUpperBound(busiest, snapshot.ratePeriodSeconds), itemSeconds, load.config);
+}
+
+/**
+ * `shrink:sustained-idle`. Idle for `scaleDownDelaySeconds` without a break, shrinks spaced by
+ * `scaleDownIntervalSeconds`, and never below the need (the next busy tick would grow right back: an
+ * oscillation). Worked example (fraction 0.5): 19 applied, need 2 → surplus 17 → remove 8 → 11 → 7 → 5 ….
+ */
+function shrinkSustainedIdle(load: Load): Decision | undefined {
+  const { config, state, now, applied } = load;
+  const { next, idleSeconds } = idleOf(load);
   const sustained = idleSeconds !== undefined && idleSeconds >= config.scaleDownDelaySeconds;
   const spaced =
     state.lastChangeAt === undefined || now - state.lastChangeAt >= config.scaleDownIntervalSeconds;
-  // The shrink is sized for the busiest period of the scale-down window, so one quiet sample cannot undo a need,
-  // and for the most that period's count leaves plausible, so a low count cannot either. The trend's estimate
-  // counts too: the age it read as idle is idle only at that rate (and bounding it as if it were a count only errs
-  // towards not shrinking).
-  const busiestArrivals =
-    maxDefined(estimate, arrivalRate, measuredArrivals, snapshot.peakArrivalRatePerSecond) ?? 0;
-  const shrinkNeed =
-    steady === undefined || itemSeconds === undefined
-      ? steady // known only when nothing arrives (above): 0
-      : steadyNeed(rateUpperBound(busiestArrivals, snapshot.ratePeriodSeconds), itemSeconds, config);
-  // Worked example (one-minute ticks, fraction 0.5): 19 applied, need 2 → surplus 17 → remove 8 → 11 → 7 → 5 ….
-  const surplus = shrinkNeed === undefined ? 0 : applied - shrinkNeed;
+  const shrinkNeed = shrinkNeedOf(load);
+  if (!sustained || !spaced || applied <= config.minConcurrency || shrinkNeed === undefined) return undefined;
+  const surplus = applied - shrinkNeed;
   const step = Math.max(config.scaleDownStep, Math.floor(surplus * config.scaleDownSurplusFraction));
-  const candidate = Math.max(floor, applied - step);
-  // The shrink must still cover the need, or the next busy tick grows right back: that is an oscillation.
-  // An unknown need is missing data, and missing data never shrinks.
-  if (sustained && spaced && applied > floor && shrinkNeed !== undefined && candidate >= shrinkNeed) {
-    return result(candidate, 'shrink:sustained-idle', withIdle, next, flags);
-  }
-  return result(applied, 'hold:steady', withIdle, next, flags);
+  const candidate = Math.max(config.minConcurrency, applied - step);
+  if (candidate < shrinkNeed) return undefined;
+  const inputs = { ...load.inputs, idleSeconds };
+  return verdict(load, candidate, 'shrink:sustained-idle', inputs, next, flagsOf(load));
+}
+
+/** `hold:steady`: within the setpoint, and no shrink due. */
+function holdSteady(load: Load): Decision {
+  const { next, idleSeconds } = idleOf(load);
+  return verdict(load, load.applied, 'hold:steady', { ...load.inputs, idleSeconds }, next, flagsOf(load));
 }

@@ -1,0 +1,252 @@
+import type { ScalerConfig } from './config.ts';
+import type { DecisionInputs } from './decision.ts';
+import { arrivalsRose, type DepthTrend, depthTrend, RATE_CHANGE_FACTOR } from './depth-trend.ts';
+import { needWithBacklog, setpointSeconds, steadyNeed } from './need.ts';
+import { rateLowerBound } from './rate-bounds.ts';
+import type { ControllerState, QueueSnapshot } from './snapshot.ts';
+
+/**
+ * What one tick knows, computed once so that every rule of `decide` reads the same figures: the tick (what any
+ * rule needs) and, where the age datapoint is fresh, the load (the age, the rates for growth and for shrink,
+ * the per-item time, whether CloudWatch confirmed the backlog, whether the downstream got slower).
+ */
+
+// Weight of one healthy tick in the per-item baseline: the baseline follows slow drift over about five ticks
+// but not a step, which is what `slowdownFactor` is there to catch.
+const BASELINE_WEIGHT = 0.2;
+
+export function maxDefined(...values: (number | undefined)[]): number | undefined {
+  const defined = values.filter((v): v is number => v !== undefined && Number.isFinite(v));
+  return defined.length === 0 ? undefined : Math.max(...defined);
+}
+
+/** What every rule may read: the sanitized inputs and the rates CloudWatch reported. */
+export interface Tick {
+  readonly snapshot: QueueSnapshot;
+  readonly state: ControllerState;
+  readonly config: ScalerConfig;
+  readonly now: number;
+  /** The concurrency applied now (+∞: nothing bounds the consumer). */
+  readonly applied: number;
+  readonly setpoint: number;
+  /** The per-item time now, else its healthy baseline, else the configured one. */
+  readonly itemSeconds?: number;
+  /** CloudWatch's arrival rate for the newest period. */
+  readonly measuredArrivals?: number;
+  /** The busiest arrival rate CloudWatch reported: the newest period or the window's peak. */
+  readonly reportedArrivals?: number;
+  /** The need CloudWatch's reported rates support: what unconfirmed growth is measured against. */
+  readonly confirmedNeed?: number;
+}
+
+export function tickOf(snapshot: QueueSnapshot, state: ControllerState, config: ScalerConfig): Tick {
+  const itemSeconds = snapshot.itemSeconds ?? state.baselineItemSeconds ?? config.itemTimeSeconds;
+  const measuredArrivals = snapshot.arrivalRatePerSecond;
+  const reportedArrivals = maxDefined(measuredArrivals, snapshot.peakArrivalRatePerSecond);
+  return {
+    snapshot,
+    state,
+    config,
+    now: snapshot.now,
+    applied: snapshot.appliedConcurrency,
+    setpoint: setpointSeconds(config),
+    itemSeconds,
+    measuredArrivals,
+    reportedArrivals,
+    confirmedNeed:
+      reportedArrivals === undefined || itemSeconds === undefined
+        ? undefined
+        : steadyNeed(reportedArrivals, itemSeconds, config),
+  };
+}
+
+/** The age datapoint and how long ago its period ended; `fresh` when it is recent enough to act on. */
+export function ageDataOf(tick: Tick): { lag?: number; fresh: boolean } {
+  const age = tick.snapshot.oldestAge;
+  const lag = age === undefined ? undefined : Math.max(0, tick.now - age.observedAt);
+  return { lag, fresh: age !== undefined && lag !== undefined && lag <= tick.config.maxDataAgeSeconds };
+}
+
+/** The load, where the age datapoint is fresh. */
+export interface Load extends Tick {
+  /** The age now: the datapoint, bounded by what the real-time depth says (`estimateAge`). */
+  readonly ageSeconds: number;
+  readonly behind: boolean;
+  readonly aboveTarget: boolean;
+  /** The arrival rate the need is sized for: CloudWatch's, or the depth trend's where it proved more. */
+  readonly arrivalRate?: number;
+  /** The trend's λ = dV/dt + c ÷ S, where every worker was busy at both samples. */
+  readonly estimate?: number;
+  /** CloudWatch's own datapoint shows the backlog, or the trend proves a spike. */
+  readonly confirmed: boolean;
+  /** The steady need for `arrivalRate` (undefined: no per-item time, unless nothing arrives). */
+  readonly steady?: number;
+  /** The steady need plus draining the backlog, sized on the lowest rate the count leaves plausible. */
+  readonly need?: number;
+  readonly downstreamSlower: boolean;
+  /** The baselines to carry: frozen while the downstream is slower. */
+  readonly baselines: ControllerState;
+  readonly inputs: DecisionInputs;
+}
+
+/**
+ * The age now: the datapoint describes a period that ended `lag` seconds ago. Where the real-time depth is
+ * known and the datapoint is not of this instant, the age now is at most the datapoint plus its lag, and
+ * Little's law on the queue (W = V ÷ λ) estimates it from the depth; the lower of the two is the better bound.
+ */
+function estimateAge(
+  ageSeconds: number,
+  lag: number,
+  snapshot: QueueSnapshot,
+  drainRate: number | undefined,
+): number {
+  if (lag <= 0 || snapshot.visibleMessages === undefined) return ageSeconds;
+  // In-flight messages are not deleted yet and count towards the age (AWS: the oldest non-deleted message);
+  // a throttled batch waiting out its visibility timeout is the oldest of all (the overpull case).
+  const undeleted = snapshot.visibleMessages + (snapshot.inFlightMessages ?? 0);
+  if (undeleted === 0) return 0;
+  // Without a drain rate the depth says nothing about time: the datapoint stands as it is. Adding its lag would
+  // call a quiet queue with one message "behind" whenever the rate series is missing.
+  if (drainRate === undefined || drainRate <= 0) return ageSeconds;
+  // A rate so small that the depth would take forever (5e-324/s) is no drain rate either: the same answer as 0.
+  const drainSeconds = undeleted / drainRate;
+  if (!Number.isFinite(drainSeconds)) return ageSeconds;
+  return Math.min(ageSeconds + lag, drainSeconds);
+}
+
+function updatedBaseline(previous: number | undefined, sample: number | undefined): number | undefined {
+  if (sample === undefined) return previous;
+  if (previous === undefined) return sample;
+  return previous + BASELINE_WEIGHT * (sample - previous);
+}
+
+/** The trend since the previous tick's depth sample (two ticks at most: an older one says little about now). */
+function trendSincePreviousTick(tick: Tick): DepthTrend | undefined {
+  return depthTrend({
+    previous: tick.state.lastVisible,
+    now: tick.now,
+    visible: tick.snapshot.visibleMessages,
+    applied: tick.applied,
+    itemSeconds: tick.itemSeconds,
+    lastChangeAt: tick.state.lastChangeAt,
+    maxElapsedSeconds: 2 * tick.config.tickSeconds,
+  });
+}
+
+/**
+ * The arrival rate to size for. The trend sizes a spike it proved; otherwise, with the backlog confirmed, it
+ * counts only where it differs from the measured rate beyond noise (40 Poisson arrivals in 50 ms vary by ±16 %).
+ * With no measured rate at all it is the only rate there is: without it, a draining queue would grow on the
+ * blind age-only step with a young datapoint and hold on the estimate with an older one.
+ */
+function arrivalRateOf(
+  tick: Tick,
+  trend: DepthTrend | undefined,
+  spike: boolean,
+  confirmed: boolean,
+): number | undefined {
+  const measured = tick.measuredArrivals;
+  const estimate = trend?.arrivalsEstimate;
+  if (spike) return maxDefined(measured, estimate ?? trend?.arrivalsAtLeast);
+  const trendCounts =
+    (confirmed || measured === undefined) &&
+    estimate !== undefined &&
+    estimate > RATE_CHANGE_FACTOR * (measured ?? 0);
+  return trendCounts ? estimate : measured;
+}
+
+/**
+ * The downstream got slower: per-item time above `slowdownFactor` × its baseline, and arrivals not up as much.
+ * Load explains slower items only if arrivals rose at least as much as the per-item time did: a bare "arrivals
+ * up by slowdownFactor" test flipped on one noisy rate window (items 3× slower, arrivals 1.5× for a quarter of a
+ * second) and grew into a slow downstream.
+ */
+function slowdownOf(tick: Tick): { ratio?: number; slower: boolean } {
+  const { snapshot, state } = tick;
+  const ratio =
+    snapshot.itemSeconds !== undefined && state.baselineItemSeconds !== undefined
+      ? snapshot.itemSeconds / state.baselineItemSeconds
+      : undefined;
+  const arrivalsUpAsMuch =
+    ratio !== undefined &&
+    snapshot.arrivalRatePerSecond !== undefined &&
+    state.baselineArrivalRate !== undefined &&
+    state.baselineArrivalRate > 0 &&
+    snapshot.arrivalRatePerSecond / state.baselineArrivalRate >= ratio;
+  return { ratio, slower: ratio !== undefined && ratio > tick.config.slowdownFactor && !arrivalsUpAsMuch };
+}
+
+export function loadOf(tick: Tick, lag: number): Load {
+  const { snapshot, state, config, setpoint, itemSeconds, measuredArrivals } = tick;
+  const age = snapshot.oldestAge as NonNullable<QueueSnapshot['oldestAge']>;
+  const trend = trendSincePreviousTick(tick);
+  // Only a rise beyond what a slower downstream could cause confirms a spike; then the trend sizes it, a minute
+  // or two before the late datapoint reports it.
+  const spike = arrivalsRose(trend, tick.reportedArrivals);
+  // CloudWatch's own datapoint already shows the backlog: the per-item time and arrivals of the same late period
+  // are published with it, so what the data says of a slowdown is known.
+  const confirmed = spike || age.seconds > setpoint;
+  const arrivalRate = arrivalRateOf(tick, trend, spike, confirmed);
+  const estimate = trend?.arrivalsEstimate;
+  // The trend's estimate enters the age estimate whether or not it may size growth: V ÷ λ, Little's estimate with
+  // the trend's arrivals. While S is stale (a downstream slower than CloudWatch shows yet) it overstates λ and so
+  // understates the age: it then delays growth, the side a slower downstream needs.
+  const ageSeconds = estimateAge(
+    age.seconds,
+    lag,
+    snapshot,
+    maxDefined(arrivalRate, snapshot.completionRatePerSecond, estimate),
+  );
+
+  // Without a per-item time the need is known only when nothing arrives, now or at the window's peak.
+  const nothingArrives = arrivalRate === 0 && (snapshot.peakArrivalRatePerSecond ?? 0) === 0;
+  const sized = arrivalRate !== undefined && (itemSeconds !== undefined || nothingArrives);
+  const steady = sized ? steadyNeed(arrivalRate, itemSeconds ?? 0, config) : undefined;
+  const excess = Math.max(0, (snapshot.visibleMessages ?? 0) - (arrivalRate ?? 0) * setpoint);
+  // Growth is sized on the lowest rate the period's count leaves plausible (rate-bounds.ts). That may take away
+  // the utilisation headroom, never the work itself: at least λ·S stays busy (at 0.5/s over a minute the bound is
+  // 37 % lower; a need below λ·S would call a growing queue "draining"). A rate the depth trend estimated is not a
+  // count and stands as it is.
+  const growthArrivals =
+    arrivalRate !== undefined && arrivalRate === measuredArrivals
+      ? Math.max(
+          rateLowerBound(arrivalRate, snapshot.ratePeriodSeconds),
+          config.targetUtilization * arrivalRate,
+        )
+      : arrivalRate;
+  const need =
+    !sized || (itemSeconds === undefined && excess > 0)
+      ? undefined
+      : needWithBacklog(growthArrivals ?? 0, itemSeconds ?? 0, snapshot.visibleMessages, config);
+
+  const slowdown = slowdownOf(tick);
+  const baselines: ControllerState = slowdown.slower
+    ? { baselineItemSeconds: state.baselineItemSeconds, baselineArrivalRate: state.baselineArrivalRate }
+    : {
+        baselineItemSeconds: updatedBaseline(state.baselineItemSeconds, snapshot.itemSeconds),
+        baselineArrivalRate: updatedBaseline(state.baselineArrivalRate, snapshot.arrivalRatePerSecond),
+      };
+  return {
+    ...tick,
+    ageSeconds,
+    behind: ageSeconds > setpoint,
+    aboveTarget: ageSeconds > config.targetAgeSeconds,
+    arrivalRate,
+    estimate,
+    confirmed,
+    steady,
+    need,
+    downstreamSlower: slowdown.slower,
+    baselines,
+    inputs: {
+      ageSeconds,
+      ageDataLagSeconds: lag,
+      arrivalRatePerSecond: arrivalRate,
+      itemSeconds,
+      needConcurrency: need,
+      slowdownRatio: slowdown.ratio,
+      arrivalsAtLeast: trend?.arrivalsAtLeast,
+      confirmed,
+    },
+  };
+}
