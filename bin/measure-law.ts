@@ -86,10 +86,40 @@ function reversalsWithinPhases(phases: readonly Phase[], changes: readonly (read
 
 const f = (x: number | undefined, digits = 2) => (x === undefined ? '–' : x.toFixed(digits));
 
+const USAGE = `usage: npx tsx bin/measure-law.ts [--seeds FROM-TO]
+
+Runs every shipped scenario with the age law (lambda preset) for each seed, and the seed preset's seed-spike,
+and prints the acceptance tables as markdown. --seeds: a range of whole numbers, e.g. 1-5 (the default), 1-20.`;
+
+/** The seeds asked for, or a one-line reason why not. */
+function seedsFrom(given: string | undefined): number[] | string {
+  const match = /^(\d+)(?:-(\d+))?$/.exec(given ?? '1-5');
+  if (!match) return `--seeds = '${given}': must be FROM-TO, two whole numbers, e.g. 1-5`;
+  const from = Number(match[1]);
+  const to = Number(match[2] ?? match[1]);
+  if (to < from || to - from >= 100) return `--seeds = '${given}': FROM-TO with FROM ≤ TO, at most 100 seeds`;
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { seeds: { type: 'string' } } });
-  const [from, to] = (values.seeds ?? '1-5').split('-').map(Number);
-  const seeds = Array.from({ length: (to ?? from ?? 1) - (from ?? 1) + 1 }, (_, i) => (from ?? 1) + i);
+  let values: { seeds?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      options: { seeds: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    }));
+  } catch (error) {
+    console.error(`measure-law: ${(error as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const seeds = seedsFrom(values.seeds);
+  if (typeof seeds === 'string') {
+    console.error(`measure-law: ${seeds}`);
+    process.exit(2);
+  }
   const scenarios = shippedScenarios();
 
   console.log('### Every shipped scenario (lambda preset, age law)\n');
