@@ -89,8 +89,8 @@ export class WriteDeadlineError extends Error {
  * knows the limits without reading them again; the fast path reads them afresh (`refresh`) only before it grows.
  */
 export class LambdaActuator implements ConcurrencyPort {
-  actuation: Actuation = { kind: 'unchanged' };
-  readonly writes: WriteLog[] = [];
+  #actuation: Actuation = { kind: 'unchanged' };
+  readonly #writes: WriteLog[] = [];
   /**
    * No write starts after this time (epoch seconds, by `clock`): the fast path sets it so that none of its writes
    * lands in the next tick's slot, where the next tick would take it for its own (`skip:repeat`).
@@ -108,9 +108,22 @@ export class LambdaActuator implements ConcurrencyPort {
     private readonly config: ScalerConfig,
   ) {}
 
-  /** Each fast-path sample reports its own actuation: none yet. */
-  startSample(): void {
-    this.actuation = { kind: 'unchanged' };
+  /**
+   * Runs `work` (a tick, or one fast-path sample, each of which may call `apply`) and returns what it did to the
+   * consumer: the actuation of its last `apply` (`unchanged` without one) and its writes, in order.
+   */
+  async recording<T>(
+    work: () => Promise<T>,
+  ): Promise<{ value: T; actuation: Actuation; writes: WriteLog[] }> {
+    const from = this.#writes.length;
+    this.#actuation = { kind: 'unchanged' };
+    const value = await work();
+    return { value, actuation: this.#actuation, writes: this.#writes.slice(from) };
+  }
+
+  /** The actuation of the last `apply` (for a caller outside `recording`). */
+  get actuation(): Actuation {
+    return this.#actuation;
   }
 
   /** One read of each limit per tick, shared by `applied()`, `condition()` and the carried state. */
@@ -182,9 +195,9 @@ export class LambdaActuator implements ConcurrencyPort {
     const plan = planWrites(this.target.mode, this.#limits, desired, this.config.maxConcurrency);
     try {
       for (const write of plan) await this.write(write);
-      this.actuation = { kind: 'applied', value: desired };
+      this.#actuation = { kind: 'applied', value: desired };
     } catch (error) {
-      const refused = this.writes.at(-1);
+      const refused = this.#writes.at(-1);
       const floor = parseUnreservedFloor((error as Error | undefined)?.message);
       if (
         refused?.target === 'reserved' &&
@@ -194,7 +207,7 @@ export class LambdaActuator implements ConcurrencyPort {
       ) {
         await this.clampToHeadroom(refused, desired, floor);
       } else {
-        this.actuation = {
+        this.#actuation = {
           kind: 'failed',
           failure: failureOf(error),
           error: errorMessage(error),
@@ -220,7 +233,7 @@ export class LambdaActuator implements ConcurrencyPort {
     if (reservable === undefined) {
       // Nothing reserved and the headroom unknown: the function runs on the unreserved pool, and nothing it holds
       // is below the mapping. Keep what runs.
-      this.actuation = { ...base, value: this.appliedNow ?? refused.value };
+      this.#actuation = { ...base, value: this.appliedNow ?? refused.value };
       return;
     }
     // The mapping cannot go below 2 (valid 2–1000): with less reserved than that, it comes down to 2 and the
@@ -233,9 +246,9 @@ export class LambdaActuator implements ConcurrencyPort {
     try {
       for (const write of planWrites(this.target.mode, limits, value, this.config.maxConcurrency))
         await this.write(write);
-      this.actuation = { ...base, value: this.appliedNow ?? value };
+      this.#actuation = { ...base, value: this.appliedNow ?? value };
     } catch (error) {
-      this.actuation = { kind: 'failed', failure: failureOf(error), error: errorMessage(error), value };
+      this.#actuation = { kind: 'failed', failure: failureOf(error), error: errorMessage(error), value };
     }
   }
 
@@ -263,14 +276,14 @@ export class LambdaActuator implements ConcurrencyPort {
           }),
         );
       }
-      this.writes.push({ ...write, ok: true });
+      this.#writes.push({ ...write, ok: true });
       const limits = this.#limits ?? { reserved: undefined, mapping: undefined };
       this.#limits =
         write.target === 'reserved'
           ? { ...limits, reserved: write.value }
           : { ...limits, mapping: write.value };
     } catch (error) {
-      this.writes.push({ ...write, ok: false });
+      this.#writes.push({ ...write, ok: false });
       throw error;
     }
   }

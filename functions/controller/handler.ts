@@ -7,6 +7,7 @@ import {
   FAST_SAMPLE_WORST_SECONDS,
   FAST_WRITE_DEADLINE_BEFORE_TICK_SECONDS,
   type FastPathContext,
+  type FastSampleResult,
   fastPathContext,
   fastPathOn,
   queueIsBusy,
@@ -104,14 +105,18 @@ export async function controllerTick(
     if (scheduledAt !== undefined && isRepeat(scheduledAt, change, options.periodSeconds)) {
       return { outcome: { kind: 'skipped', reason: 'skip:repeat', detail: { scheduledAt, ...change } } };
     }
-    const result = await runTick(ports, config, now, options);
+    const {
+      value: result,
+      actuation,
+      writes,
+    } = await ports.actuator.recording(() => runTick(ports, config, now, options));
     const reading = await ports.actuator.read();
     const appliedAfter = ports.actuator.appliedNow;
     const outcome: TickOutcome = {
       kind: 'decided',
       result,
-      actuation: ports.actuator.actuation,
-      writes: [...ports.actuator.writes],
+      actuation,
+      writes,
       appliedAfter,
       pauseOverpull: pauseOverpulls(reading),
       config,
@@ -176,19 +181,19 @@ async function fastLoop(
     }
     deps.calls.reset();
     const now = deps.clock();
-    const writesBefore = actuator.writes.length;
-    actuator.startSample();
-    let sample: Awaited<ReturnType<typeof runFastSample>>;
+    let recorded: Awaited<ReturnType<typeof actuator.recording<FastSampleResult>>>;
     try {
-      sample = await runFastSample({ queue, concurrency: actuator }, ctx, config, now);
+      recorded = await actuator.recording(() =>
+        runFastSample({ queue, concurrency: actuator }, ctx, config, now),
+      );
     } catch (error) {
       deps.reporter.reportFast(failed(error), deps.calls, now);
       return summary('error');
     }
+    const { value: sample, actuation, writes } = recorded;
     samples++;
     maxVisible = Math.max(maxVisible, sample.depth.visible);
     ctx = sample.context;
-    const { actuation } = actuator;
     if (sample.paused) {
       deps.reporter.reportFast({ kind: 'paused', paused: sample.paused, sample }, deps.calls, now);
       return summary('paused');
@@ -205,7 +210,7 @@ async function fastLoop(
         kind: sample.changed ? 'grew' : 'clamped',
         sample,
         actuation,
-        writes: actuator.writes.slice(writesBefore),
+        writes,
         applied: sample.applied,
         appliedAfter: actuator.appliedNow,
         config,
