@@ -1,5 +1,7 @@
+import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import { type BenchRow, benchScenario, benchTable, dominanceStatement } from '../lib/sim/bench.ts';
+import { type BenchRow, benchScenario, benchSection } from '../lib/sim/bench.ts';
+import { benchDocument } from '../lib/sim/bench-doc.ts';
 import { loadSimConfig } from '../lib/sim/config-file.ts';
 import { prepareOutputFile, writeOutputs } from '../lib/sim/outputs.ts';
 import { PRESET_NAMES, type PresetName } from '../lib/sim/presets.ts';
@@ -14,7 +16,7 @@ provisioned mode, 2 to cap÷10 pollers), fixed at the floor, fixed at the cap, t
 KEDA-like depth rule.
 
 Usage: ${command} [--preset lambda|seed]... [--scenario NAME]... [--trace FILE.csv]...
-                        [--rate-scale X] [--time-scale X] [--config FILE.json] [--out FILE.md]
+                        [--rate-scale X] [--time-scale X] [--config FILE.json] [--out FILE.md] [--doc]
 
 Columns: p99 wait ÷ target and dead letters (how late, how lost); concurrent executions peak, time-weighted p99
 and mean, warm execution environments peak and mean (what the downstream feels); reserved concurrency held
@@ -28,8 +30,11 @@ or under the target as meeting it; dead letters) and no heavier on the downstrea
 executions), and clearly better on one of them (beyond 5 %).
 
 --rate-scale/--time-scale apply to every scenario, as the load tool applies them. --config applies to every run.
+--doc writes docs/benchmarks.md instead (or --out): a header with the date, the machine and the command, the
+comparison of the age law with native and provisioned and the prose that reads it (every figure in it from these
+runs), the known limits and the full tables. \`${command} --doc\` regenerates the shipped document.
 Defaults: both presets (seed preset: seed-spike only, as in the article), every scenario, out/bench.md (checked
-before the runs start; the table is printed first, so a late write error loses nothing).`;
+before the runs start; the result is printed first, so a late write error loses nothing).`;
 
 async function main(): Promise<void> {
   const { values } = parseOptions(() =>
@@ -42,6 +47,7 @@ async function main(): Promise<void> {
         'time-scale': { type: 'string' },
         config: { type: 'string' },
         out: { type: 'string' },
+        doc: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -62,9 +68,9 @@ async function main(): Promise<void> {
     ...(values.trace ?? []).map((path) => load(loadPhaseFile(path))),
   ];
   const file = values.config === undefined ? undefined : loadSimConfig(values.config);
-  const out = prepareOutputFile('--out', values.out ?? 'out/bench.md');
+  const out = prepareOutputFile('--out', values.out ?? (values.doc ? 'docs/benchmarks.md' : 'out/bench.md'));
 
-  const sections: string[] = [];
+  const sections: { preset: PresetName; rows: BenchRow[] }[] = [];
   for (const preset of presets) {
     // The seed preset is the article's 50 ms pool: its own spike is the scenario it describes.
     const list = preset === 'seed' && !chosen ? [load(loadScenario('seed-spike'))] : scenarios;
@@ -82,14 +88,25 @@ async function main(): Promise<void> {
         )),
       );
     }
-    sections.push(
-      `### ${preset} preset\n\n${benchTable(rows)}\n\nDominated (no later and no heavier on the downstream than another, and clearly worse on one):\n\n${dominanceStatement(rows)}`,
-    );
+    sections.push({ preset, rows });
   }
-  const markdown = `${sections.join('\n\n')}\n`;
+  const markdown = values.doc
+    ? benchDocument({
+        date: new Date().toISOString().slice(0, 10),
+        machine: {
+          node: process.version,
+          cpus: cpus().length,
+          cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+        },
+        command: [command, ...process.argv.slice(2)].join(' '),
+        sections,
+        settings: file?.settings,
+        environment: file?.environment,
+      })
+    : `${sections.map((s) => benchSection(s.preset, s.rows)).join('\n\n')}\n`;
   console.log(markdown);
   const failures = writeOutputs([{ path: out, content: markdown }]);
-  for (const failure of failures) console.error(`bench: ${failure} (the table above is complete)`);
+  for (const failure of failures) console.error(`bench: ${failure} (the result above is complete)`);
   if (failures.length > 0) process.exitCode = 1;
   else process.stderr.write(`wrote ${out}\n`);
 }

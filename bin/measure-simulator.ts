@@ -2,7 +2,7 @@
  * Measures the simulator at the edges of what it accepts (lib/sim/limits.ts): wall time, simulated seconds per
  * wall second and peak memory (the process's maximum resident set) of each largest accepted input, each in a
  * process of its own so one's memory does not hide in another's. A measuring script, not a test: the numbers
- * depend on the machine (README, "Bounds").
+ * depend on the machine (docs/simulator.md, "Speed and memory").
  *
  *   npx tsx bin/measure-simulator.ts [CASE]...
  */

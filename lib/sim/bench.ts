@@ -191,3 +191,8 @@ export function benchTable(rows: readonly BenchRow[]): string {
   }
   return lines.join('\n');
 }
+
+/** One preset's part of the bench's output: its table and who is dominated in it. */
+export function benchSection(preset: PresetName, rows: readonly BenchRow[]): string {
+  return `### ${preset} preset\n\n${benchTable(rows)}\n\nDominated (no later and no heavier on the downstream than another, and clearly worse on one):\n\n${dominanceStatement(rows)}`;
+}

@@ -2,7 +2,7 @@ import { type Phase, ScenarioError } from './scenario.ts';
 
 /**
  * What one simulated run may ask for. Each bound is sized so that every accepted run fits in 2 GB and finishes
- * in minutes on this project's 2-core machine (measured: README, "Bounds"):
+ * in minutes on this project's 2-core machine (measured: docs/simulator.md, "Speed and memory"):
  * - messages: every message sent is a send time in memory while it waits (8 bytes) and a wait afterwards
  *   (≤ 10 bytes); 50 million is about 1 GB at worst, and 1–3 minutes of work;
  * - controller ticks: each is a timeline row and a run of the control law; a million ticks is ~100 MB;

@@ -36,7 +36,7 @@ export type ControllerKind = (typeof CONTROLLER_KINDS)[number];
 export const MAPPING_BASELINES: readonly ControllerKind[] = ['native', 'provisioned'];
 
 // Provisioned mode's documented minimum (and default) MinimumPollers for SQS.
-const MINIMUM_POLLERS = 2;
+export const MINIMUM_POLLERS = 2;
 
 export interface RunOptions {
   readonly scenario: Scenario;

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -105,7 +105,7 @@ describe('npm run bench', () => {
   const trace = join(scratch, 'tiny.csv');
   writeFileSync(trace, 'duration_s,rate_per_s,item_ms\n120,50,20\n60,200,20\n');
 
-  it('item 11: --out bench.md writes a file named bench.md (today: a directory, then EISDIR after the whole bench)', async () => {
+  it('--out bench.md writes the table to a file named bench.md, not into a directory of that name', async () => {
     const { code, stdout, stderr } = await bench(
       scratch,
       '--preset',
@@ -137,7 +137,50 @@ describe('npm run bench', () => {
     expect(stderr).toMatch(/wrote .*bench\.md/);
   });
 
-  it('item 11: a directory given as --out fails before any run, with one line', async () => {
+  it('--help documents --doc and the file it writes', async () => {
+    const { code, stdout } = await bench(scratch, '--help');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/\[--doc\]/);
+    expect(stdout).toMatch(/--doc writes docs\/benchmarks\.md/);
+  });
+
+  it('--doc writes docs/benchmarks.md: a header with the date, the machine and the command, the comparison, the prose and the full tables', async () => {
+    const cwd = join(scratch, 'doc');
+    mkdirSync(cwd);
+    const { code, stdout, stderr } = await bench(cwd, '--doc', '--trace', trace);
+    expect(code).toBe(0);
+    const doc = readFileSync(join(cwd, 'docs/benchmarks.md'), 'utf8');
+    expect(doc).toBe(`${stdout.trimEnd()}\n`);
+    expect(stderr).toMatch(/wrote .*docs\/benchmarks\.md/);
+    // The header: when, on what, by which command.
+    expect(doc).toMatch(/^# Benchmarks\n/);
+    expect(doc).toMatch(
+      new RegExp(
+        `Generated on \\d{4}-\\d{2}-\\d{2} with Node ${process.version.replace(/\./g, '\\.')} on ${cpus().length} CPUs? \\(.+\\), by:`,
+      ),
+    );
+    expect(doc).toContain(`npm run bench -- --doc --trace ${trace}\n`);
+    // The comparison of the age law with AWS's own scaling, read in prose whose figures are the rows'.
+    expect(doc).toContain('## The age law against native, honestly');
+    expect(doc).toMatch(/\| tiny \| \S+ · 0 · \d+ \/ [\d.]+ · \d+ \| /);
+    expect(doc).toContain('## Known limits');
+    // The prose quotes the table: the peaks in its sentence are the rows' exec peaks.
+    const peak = (controller: string) =>
+      new RegExp(`\\| tiny \\| ${controller} \\| [\\d.]+ \\| \\d+ \\| (\\d+) \\|`).exec(doc)?.[1];
+    expect(peak('age-law')).toBeDefined();
+    expect(doc).toContain(
+      `it meets the target with a peak of ${peak('age-law')} concurrent executions where \`native\` reaches ${peak('native')} and \`provisioned\` ${peak('provisioned')}`,
+    );
+    // Both presets' full tables with who is dominated.
+    for (const preset of ['lambda', 'seed']) expect(doc).toContain(`### ${preset} preset`);
+    expect(doc).toMatch(/\| p99 wait ÷ target \| dead letters \| exec peak \| exec p99 \| exec mean \|/);
+    expect(doc).toMatch(/- \*\*tiny\*\*: .*Not dominated: /);
+    expect(doc).toMatch(
+      /the article's literal step rule \(`seed-step`\) sets a limit that peaks at \*\*\d+\*\*/,
+    );
+  });
+
+  it('a directory given as --out fails before any run, with one line', async () => {
     const dir = join(scratch, 'results');
     mkdirSync(dir);
     const { code, stdout, stderr } = await bench(scratch, '--trace', trace, '--out', dir);
