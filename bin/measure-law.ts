@@ -1,6 +1,6 @@
 /**
- * Measures the control law against the acceptance of the issue that added the fast path and the setpoint
- * (lambda preset, the age law, seeds 1–5), and prints markdown tables:
+ * Measures the control law on what the fast path and the setpoint must achieve (lambda preset, the age law,
+ * seeds 1–5), and prints markdown tables:
  *
  *   npx tsx bin/measure-law.ts [--seeds 1-5]
  *

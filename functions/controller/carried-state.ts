@@ -138,8 +138,8 @@ export function baselinesFrom(
 
 /**
  * The visible depth the controller published at an earlier tick, at the time the tick took it: the period's start
- * plus the `VisibleSampleOffsetSeconds` published with it. A tick 25 s into its minute that divided by whole
- * periods sized a spike at 544/s where the depth said 750/s. Without the offset (history from an older controller)
+ * plus the `VisibleSampleOffsetSeconds` published with it. Dividing by whole periods, a tick 25 s into its minute
+ * would size a spike at 544/s where the depth says 750/s. Without the offset (history from an older controller)
  * the sample's time is unknown: no trend. The sample is `settled: false` when the applied value changed within
  * the pollers' settling time before it or at any time after it (the mapping's exact LastModified, or a
  * ScaleEvents period that reaches that far): the law then takes only the lower bound on arrivals from it.

@@ -89,7 +89,7 @@ export class ScalerAlarms extends Construct {
 
     // Pinned at cap with age above target. Both inputs are one-minute series; the expression is 1 in a minute
     // where both hold. "More than a minute, continuously": the two most recent datapoints (CONTINUOUS_MINUTES).
-    // The old "2 of the last 4" also fired on two separate one-minute blips. SQS datapoints arrive 1–2 minutes
+    // "2 of the last 4" would also fire on two separate one-minute blips. SQS datapoints arrive 1–2 minutes
     // late (docs/aws-facts.md, "SQS metrics"): CloudWatch then evaluates the two most recent datapoints that
     // exist, so the lag delays the alarm rather than hiding it. Missing = not breaching: an idle queue stops
     // publishing its age (nothing waits, so nothing is saturated), and a controller that stopped publishing is

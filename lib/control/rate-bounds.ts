@@ -3,8 +3,8 @@
  * arrivals, which for independent senders vary by about √N. The law sizes each move on the side of that
  * uncertainty that keeps it from undoing itself: growth on the lowest rate the count leaves plausible (the age
  * loop adds the rest on the next tick if it was more), a shrink on the highest. Sized on the bare count, the
- * seed's 250 ms windows at 800/s (200 ± 14 arrivals) read 744/s, the pool shrank 18 → 17, the next window read
- * 912/s and it grew to 21. Over CloudWatch's minute the bound moves the rate by 0.9 % at 800/s and 3.7 % at 50/s.
+ * seed's 250 ms windows at 800/s (200 ± 14 arrivals) would read 744/s and shrink the pool 18 → 17, then read
+ * 912/s and grow it to 21. Over CloudWatch's minute the bound moves the rate by 0.9 % at 800/s and 3.7 % at 50/s.
  * Without a period the rate stands as it is.
  */
 

@@ -2,7 +2,7 @@ import type { ControllerState, QueueSnapshot } from './snapshot.ts';
 
 /**
  * The law's inputs as it may trust them. The adapters already refuse nonsense (a negative depth, a non-numeric
- * MaximumConcurrency), but the law must hold on its own: a NaN that slipped through once gave `desired = NaN`.
+ * MaximumConcurrency), but the law must hold on its own: a NaN that slipped through would give `desired = NaN`.
  * A value that cannot be a rate, a count or a time is unknown, and unknown is missing data, never zero.
  */
 

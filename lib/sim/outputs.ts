@@ -4,7 +4,7 @@ import { ScenarioError } from './scenario.ts';
 
 /**
  * Where a tool writes its result, checked before any work starts: a mistake in `--out` must not cost a finished
- * run (`npm run bench -- --out bench.md` used to run the whole bench, then fail on the path).
+ * run (checked only when writing, `npm run bench -- --out` on a bad path would fail after the whole bench).
  */
 export class OutputError extends ScenarioError {
   override name = 'OutputError';

@@ -51,10 +51,10 @@ beforeAll(() => {
   );
 });
 
-describe('"more than a minute at the cap with the age above target, continuously" (issue 11, item 6)', () => {
+describe('an alarm fires on more than a minute of its condition, continuously', () => {
   it.each<{ comment: string; minutes: Minute[]; state: string }>([
     {
-      comment: 'two separate one-minute blips do not alarm (the old "2 of the last 4" did)',
+      comment: 'two separate one-minute blips do not alarm ("2 of the last 4" would)',
       minutes: [0, 0, 1, 0, 1],
       state: 'OK',
     },

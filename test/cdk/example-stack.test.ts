@@ -434,7 +434,7 @@ describe('the alarms', () => {
 });
 
 describe('the dashboard', () => {
-  it('graphs what the alarms evaluate, beside every signal the issue names', () => {
+  it('graphs what the alarms evaluate, beside every signal the scaler reads or publishes', () => {
     const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
     expect(dashboards).toHaveLength(1);
     const body = JSON.stringify(

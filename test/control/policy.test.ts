@@ -3,7 +3,272 @@ import { decide } from '../../lib/control/policy.ts';
 import { config, NOW, snapshot, state } from './fixtures.ts';
 
 // One case per rule of the control law: each fails if its rule is removed.
-describe('decide: growth', () => {
+
+describe('hold:paused — an operator’s pause is held, never fought', () => {
+  it.each([
+    { comment: 'reserved 0 (the console’s Throttle)', paused: 'reserved-zero' as const, applied: 0 },
+    { comment: 'the mapping disabled', paused: 'mapping-disabled' as const, applied: 8 },
+  ])('$comment: hold:paused, however far behind', ({ paused, applied }) => {
+    const decision = decide(
+      snapshot({ appliedConcurrency: applied, age: 3000, paused }),
+      state({ idleSince: NOW - 3600 }),
+      config(),
+    );
+    expect(decision.reason).toBe('hold:paused');
+    expect(decision.state.idleSince).toBeUndefined();
+    expect(decision.state.lastChangeAt).toBeUndefined();
+  });
+});
+
+describe('adopt:unbounded — a consumer nothing bounds (the scaler just attached) is adopted, never cut', () => {
+  const unbounded = (extra = {}) =>
+    snapshot({
+      appliedConcurrency: Number.POSITIVE_INFINITY,
+      age: 30,
+      arrivalRatePerSecond: 100,
+      itemSeconds: 0.2,
+      ...extra,
+    });
+  it.each([
+    {
+      comment: '100/s at 200 ms: the need 100 × 0.2 ÷ 0.9 = 23, not the floor (2)',
+      snap: unbounded(),
+      desired: 23,
+    },
+    {
+      comment: 'its busiest recent concurrency (26.5) above the need: 27',
+      snap: unbounded({ observedConcurrency: 26.5 }),
+      desired: 27,
+    },
+    {
+      comment: 'nothing known of its load: the cap (the one bound the configuration vouches for)',
+      snap: unbounded({ arrivalRatePerSecond: undefined, itemSeconds: undefined, oldestAge: undefined }),
+      desired: 32,
+    },
+    {
+      comment: 'what it runs above the cap: the cap',
+      snap: unbounded({ observedConcurrency: 80 }),
+      desired: 32,
+    },
+  ])('$comment', ({ snap, desired }) => {
+    const decision = decide(snap, {}, config());
+    expect(decision).toMatchObject({ reason: 'adopt:unbounded', desired });
+  });
+});
+
+describe('shrink:above-cap / grow:below-floor — the bounds hold even without data', () => {
+  it.each([
+    {
+      comment: 'a value above the cap is brought down to it',
+      applied: 40,
+      desired: 32,
+      reason: 'shrink:above-cap',
+    },
+    {
+      comment: 'a value below the floor is brought up to it',
+      applied: 1,
+      desired: 2,
+      reason: 'grow:below-floor',
+    },
+  ])('$comment', ({ applied, desired, reason }) => {
+    const decision = decide(
+      snapshot({ appliedConcurrency: applied, oldestAge: undefined }),
+      state(),
+      config(),
+    );
+    expect(decision).toMatchObject({ desired, reason });
+  });
+});
+
+describe('hold:no-data / grow:backlog-before-data — missing or stale age holds, unless the depth shows a backlog', () => {
+  it.each([
+    { comment: 'no age datapoint', snap: snapshot({ appliedConcurrency: 20, oldestAge: undefined }) },
+    {
+      comment: 'an age datapoint older than maxDataAgeSeconds',
+      snap: snapshot({ appliedConcurrency: 20, age: 0, lag: 301 }),
+    },
+    {
+      comment: 'a NaN age',
+      snap: snapshot({ appliedConcurrency: 20, oldestAge: { seconds: Number.NaN, observedAt: NOW } }),
+    },
+  ])('$comment → hold, and the idle timer restarts', ({ snap }) => {
+    const decision = decide(snap, state({ idleSince: NOW - 3600 }), config());
+    expect(decision).toMatchObject({ desired: 20, reason: 'hold:no-data' });
+    expect(decision.state.idleSince).toBeUndefined();
+  });
+
+  // A new queue: CloudWatch has nothing yet, neither the age nor the rates.
+  const noData = (visible: number, extra = {}) =>
+    snapshot({
+      appliedConcurrency: 2,
+      oldestAge: undefined,
+      arrivalRatePerSecond: undefined,
+      completionRatePerSecond: undefined,
+      itemSeconds: undefined,
+      visibleMessages: visible,
+      ...extra,
+    });
+  const earlier = (messages: number) => ({ lastVisible: { at: NOW - 60, messages } });
+
+  it.each([
+    {
+      comment: 'no datapoint yet, and 6,000 → 12,000 visible with 2 applied: grow, limited (⌊1.5 × 2⌋ = 3)',
+      snap: noData(12_000),
+      st: earlier(6_000),
+      desired: 3,
+      reason: 'grow:backlog-before-data',
+    },
+    {
+      comment:
+        'the rates are reported but the age is not: the backlog is sized (800 × 0.02 + 12,000 × 0.02 ÷ 120 = 18), within ⌊1.5 × 18⌋',
+      snap: noData(12_000, { arrivalRatePerSecond: 800, itemSeconds: 0.02 }),
+      st: earlier(6_000),
+      desired: 18,
+      reason: 'grow:backlog-before-data',
+    },
+    {
+      comment: 'a backlog falling fast enough to be gone within the setpoint (600 left, 100/s): hold',
+      snap: noData(600),
+      st: earlier(6_600),
+      desired: 2,
+      reason: 'hold:no-data',
+    },
+    {
+      comment: 'a few messages are no backlog (fewer than a batch per worker): hold',
+      snap: noData(15),
+      st: earlier(5),
+      desired: 2,
+      reason: 'hold:no-data',
+    },
+    {
+      comment: 'no earlier sample: nothing shows a trend yet: hold',
+      snap: noData(12_000),
+      st: {},
+      desired: 2,
+      reason: 'hold:no-data',
+    },
+  ])('$comment', ({ snap, st, desired, reason }) => {
+    const decision = decide(snap, st, config());
+    expect(decision.reason).toBe(reason);
+    expect(decision.desired).toBe(desired);
+  });
+});
+
+describe('hold:downstream-slower / shrink:downstream-slower — more workers make a slower downstream worse', () => {
+  it('per-item time tripled with arrivals flat: do not grow', () => {
+    const decision = decide(
+      snapshot({ appliedConcurrency: 7, age: 300, arrivalRatePerSecond: 300, itemSeconds: 0.06 }),
+      state({ baselineArrivalRate: 300 }),
+      config(),
+    );
+    expect(decision).toMatchObject({ desired: 7, reason: 'hold:downstream-slower' });
+    expect(decision.inputs.slowdownRatio).toBeCloseTo(3);
+  });
+
+  it('per-item time up because arrivals rose as much is not a slower downstream', () => {
+    const decision = decide(
+      snapshot({ appliedConcurrency: 7, age: 300, arrivalRatePerSecond: 800, itemSeconds: 0.04 }),
+      state({ baselineArrivalRate: 300 }),
+      config(),
+    );
+    expect(decision.reason).toBe('grow:age-above-target');
+  });
+
+  it('arrivals up 1.5× do not explain items 3× slower: no growth, back to the healthy need 450 × 0.02 ÷ 0.9 = 10', () => {
+    const decision = decide(
+      snapshot({ appliedConcurrency: 14, age: 200, arrivalRatePerSecond: 450, itemSeconds: 0.06 }),
+      state({ baselineArrivalRate: 300 }),
+      config(),
+    );
+    expect(decision).toMatchObject({ reason: 'shrink:downstream-slower', desired: 10 });
+  });
+
+  const slower = (extra = {}) =>
+    snapshot({ appliedConcurrency: 10, age: 300, arrivalRatePerSecond: 300, itemSeconds: 0.06, ...extra });
+  const healthy = state({ baselineArrivalRate: 300, baselineItemSeconds: 0.02 });
+
+  it('grown to 10 before CloudWatch showed items 3× slower: back to 300 × 0.02 ÷ 0.9 → 7, shed on', () => {
+    const decision = decide(slower(), healthy, config());
+    expect(decision).toMatchObject({
+      reason: 'shrink:downstream-slower',
+      desired: 7,
+      downstreamSlower: true,
+      shed: true,
+    });
+    expect(decision.inputs.healthyNeed).toBe(7);
+  });
+
+  it('at the healthy need it holds; with the age within target the shed signal is off', () => {
+    const decision = decide(slower({ appliedConcurrency: 7, age: 40, lag: 0 }), healthy, config());
+    expect(decision).toMatchObject({ reason: 'hold:downstream-slower', desired: 7, shed: false });
+  });
+
+  it('without a measured arrival rate the healthy need is unknown: hold, never a guess', () => {
+    const decision = decide(slower({ arrivalRatePerSecond: undefined }), healthy, config());
+    expect(decision).toMatchObject({ reason: 'hold:downstream-slower', desired: 10 });
+  });
+
+  it('the baseline does not learn the slow per-item time', () => {
+    const decision = decide(snapshot({ age: 300, itemSeconds: 0.06 }), state(), config());
+    expect(decision.state.baselineItemSeconds).toBe(0.02);
+  });
+
+  it('a healthy tick moves the baseline toward the sample', () => {
+    const decision = decide(snapshot({ age: 1, itemSeconds: 0.025 }), state(), config());
+    expect(decision.state.baselineItemSeconds).toBeCloseTo(0.021);
+  });
+});
+
+describe('hold:at-cap — behind at the cap, hold and signal saturated (the cap is the downstream’s)', () => {
+  it('at the cap with age above target holds and signals saturated', () => {
+    const decision = decide(
+      snapshot({ appliedConcurrency: 32, age: 120, arrivalRatePerSecond: 3000 }),
+      state({ baselineArrivalRate: 3000 }),
+      config(),
+    );
+    expect(decision).toMatchObject({ desired: 32, reason: 'hold:at-cap', atCap: true, saturated: true });
+  });
+
+  it('growing into the cap while still short signals saturated', () => {
+    const decision = decide(
+      snapshot({ appliedConcurrency: 20, age: 120, arrivalRatePerSecond: 3000 }),
+      state({ baselineArrivalRate: 3000 }),
+      config(),
+    );
+    expect(decision).toMatchObject({
+      desired: 32,
+      reason: 'grow:age-above-target',
+      atCap: true,
+      saturated: true,
+    });
+  });
+
+  it('at the cap with age within target is not saturated', () => {
+    const decision = decide(
+      snapshot({ appliedConcurrency: 32, age: 10, arrivalRatePerSecond: 1400 }),
+      state({ baselineArrivalRate: 1400 }),
+      config(),
+    );
+    expect(decision).toMatchObject({ desired: 32, atCap: true, saturated: false });
+  });
+
+  it('the cap comes from the downstream: pool 20, API 100/s × 20 ms → 2', () => {
+    const decision = decide(
+      snapshot({ appliedConcurrency: 2, age: 120 }),
+      state(),
+      config({
+        dbPoolSize: 20,
+        apiRatePerSecond: 100,
+        itemTimeSeconds: 0.02,
+        actuator: 'reserved',
+        minConcurrency: 1,
+      }),
+    );
+    expect(decision).toMatchObject({ desired: 2, reason: 'hold:at-cap', saturated: true });
+  });
+});
+
+describe('grow:age-above-target / hold:draining — age decides when to grow, the need how far', () => {
   it.each([
     {
       comment: 'age above target grows to the Little-law need: 800/s × 20 ms ÷ 0.9 = 17.8 → 18',
@@ -70,183 +335,88 @@ describe('decide: growth', () => {
     expect(decision.desired).toBe(desired);
   });
 
-  it('sizes a spike from the depth trend before the late datapoint reports it', () => {
-    // GIVEN the last datapoint (two minutes late) still says 50/s, and 42,000 messages piled up in a minute
+  it('an unknown per-item time with a backlog is an unknown need: grow by the age-only step, never hold', () => {
     const snap = snapshot({
       appliedConcurrency: 2,
-      age: 0.1,
-      lag: 120,
-      arrivalRatePerSecond: 50,
-      completionRatePerSecond: 50,
-      visibleMessages: 42_000,
+      age: 3000,
+      visibleMessages: 100_000,
+      arrivalRatePerSecond: 0,
+      itemSeconds: undefined,
     });
-    const carried = state({ lastVisible: { at: NOW - 60, messages: 0 }, baselineArrivalRate: 50 });
-    // WHEN the controller decides
-    const decision = decide(snap, carried, config());
-    // THEN arrivals are at least 42,000 ÷ 60 = 700/s (completions are never negative), far above 1.5 × 50: a spike,
-    // confirmed. 700 × 0.02 = 14 busy + 42,000 × 0.02 ÷ 120 s = 7 to drain → 21, not sized for the stale 50/s
-    expect(decision.reason).toBe('grow:age-above-target');
-    expect(decision.inputs.confirmed).toBe(true);
-    expect(decision.inputs.arrivalRatePerSecond).toBeCloseTo(700, 0);
-    expect(decision.desired).toBe(21);
-  });
-
-  it('the trend sizes with λ = dV/dt + c ÷ S once a backlog covered the interval at one settled value', () => {
-    const snap = snapshot({
-      appliedConcurrency: 10,
-      age: 0.1,
-      lag: 120,
-      arrivalRatePerSecond: 50,
-      visibleMessages: 30_000,
-    });
-    // 12,000 → 30,000 in 60 s at 10 × 20 ms: dV/dt = 300/s + 500/s served = 800/s
-    const carried = state({ lastVisible: { at: NOW - 60, messages: 12_000 }, lastChangeAt: NOW - 600 });
-    const decision = decide(snap, carried, config());
-    expect(decision.inputs.arrivalRatePerSecond).toBeCloseTo(800, 0);
-  });
-
-  it('trusts real-time depth over a late datapoint: an emptied queue is not behind', () => {
-    const decision = decide(
-      snapshot({ appliedConcurrency: 20, age: 300, lag: 120, visibleMessages: 0 }),
-      state(),
-      config(),
-    );
-    expect(decision.reason).toBe('hold:steady');
-    expect(decision.inputs.ageSeconds).toBe(0);
+    const decision = decide(snap, {}, config());
+    expect(decision).toMatchObject({ desired: 6, reason: 'grow:age-above-target' });
+    expect(decision.inputs.needConcurrency).toBeUndefined();
   });
 });
 
-describe('decide: the cap and the shed signal', () => {
-  it('at the cap with age above target holds and signals saturated', () => {
-    const decision = decide(
-      snapshot({ appliedConcurrency: 32, age: 120, arrivalRatePerSecond: 3000 }),
-      state({ baselineArrivalRate: 3000 }),
-      config(),
-    );
-    expect(decision).toMatchObject({ desired: 32, reason: 'hold:at-cap', atCap: true, saturated: true });
-  });
+describe('hold:unconfirmed — growth CloudWatch has not confirmed is limited (a spike or a slower downstream?)', () => {
+  // 300/s at 20 ms needs 300 × 0.02 ÷ 0.9 = 6.7 → 7. The late datapoint (lag 120 s) still shows a healthy queue.
+  const flat = (visible: number, extra = {}) =>
+    snapshot({
+      appliedConcurrency: 7,
+      age: 1,
+      lag: 120,
+      arrivalRatePerSecond: 300,
+      completionRatePerSecond: 300,
+      visibleMessages: visible,
+      ...extra,
+    });
+  const sampledAt = (messages: number) =>
+    state({ baselineArrivalRate: 300, lastVisible: { at: NOW - 60, messages }, lastChangeAt: NOW - 3600 });
 
-  it('growing into the cap while still short signals saturated', () => {
-    const decision = decide(
-      snapshot({ appliedConcurrency: 20, age: 120, arrivalRatePerSecond: 3000 }),
-      state({ baselineArrivalRate: 3000 }),
-      config(),
-    );
-    expect(decision).toMatchObject({
-      desired: 32,
+  it.each([
+    {
+      comment:
+        'the depth rose 188/s (below 1.5 × 300: a slowdown could do that): growth stops at ⌊1.5 × 7⌋ = 10, not the 16 the backlog asks',
+      snap: flat(60_000),
+      st: sampledAt(48_720),
+      desired: 10,
       reason: 'grow:age-above-target',
-      atCap: true,
-      saturated: true,
-    });
-  });
-
-  it('at the cap with age within target is not saturated', () => {
-    const decision = decide(
-      snapshot({ appliedConcurrency: 32, age: 10, arrivalRatePerSecond: 1400 }),
-      state({ baselineArrivalRate: 1400 }),
-      config(),
-    );
-    expect(decision).toMatchObject({ desired: 32, atCap: true, saturated: false });
-  });
-
-  it('the cap comes from the downstream: pool 20, API 100/s × 20 ms → 2', () => {
-    const decision = decide(
-      snapshot({ appliedConcurrency: 2, age: 120 }),
-      state(),
-      config({
-        dbPoolSize: 20,
-        apiRatePerSecond: 100,
-        itemTimeSeconds: 0.02,
-        actuator: 'reserved',
-        minConcurrency: 1,
-      }),
-    );
-    expect(decision).toMatchObject({ desired: 2, reason: 'hold:at-cap', saturated: true });
-  });
-
-  it.each([
-    {
-      comment: 'a value above the cap is brought down to it',
-      applied: 40,
-      desired: 32,
-      reason: 'shrink:above-cap',
+      confirmed: false,
     },
     {
-      comment: 'a value below the floor is brought up to it',
-      applied: 1,
-      desired: 2,
-      reason: 'grow:below-floor',
+      comment: 'already at the limit: hold, unconfirmed',
+      snap: flat(60_000, { appliedConcurrency: 10 }),
+      st: sampledAt(48_720),
+      desired: 10,
+      reason: 'hold:unconfirmed',
+      confirmed: false,
     },
-  ])('$comment', ({ applied, desired, reason }) => {
-    const decision = decide(
-      snapshot({ appliedConcurrency: applied, oldestAge: undefined }),
-      state(),
-      config(),
-    );
-    expect(decision).toMatchObject({ desired, reason });
+    {
+      comment: 'the depth rose 700/s, more than any slowdown of 300/s could make it: a spike, sized in full',
+      snap: flat(42_000),
+      st: sampledAt(0),
+      desired: 21,
+      reason: 'grow:age-above-target',
+      confirmed: true,
+    },
+    {
+      comment:
+        'CloudWatch’s own datapoint shows the backlog (age 45 s > setpoint) at a healthy per-item time: confirmed, sized in full (λ = 188 + 7 ÷ 0.02 = 538/s → 10.8 busy + 10 to drain → 21)',
+      snap: flat(60_000, { age: 45 }),
+      st: sampledAt(48_720),
+      desired: 21,
+      reason: 'grow:age-above-target',
+      confirmed: true,
+    },
+    {
+      comment: 'with unconfirmedGrowthFactor 1 nothing unconfirmed grows',
+      snap: flat(60_000),
+      st: sampledAt(48_720),
+      settings: { unconfirmedGrowthFactor: 1 },
+      desired: 7,
+      reason: 'hold:unconfirmed',
+      confirmed: false,
+    },
+  ])('$comment', ({ snap, st, settings, desired, reason, confirmed }) => {
+    const decision = decide(snap, st, config(settings));
+    expect(decision.reason).toBe(reason);
+    expect(decision.desired).toBe(desired);
+    expect(decision.inputs.confirmed).toBe(confirmed);
   });
 });
 
-describe('decide: a slower downstream', () => {
-  it('per-item time tripled with arrivals flat: do not grow', () => {
-    const decision = decide(
-      snapshot({ appliedConcurrency: 7, age: 300, arrivalRatePerSecond: 300, itemSeconds: 0.06 }),
-      state({ baselineArrivalRate: 300 }),
-      config(),
-    );
-    expect(decision).toMatchObject({ desired: 7, reason: 'hold:downstream-slower' });
-    expect(decision.inputs.slowdownRatio).toBeCloseTo(3);
-  });
-
-  it('per-item time up because arrivals rose as much is not a slower downstream', () => {
-    const decision = decide(
-      snapshot({ appliedConcurrency: 7, age: 300, arrivalRatePerSecond: 800, itemSeconds: 0.04 }),
-      state({ baselineArrivalRate: 300 }),
-      config(),
-    );
-    expect(decision.reason).toBe('grow:age-above-target');
-  });
-
-  it('the baseline does not learn the slow per-item time', () => {
-    const decision = decide(snapshot({ age: 300, itemSeconds: 0.06 }), state(), config());
-    expect(decision.state.baselineItemSeconds).toBe(0.02);
-  });
-
-  it('a healthy tick moves the baseline toward the sample', () => {
-    const decision = decide(snapshot({ age: 1, itemSeconds: 0.025 }), state(), config());
-    expect(decision.state.baselineItemSeconds).toBeCloseTo(0.021);
-  });
-});
-
-describe('decide: missing data', () => {
-  it.each([
-    { comment: 'no age datapoint', snap: snapshot({ appliedConcurrency: 20, oldestAge: undefined }) },
-    {
-      comment: 'an age datapoint older than maxDataAgeSeconds',
-      snap: snapshot({ appliedConcurrency: 20, age: 0, lag: 301 }),
-    },
-    {
-      comment: 'a NaN age',
-      snap: snapshot({ appliedConcurrency: 20, oldestAge: { seconds: Number.NaN, observedAt: NOW } }),
-    },
-  ])('$comment → hold, and the idle timer restarts', ({ snap }) => {
-    const decision = decide(snap, state({ idleSince: NOW - 3600 }), config());
-    expect(decision).toMatchObject({ desired: 20, reason: 'hold:no-data' });
-    expect(decision.state.idleSince).toBeUndefined();
-  });
-
-  it('an unknown arrival rate never shrinks, however long idle', () => {
-    const decision = decide(
-      snapshot({ appliedConcurrency: 20, age: 0, arrivalRatePerSecond: undefined }),
-      state({ idleSince: NOW - 3600 }),
-      config(),
-    );
-    expect(decision.reason).toBe('hold:steady');
-    expect(decision.desired).toBe(20);
-  });
-});
-
-describe('decide: shrinking', () => {
+describe('shrink:sustained-idle — only after sustained idleness, and never below the need or on an unknown one', () => {
   const idleFor = (seconds: number) => state({ idleSince: NOW - seconds, baselineArrivalRate: 50 });
   const quiet = (applied: number, extra = {}) =>
     snapshot({ appliedConcurrency: applied, age: 0, arrivalRatePerSecond: 50, ...extra });
@@ -346,13 +516,43 @@ describe('decide: shrinking', () => {
     expect(decision.state.idleSince).toBeUndefined();
   });
 
-  it('carries the visible depth for the next tick’s trend', () => {
-    const decision = decide(snapshot({ visibleMessages: 12 }), state(), config());
-    expect(decision.state.lastVisible).toEqual({ at: NOW, messages: 12 });
+  it('an unknown arrival rate never shrinks, however long idle', () => {
+    const decision = decide(
+      snapshot({ appliedConcurrency: 20, age: 0, arrivalRatePerSecond: undefined }),
+      state({ idleSince: NOW - 3600 }),
+      config(),
+    );
+    expect(decision.reason).toBe('hold:steady');
+    expect(decision.desired).toBe(20);
+  });
+
+  it('an unknown per-item time never shrinks while the window saw arrivals', () => {
+    const snap = snapshot({
+      appliedConcurrency: 20,
+      age: 0,
+      arrivalRatePerSecond: 0,
+      peakArrivalRatePerSecond: 800,
+      itemSeconds: undefined,
+    });
+    const decision = decide(snap, { idleSince: NOW - 3600 }, config());
+    expect(decision).toMatchObject({ desired: 20, reason: 'hold:steady' });
+  });
+
+  it('with no arrivals at all the need is 0 even without a per-item time: an idle queue shrinks', () => {
+    const snap = snapshot({
+      appliedConcurrency: 20,
+      age: 0,
+      arrivalRatePerSecond: 0,
+      peakArrivalRatePerSecond: 0,
+      itemSeconds: undefined,
+      visibleMessages: 0,
+    });
+    const decision = decide(snap, { idleSince: NOW - 3600 }, config());
+    expect(decision.reason).toBe('shrink:sustained-idle');
   });
 });
 
-describe('decide: a rate is a count over its period (the seed preset found it)', () => {
+describe('a rate is a count over its period — its noise may cost a shrink or the headroom, never the work', () => {
   // The seed preset's pool at 800/s with 20 ms items, rates over 250 ms: 200 ± 14 arrivals a window.
   const idle = state({ idleSince: NOW - 3600, baselineItemSeconds: 0.0197, baselineArrivalRate: 800 });
 
@@ -408,12 +608,10 @@ describe('decide: a rate is a count over its period (the seed preset found it)',
     expect(decision.reason).toBe('grow:age-above-target');
     expect(decision.desired).toBe(desired);
   });
-});
 
-describe("decide: the count's noise takes the headroom, never the work (found in review)", () => {
   it('0.5/s over a minute with 30 s items: grows to λ·S = 15, not to the lower bound\'s 11 called "draining"', () => {
-    // 30 arrivals ± 5.5: the lower bound is 0.32/s; sized on it the need (11) sat below the 15 busy workers 0.5/s
-    // keeps, and the law held a queue that could only grow.
+    // 30 arrivals ± 5.5: the lower bound is 0.32/s; sized on it, the need (11) would sit below the 15 busy workers
+    // 0.5/s keeps, and the law would hold a queue that can only grow.
     const decision = decide(
       snapshot({
         appliedConcurrency: 12,
@@ -432,13 +630,63 @@ describe("decide: the count's noise takes the headroom, never the work (found in
   });
 });
 
-describe('decide: the depth trend as a witness (found by the monotone-in-age property)', () => {
+describe('the real-time depth — its trend witnesses the arrival rate and the age a late datapoint cannot', () => {
+  it('sizes a spike from the depth trend before the late datapoint reports it', () => {
+    // GIVEN the last datapoint (two minutes late) still says 50/s, and 42,000 messages piled up in a minute
+    const snap = snapshot({
+      appliedConcurrency: 2,
+      age: 0.1,
+      lag: 120,
+      arrivalRatePerSecond: 50,
+      completionRatePerSecond: 50,
+      visibleMessages: 42_000,
+    });
+    const carried = state({ lastVisible: { at: NOW - 60, messages: 0 }, baselineArrivalRate: 50 });
+    // WHEN the controller decides
+    const decision = decide(snap, carried, config());
+    // THEN arrivals are at least 42,000 ÷ 60 = 700/s (completions are never negative), far above 1.5 × 50: a spike,
+    // confirmed. 700 × 0.02 = 14 busy + 42,000 × 0.02 ÷ 120 s = 7 to drain → 21, not sized for the stale 50/s
+    expect(decision.reason).toBe('grow:age-above-target');
+    expect(decision.inputs.confirmed).toBe(true);
+    expect(decision.inputs.arrivalRatePerSecond).toBeCloseTo(700, 0);
+    expect(decision.desired).toBe(21);
+  });
+
+  it('the trend sizes with λ = dV/dt + c ÷ S once a backlog covered the interval at one settled value', () => {
+    const snap = snapshot({
+      appliedConcurrency: 10,
+      age: 0.1,
+      lag: 120,
+      arrivalRatePerSecond: 50,
+      visibleMessages: 30_000,
+    });
+    // 12,000 → 30,000 in 60 s at 10 × 20 ms: dV/dt = 300/s + 500/s served = 800/s
+    const carried = state({ lastVisible: { at: NOW - 60, messages: 12_000 }, lastChangeAt: NOW - 600 });
+    const decision = decide(snap, carried, config());
+    expect(decision.inputs.arrivalRatePerSecond).toBeCloseTo(800, 0);
+  });
+
+  it('trusts real-time depth over a late datapoint: an emptied queue is not behind', () => {
+    const decision = decide(
+      snapshot({ appliedConcurrency: 20, age: 300, lag: 120, visibleMessages: 0 }),
+      state(),
+      config(),
+    );
+    expect(decision.reason).toBe('hold:steady');
+    expect(decision.inputs.ageSeconds).toBe(0);
+  });
+
+  it('carries the visible depth for the next tick’s trend', () => {
+    const decision = decide(snapshot({ visibleMessages: 12 }), state(), config());
+    expect(decision.state.lastVisible).toEqual({ at: NOW, messages: 12 });
+  });
+
   // Every worker busy at both depth samples a minute apart, 18 applied at 20 ms: the queue drains ~900/s.
   const busy = (messages: number) => state({ lastVisible: { at: NOW - 60, messages } });
 
   it('at the cap, a queue the busy workers drain in 0.4 s is not behind, whatever a lagged datapoint adds', () => {
     // The datapoint (10 s, 60 s late) plus its lag says 70 s, above the 60 s target; the depth's 380 messages at
-    // ~900/s say 0.4 s. Read as behind, this was "saturated": shed upstream, for a queue that is nearly empty.
+    // ~900/s say 0.4 s. Read as behind, it would be "saturated": shedding upstream for a queue that is nearly empty.
     const decision = decide(
       snapshot({
         appliedConcurrency: 18,
@@ -502,46 +750,6 @@ describe('decide: the depth trend as a witness (found by the monotone-in-age pro
     expect(decision.inputs.ageSeconds).toBe(1);
     expect(decision.desired).toBe(4);
   });
-});
-
-describe('decide: partial data (found in review)', () => {
-  it('an unknown per-item time with a backlog is an unknown need: grow by the age-only step, never hold', () => {
-    const snap = snapshot({
-      appliedConcurrency: 2,
-      age: 3000,
-      visibleMessages: 100_000,
-      arrivalRatePerSecond: 0,
-      itemSeconds: undefined,
-    });
-    const decision = decide(snap, {}, config());
-    expect(decision).toMatchObject({ desired: 6, reason: 'grow:age-above-target' });
-    expect(decision.inputs.needConcurrency).toBeUndefined();
-  });
-
-  it('an unknown per-item time never shrinks while the window saw arrivals', () => {
-    const snap = snapshot({
-      appliedConcurrency: 20,
-      age: 0,
-      arrivalRatePerSecond: 0,
-      peakArrivalRatePerSecond: 800,
-      itemSeconds: undefined,
-    });
-    const decision = decide(snap, { idleSince: NOW - 3600 }, config());
-    expect(decision).toMatchObject({ desired: 20, reason: 'hold:steady' });
-  });
-
-  it('with no arrivals at all the need is 0 even without a per-item time: an idle queue shrinks', () => {
-    const snap = snapshot({
-      appliedConcurrency: 20,
-      age: 0,
-      arrivalRatePerSecond: 0,
-      peakArrivalRatePerSecond: 0,
-      itemSeconds: undefined,
-      visibleMessages: 0,
-    });
-    const decision = decide(snap, { idleSince: NOW - 3600 }, config());
-    expect(decision.reason).toBe('shrink:sustained-idle');
-  });
 
   it('without a drain rate a late datapoint is not inflated by its lag: one quiet message is not "behind"', () => {
     const snap = snapshot({
@@ -575,222 +783,7 @@ describe('decide: partial data (found in review)', () => {
   });
 });
 
-describe('decide: what counts as a slower downstream', () => {
-  it('arrivals up 1.5× do not explain items 3× slower: no growth, back to the healthy need 450 × 0.02 ÷ 0.9 = 10', () => {
-    const decision = decide(
-      snapshot({ appliedConcurrency: 14, age: 200, arrivalRatePerSecond: 450, itemSeconds: 0.06 }),
-      state({ baselineArrivalRate: 300 }),
-      config(),
-    );
-    expect(decision).toMatchObject({ reason: 'shrink:downstream-slower', desired: 10 });
-  });
-});
-
-describe('decide: growth CloudWatch has not confirmed is limited (a spike or a slower downstream?)', () => {
-  // 300/s at 20 ms needs 300 × 0.02 ÷ 0.9 = 6.7 → 7. The late datapoint (lag 120 s) still shows a healthy queue.
-  const flat = (visible: number, extra = {}) =>
-    snapshot({
-      appliedConcurrency: 7,
-      age: 1,
-      lag: 120,
-      arrivalRatePerSecond: 300,
-      completionRatePerSecond: 300,
-      visibleMessages: visible,
-      ...extra,
-    });
-  const sampledAt = (messages: number) =>
-    state({ baselineArrivalRate: 300, lastVisible: { at: NOW - 60, messages }, lastChangeAt: NOW - 3600 });
-
-  it.each([
-    {
-      comment:
-        'the depth rose 188/s (below 1.5 × 300: a slowdown could do that): growth stops at ⌊1.5 × 7⌋ = 10, not the 16 the backlog asks',
-      snap: flat(60_000),
-      st: sampledAt(48_720),
-      desired: 10,
-      reason: 'grow:age-above-target',
-      confirmed: false,
-    },
-    {
-      comment: 'already at the limit: hold, unconfirmed',
-      snap: flat(60_000, { appliedConcurrency: 10 }),
-      st: sampledAt(48_720),
-      desired: 10,
-      reason: 'hold:unconfirmed',
-      confirmed: false,
-    },
-    {
-      comment: 'the depth rose 700/s, more than any slowdown of 300/s could make it: a spike, sized in full',
-      snap: flat(42_000),
-      st: sampledAt(0),
-      desired: 21,
-      reason: 'grow:age-above-target',
-      confirmed: true,
-    },
-    {
-      comment:
-        'CloudWatch’s own datapoint shows the backlog (age 45 s > setpoint) at a healthy per-item time: confirmed, sized in full (λ = 188 + 7 ÷ 0.02 = 538/s → 10.8 busy + 10 to drain → 21)',
-      snap: flat(60_000, { age: 45 }),
-      st: sampledAt(48_720),
-      desired: 21,
-      reason: 'grow:age-above-target',
-      confirmed: true,
-    },
-    {
-      comment: 'with unconfirmedGrowthFactor 1 nothing unconfirmed grows',
-      snap: flat(60_000),
-      st: sampledAt(48_720),
-      settings: { unconfirmedGrowthFactor: 1 },
-      desired: 7,
-      reason: 'hold:unconfirmed',
-      confirmed: false,
-    },
-  ])('$comment', ({ snap, st, settings, desired, reason, confirmed }) => {
-    const decision = decide(snap, st, config(settings));
-    expect(decision.reason).toBe(reason);
-    expect(decision.desired).toBe(desired);
-    expect(decision.inputs.confirmed).toBe(confirmed);
-  });
-});
-
-describe('decide: growth before the first metric', () => {
-  // A new queue: CloudWatch has nothing yet, neither the age nor the rates.
-  const noData = (visible: number, extra = {}) =>
-    snapshot({
-      appliedConcurrency: 2,
-      oldestAge: undefined,
-      arrivalRatePerSecond: undefined,
-      completionRatePerSecond: undefined,
-      itemSeconds: undefined,
-      visibleMessages: visible,
-      ...extra,
-    });
-  const earlier = (messages: number) => ({ lastVisible: { at: NOW - 60, messages } });
-
-  it.each([
-    {
-      comment: 'no datapoint yet, and 6,000 → 12,000 visible with 2 applied: grow, limited (⌊1.5 × 2⌋ = 3)',
-      snap: noData(12_000),
-      st: earlier(6_000),
-      desired: 3,
-      reason: 'grow:backlog-before-data',
-    },
-    {
-      comment:
-        'the rates are reported but the age is not: the backlog is sized (800 × 0.02 + 12,000 × 0.02 ÷ 120 = 18), within ⌊1.5 × 18⌋',
-      snap: noData(12_000, { arrivalRatePerSecond: 800, itemSeconds: 0.02 }),
-      st: earlier(6_000),
-      desired: 18,
-      reason: 'grow:backlog-before-data',
-    },
-    {
-      comment: 'a backlog falling fast enough to be gone within the setpoint (600 left, 100/s): hold',
-      snap: noData(600),
-      st: earlier(6_600),
-      desired: 2,
-      reason: 'hold:no-data',
-    },
-    {
-      comment: 'a few messages are no backlog (fewer than a batch per worker): hold',
-      snap: noData(15),
-      st: earlier(5),
-      desired: 2,
-      reason: 'hold:no-data',
-    },
-    {
-      comment: 'no earlier sample: nothing shows a trend yet: hold',
-      snap: noData(12_000),
-      st: {},
-      desired: 2,
-      reason: 'hold:no-data',
-    },
-  ])('$comment', ({ snap, st, desired, reason }) => {
-    const decision = decide(snap, st, config());
-    expect(decision.reason).toBe(reason);
-    expect(decision.desired).toBe(desired);
-  });
-});
-
-describe('decide: a slower downstream returns to its healthy need and signals shed', () => {
-  const slower = (extra = {}) =>
-    snapshot({ appliedConcurrency: 10, age: 300, arrivalRatePerSecond: 300, itemSeconds: 0.06, ...extra });
-  const healthy = state({ baselineArrivalRate: 300, baselineItemSeconds: 0.02 });
-
-  it('grown to 10 before CloudWatch showed items 3× slower: back to 300 × 0.02 ÷ 0.9 → 7, shed on', () => {
-    const decision = decide(slower(), healthy, config());
-    expect(decision).toMatchObject({
-      reason: 'shrink:downstream-slower',
-      desired: 7,
-      downstreamSlower: true,
-      shed: true,
-    });
-    expect(decision.inputs.healthyNeed).toBe(7);
-  });
-
-  it('at the healthy need it holds; with the age within target the shed signal is off', () => {
-    const decision = decide(slower({ appliedConcurrency: 7, age: 40, lag: 0 }), healthy, config());
-    expect(decision).toMatchObject({ reason: 'hold:downstream-slower', desired: 7, shed: false });
-  });
-
-  it('without a measured arrival rate the healthy need is unknown: hold, never a guess', () => {
-    const decision = decide(slower({ arrivalRatePerSecond: undefined }), healthy, config());
-    expect(decision).toMatchObject({ reason: 'hold:downstream-slower', desired: 10 });
-  });
-});
-
-describe('decide: a consumer nothing bounds (the scaler just attached) is adopted, never cut', () => {
-  const unbounded = (extra = {}) =>
-    snapshot({
-      appliedConcurrency: Number.POSITIVE_INFINITY,
-      age: 30,
-      arrivalRatePerSecond: 100,
-      itemSeconds: 0.2,
-      ...extra,
-    });
-  it.each([
-    {
-      comment: '100/s at 200 ms: the need 100 × 0.2 ÷ 0.9 = 23 (was: the floor, 2)',
-      snap: unbounded(),
-      desired: 23,
-    },
-    {
-      comment: 'its busiest recent concurrency (26.5) above the need: 27',
-      snap: unbounded({ observedConcurrency: 26.5 }),
-      desired: 27,
-    },
-    {
-      comment: 'nothing known of its load: the cap (the one bound the configuration vouches for)',
-      snap: unbounded({ arrivalRatePerSecond: undefined, itemSeconds: undefined, oldestAge: undefined }),
-      desired: 32,
-    },
-    {
-      comment: 'what it runs above the cap: the cap',
-      snap: unbounded({ observedConcurrency: 80 }),
-      desired: 32,
-    },
-  ])('$comment', ({ snap, desired }) => {
-    const decision = decide(snap, {}, config());
-    expect(decision).toMatchObject({ reason: 'adopt:unbounded', desired });
-  });
-});
-
-describe('decide: an operator’s pause is held, never fought', () => {
-  it.each([
-    { comment: 'reserved 0 (the console’s Throttle)', paused: 'reserved-zero' as const, applied: 0 },
-    { comment: 'the mapping disabled', paused: 'mapping-disabled' as const, applied: 8 },
-  ])('$comment: hold:paused, however far behind', ({ paused, applied }) => {
-    const decision = decide(
-      snapshot({ appliedConcurrency: applied, age: 3000, paused }),
-      state({ idleSince: NOW - 3600 }),
-      config(),
-    );
-    expect(decision.reason).toBe('hold:paused');
-    expect(decision.state.idleSince).toBeUndefined();
-    expect(decision.state.lastChangeAt).toBeUndefined();
-  });
-});
-
-describe('decide: values that make no sense never leave [floor, cap] (issue 11, item 8)', () => {
+describe('values that make no sense never leave [floor, cap]', () => {
   it.each([
     {
       comment: 'a NaN applied value is unknown: adopted as for an unbounded one',

@@ -69,10 +69,10 @@ function lambdaState(first: QueueSnapshot, state: ControllerState, secondAt: num
   return { ...state, lastVisible: lastVisibleFrom(evidence) };
 }
 
-describe('the simulator and the Lambda size a spike alike (issue 11, item 4)', () => {
+describe('the simulator and the Lambda size a spike alike', () => {
   it.each([
     { comment: 'ticks at the start of their minute', offset: 0 },
-    { comment: 'ticks 25 s into their minute (the Lambda once divided by 85 s here, not 60)', offset: 25 },
+    { comment: 'ticks 25 s into their minute (the trend over the 60 s between ticks, not 85 s)', offset: 25 },
     { comment: 'ticks 59 s into their minute', offset: 59 },
   ])('$comment', ({ offset }) => {
     // GIVEN a quiet tick, then a minute later 45,000 visible (750/s more than the 50/s served)

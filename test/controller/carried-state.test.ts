@@ -152,8 +152,8 @@ describe('baselines: medians over the minutes before the newest', () => {
 });
 
 describe('lastVisible: the depth the previous tick sampled, at the time it sampled it', () => {
-  it('a tick 25 s into its minute: the sample is stamped 25 s after the period start (issue 11, item 4)', () => {
-    // Before: stamped with the period's start, a tick 85 s later divided by 85 s instead of 60 s.
+  it('a tick 25 s into its minute: the sample is stamped 25 s after the period start', () => {
+    // Stamped with the period's start, the next tick (60 s later) would divide the depth change by 85 s, not 60 s.
     expect(lastVisibleFrom(evidence({ visible: series([40, 30]), visibleOffset: series([25, 3]) }))).toEqual({
       at: NEWEST + 25,
       messages: 40,

@@ -105,7 +105,7 @@ describe('a late delivery and the fast path', () => {
       fields: { samples: 2, growths: 0, stoppedBy: 'deadline' },
     });
     expect(world.now).toBeLessThan(slot + PERIOD);
-    // AND the tick for T+60 decides (before, the late loop grew at T+60 and this tick logged skip:repeat)
+    // AND the tick for T+60 decides (a loop still growing at T+60 would take its slot: skip:repeat)
     world.now = slot + PERIOD;
     await surge();
     const next = await world.tick(world.event(slot + PERIOD));

@@ -21,7 +21,7 @@ async function heldAt5(world: World): Promise<void> {
   await world.seedControllerHistory(5, 10);
 }
 
-describe('the lockstep invariant, repaired by the first tick that finds it broken (issue 9)', () => {
+describe('the lockstep invariant, repaired by the first tick that finds it broken', () => {
   it.each([
     {
       comment: 'the mapping raised by hand above reserved (10 over 5): the mapping comes back to 5',
@@ -46,7 +46,7 @@ describe('the lockstep invariant, repaired by the first tick that finds it broke
   ])('$comment', async ({ edit, writes, repaired }) => {
     const world = await World.create(server, { env: CONTROLLER_ENV, reserved: 5, mappingMax: 5 });
     await heldAt5(world);
-    // GIVEN a hand edit (before: two ticks of hold:steady, zero writes, the mapping left above reserved)
+    // GIVEN a hand edit at a load the law holds (hold:steady): only the invariant makes the tick write
     await world.setApplied(edit);
     // WHEN one tick runs
     await world.tick();
@@ -70,7 +70,7 @@ describe('the lockstep invariant, repaired by the first tick that finds it broke
   });
 });
 
-describe('an operator’s pause is held, reported, and alarmed when it overpulls (issue 11, item 3)', () => {
+describe('an operator’s pause is held, reported, and alarmed when it overpulls', () => {
   it('reserved 0 (the console’s Throttle) with the mapping polling: no write, Paused and PauseOverpull', async () => {
     const world = await World.create(server, { env: CONTROLLER_ENV, reserved: 0, mappingMax: 5 });
     await world.seed(repeat(10, busy(300)));
@@ -96,7 +96,7 @@ describe('an operator’s pause is held, reported, and alarmed when it overpulls
     expect(world.relay.documents.at(-1)).toMatchObject({ Paused: 1, PauseOverpull: 0 });
   });
 
-  it('reserved mode, reserved 0: held (it used to be undone within one tick by grow:below-floor)', async () => {
+  it('reserved mode, reserved 0: held, not raised to the floor by grow:below-floor', async () => {
     const world = await World.create(server, {
       env: { ...CONTROLLER_ENV, ACTUATOR: 'reserved' },
       reserved: 0,
@@ -120,7 +120,7 @@ describe('an operator’s pause is held, reported, and alarmed when it overpulls
   });
 });
 
-describe('attaching to a live consumer adopts what it runs (issue 11, item 1)', () => {
+describe('attaching to a live consumer adopts what it runs', () => {
   // 100 messages/s, 200 ms items, age 30 s: the need is 100 × 0.2 ÷ 0.9 = 22.2 → 23; it ran 20 on average
   // (1,200,000 ms of Duration a minute).
   const live: MinuteOfMetrics = {

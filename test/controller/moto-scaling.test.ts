@@ -38,7 +38,7 @@ describe('the controller against moto (lockstep)', () => {
     expect(desired).toBeGreaterThanOrEqual(12);
     expect(desired).toBeLessThanOrEqual(20);
     expect(await world.applied()).toEqual({ reserved: desired, mapping: desired });
-    // Both limits are read every tick, so a hand edit is seen (issue 9: the lockstep invariant).
+    // Both limits are read every tick, so a hand edit is seen (the lockstep invariant).
     expect(world.calls.commands).toEqual([
       'GetMetricDataCommand',
       'GetFunctionConcurrencyCommand',

@@ -67,7 +67,7 @@ describe('metricsFor', () => {
   });
 });
 
-describe('the flags describe what is applied (issue 11, item 5)', () => {
+describe('the flags describe what is applied', () => {
   const cap16 = resolveScalerConfig({ minConcurrency: 2, maxConcurrency: 16 });
   it('a raise clamped by the account headroom at 8 of 16 is not at cap: ClampedByAccountHeadroom is the signal', () => {
     // GIVEN the law wanted the cap (16) with the age at 300 s, and the account's headroom allowed 8

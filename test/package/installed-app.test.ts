@@ -22,8 +22,8 @@ import { deployToMoto, type MotoDeployment } from './support/moto-deploy.ts';
  * From `npm pack` to a deployed stack, as a user gets there: the packed package installed into a fresh CommonJS
  * app made like `cdk init app --language typescript`, on the lowest aws-cdk-lib and constructs the package
  * declares, with no esbuild, Docker or TypeScript runner in the app; the same for an ESM app on another
- * aws-cdk-lib with cdk-nag 2's Aspects; every mistake of issue 8 synthesized; the CommonJS app's stack deployed
- * into moto and its controller run from the deployed bundle.
+ * aws-cdk-lib with cdk-nag 2's Aspects; every mistake the construct refuses synthesized; the CommonJS app's
+ * stack deployed into moto and its controller run from the deployed bundle.
  */
 
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -235,7 +235,7 @@ describe(`a CommonJS app (cdk init's shape) on aws-cdk-lib ${MIN_AWS_CDK_LIB}`, 
   });
 
   it(
-    'every mistake of issue 8 fails synth with its message under its construct path, and no stack trace',
+    'every mistake the construct refuses fails synth with its message under its construct path, and no stack trace',
     async () => {
       const out = scratchDir('mistakes');
       const result = await synth(cjs, out, { mistakes: 'errors' });
@@ -275,7 +275,7 @@ describe(`a CommonJS app (cdk init's shape) on aws-cdk-lib ${MIN_AWS_CDK_LIB}`, 
   );
 
   it(
-    'what was silent before is now set, supported or warned: missing maximum, alias consumer, imported mapping',
+    'a missing maximum is set, an alias consumer supported, an imported mapping warned about: each synthesizes',
     async () => {
       const out = scratchDir('fixed');
       const result = await synth(cjs, out, { mistakes: 'fixed' });

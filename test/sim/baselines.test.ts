@@ -29,7 +29,7 @@ describe('native: no controller, MaximumConcurrency at the cap, reserved concurr
   });
 
   it('the applied limit overstates what the downstream feels: executions average near λ·S, not the cap', async () => {
-    // The issue's example: fixed at the cap counts 32 for every second while a few invocations run.
+    // Fixed at the cap, the limit counts 32 for every second while a few invocations run.
     const { summary } = await runScenario({ scenario: spike, preset: 'lambda', controller: 'fixed-cap' });
     const limitMean = summary.concurrencySeconds / summary.simulatedSeconds;
     expect(limitMean).toBeGreaterThan(30);

@@ -7,23 +7,23 @@ import { type Phase, type Scenario, ScenarioError } from '../../lib/sim/scenario
 
 const one = (phase: Phase): Scenario => ({ name: 'x', phases: [phase] });
 
-describe('issue 11, item 13: the simulator refuses what would exhaust the machine, saying why', () => {
+describe('the simulator refuses what would exhaust the machine, saying why', () => {
   it.each([
     {
-      comment: '100,000/s for an hour (took 4.7 GB)',
+      comment: '100,000/s for an hour (it would take 4.7 GB)',
       scenario: one({ durationSeconds: 3600, ratePerSecond: 100_000, itemMs: 20 }),
       settings: {},
       message:
         /360,000,000 messages .* more than 50,000,000 \(so that a run fits in 2 GB and ends in minutes\): thin it with --rate-scale/,
     },
     {
-      comment: "the phase validator's own maximum, 1e6/s for 30 days (killed at 8 GB)",
+      comment: "the phase validator's own maximum, 1e6/s for 30 days (it would take more than 8 GB)",
       scenario: one({ durationSeconds: 30 * 86_400, ratePerSecond: 1_000_000, itemMs: 20 }),
       settings: {},
       message: /2,592,000,000,000 messages/,
     },
     {
-      comment: 'tickSeconds 1e-6 (hung)',
+      comment: 'tickSeconds 1e-6 (the run would never end)',
       scenario: one({ durationSeconds: 60, ratePerSecond: 10, itemMs: 20 }),
       settings: { tickSeconds: 1e-6 },
       message:
@@ -70,9 +70,9 @@ describe('issue 11, item 13: the simulator refuses what would exhaust the machin
   });
 });
 
-describe('issue 11, item 14: long items (the function timeout and redelivery)', () => {
+describe('long items: the function timeout and redelivery', () => {
   it('15-minute items with a 30 s function timeout time out, return after the visibility timeout and reach the DLQ', async () => {
-    // Today's code kept 320 messages in flight for 150 minutes with no redelivery.
+    // A timed-out invocation's batch stays invisible only for the visibility timeout (180 s), then returns.
     const { summary, result } = await runScenario({
       scenario: one({ durationSeconds: 9000, ratePerSecond: 1, itemMs: 900_000 }),
       preset: 'lambda',
@@ -82,8 +82,7 @@ describe('issue 11, item 14: long items (the function timeout and redelivery)', 
     expect(summary.completed).toBe(0);
     expect(summary.lost).toBe(0);
     // No message stays invisible past its visibility timeout: what is in flight at any tick was received within
-    // the last 180 s, so it is at most (applied concurrency × batch size) per 30 s timeout over 180 s, far fewer
-    // than the 320 messages held for 150 minutes before.
+    // the last 180 s, so it is at most (applied concurrency × batch size) per 30 s timeout over 180 s.
     const peakInFlight = Math.max(...result.timeline.map((s) => s.inFlight));
     expect(peakInFlight).toBeLessThanOrEqual(summary.peakConcurrency * 10 * (180 / 30));
   });
@@ -120,7 +119,7 @@ describe('issue 11, item 14: long items (the function timeout and redelivery)', 
   });
 });
 
-describe('issue 11, item 15: a seed is used whole', () => {
+describe('a seed is used whole', () => {
   it('the generator refuses what it cannot use, instead of folding 2^32 + 1 onto 1', () => {
     expect(() => new Random(2 ** 32 + 1)).toThrow(/seed 4294967297 is outside \[0, 4294967295\]/);
     expect(() => new Random(1.5)).toThrow(RangeError);

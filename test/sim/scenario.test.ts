@@ -66,7 +66,7 @@ describe('phase files', () => {
     { comment: 'Infinity', row: '60,Infinity,20', column: 'rate_per_s', given: 'Infinity' },
     { comment: 'a tiny decimal duration', row: '0.0000001,10,20', column: 'duration_s', given: '0.0000001' },
   ])('takes plain decimals only: refuses $comment, showing the value as given', ({ row, column, given }) => {
-    // Today's parser read 0x3c as 60, 0b1010 as 10 and 1e-300 as a number.
+    // Number() reads 0x3c as 60, 0b1010 as 10 and 1e-300 as a number: a trace's columns are plain decimals.
     expect(() => parsePhases(`${HEADER}\n${row}`, 'x.csv')).toThrow(
       new RegExp(
         `x.csv line 2: ${column} = '${given.replace(/\./g, '\\.')}': must be a number in .*, written as a plain decimal \\(no exponent, hex or binary\\)`,

@@ -112,8 +112,8 @@ describe('npm start', () => {
     expect(summary).toMatchObject({ controllerKind: 'native', scaleEvents: 0, reservedSeconds: 0, lost: 0 });
   });
 
-  it('item 11: a wrong --out fails at once, before the run, and leaves the file alone', async () => {
-    // Today: the whole run, then EEXIST from mkdir on an existing file, with a stack trace.
+  it('a wrong --out fails at once, before the run, and leaves the file alone', async () => {
+    // Checked up front: found only at the end, a file where the directory goes would cost the whole run.
     const file = join(scratch, 'README.md');
     writeFileSync(file, 'keep me\n');
     const { code, stdout, stderr } = await simulate('--out', file);
@@ -123,7 +123,7 @@ describe('npm start', () => {
     expect(readFileSync(file, 'utf8')).toBe('keep me\n');
   });
 
-  it('item 11: a chart path taken by a directory is caught before the run too', async () => {
+  it('a chart path taken by a directory is caught before the run too', async () => {
     const dir = join(scratch, 'taken');
     mkdirSync(join(dir, 'seed-spike.svg'), { recursive: true });
     const { code, stdout, stderr } = await simulate('--out', dir);
@@ -155,7 +155,7 @@ describe('npm start', () => {
       message: /^simulate: --seed '1.5': must be a whole number/,
     },
     {
-      // Today: accepted, run as seed 1, and reported as 4294967297.
+      // Taken modulo 2³², it would run as seed 1 and be reported as 4294967297.
       comment: 'a seed beyond the 32 bits the generator uses',
       args: ['--seed', '4294967297'],
       message:

@@ -10,7 +10,7 @@ import { PhaseLocator, phaseEnds } from '../../lib/sim/phase-locator.ts';
 import { ProvisionedPollers, StandardPollers } from '../../lib/sim/pollers.ts';
 import { WaitStats } from '../../lib/sim/wait-stats.ts';
 
-/** The lookup the simulator used to do for every message: the first phase whose end is after `time`. */
+/** The oracle, a plain scan: the first phase whose end is after `time`. */
 function linearIndex(ends: Float64Array, time: number): number {
   for (let i = 0; i < ends.length; i++) if (time < (ends[i] as number)) return i;
   return ends.length - 1;
@@ -38,7 +38,7 @@ describe('phase locator', () => {
   });
 
   it('costs O(1) a lookup on the forward clock and O(log phases) at worst, not a scan of the phases', () => {
-    // GIVEN 86,400 one-second phases (the issue's day at one row a second)
+    // GIVEN 86,400 one-second phases (a day at one row a second)
     const phases = 86_400;
     const ends = phaseEnds(Array.from({ length: phases }, () => 1));
     // WHEN the clock walks forward ten times a second

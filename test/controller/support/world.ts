@@ -343,8 +343,8 @@ export class World {
 
   /**
    * Moves the virtual clock on, by one tick by default. Exactly one period, so exactly one minute boundary is
-   * crossed whatever second the test starts at: a step of 65 s crossed two when `now` was in a minute's last five
-   * seconds, leaving an unseeded minute that broke the idle run (a flaky shrink test). The virtual clock starts two
+   * crossed whatever second the test starts at: a step of 65 s would cross two when `now` is in a minute's last
+   * five seconds, leaving an unseeded minute that breaks the idle run. The virtual clock starts two
    * minutes after the real one, so moto's real-time LastModified still lies in the virtual past.
    */
   advance(seconds = PERIOD): void {

@@ -33,7 +33,7 @@ class Parts extends cdk.Stack {
   }
 }
 
-/** One stack per mistake the issue lists, each named for it: `cdk synth` must fail on each with its message. */
+/** One stack per mistake the construct refuses, named for it: `cdk synth` must fail on each with its message. */
 export function addMistakes(app: cdk.App): void {
   {
     // An SqsEventSource whose maxConcurrency is above the scaler's cap.
@@ -74,7 +74,7 @@ export function addMistakes(app: cdk.App): void {
     new QueueAgeScaler(s, 'Scaler', { queue: s.queue, consumer: s.consumer, eventSourceMapping: mapping });
   }
   {
-    // A setting the validator refuses (once a ConfigError with a stack trace).
+    // A setting the validator refuses: an error on the scaler's path, not a ConfigError's stack trace.
     const s = new Parts(app, 'InvalidSetting');
     new QueueAgeScaler(s, 'Scaler', { queue: s.queue, consumer: s.consumer, maxConcurrency: 0 });
   }
@@ -97,7 +97,7 @@ export function addMistakes(app: cdk.App): void {
   }
 }
 
-/** What is no longer a mistake: each synthesizes, and the test checks what the template holds. */
+/** What looks like a mistake but is supported: each synthesizes, and the test checks what the template holds. */
 export function addFixedMistakes(app: cdk.App): void {
   {
     // A mapping without MaximumConcurrency: the scaler sets it.
