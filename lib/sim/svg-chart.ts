@@ -57,6 +57,8 @@ export function svgChart(input: SvgChartInput): string {
   const height = TOP + lanes.length * (LANE + GAP);
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="12">`,
+    // A screen reader's name for the picture (and what an image viewer shows as its title).
+    `<title>${escapeXml(input.title)}</title>`,
     `<rect width="100%" height="100%" fill="white"/>`,
     `<text x="${LEFT}" y="22" font-size="15" font-weight="bold">${escapeXml(input.title)}</text>`,
   ];
