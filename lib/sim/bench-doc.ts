@@ -269,7 +269,7 @@ function knownLimits(input: BenchDocInput): string {
       'slower per-item time, and signals shed.',
     "- **Cold start.** CloudWatch has no datapoints for a new queue's first minutes: the controller grows on the " +
       `depth alone, ${f} × per tick, until the first datapoint sizes it; a queue that starts at a high rate ` +
-      '(`sawtooth`) takes minutes to catch up (`npx tsx bin/measure-law.ts` measures its p99 after the first 5 ' +
+      '(`sawtooth`) takes minutes to catch up (`npx tsx scripts/measure-law.ts` measures its p99 after the first 5 ' +
       'minutes).',
     '- **Overload.** No controller meets the target beyond the cap; the law pins at the cap and reports ' +
       '`saturated` (the shed signal) instead of growing past what the downstream takes.',
@@ -386,10 +386,10 @@ export function benchDocument(input: BenchDocInput): string {
     '',
     '## Other measurements',
     '',
-    '`npx tsx bin/measure-law.ts` runs the acceptance figures of the fast path and the setpoint (every scenario ' +
+    '`npx tsx scripts/measure-law.ts` runs the acceptance figures of the fast path and the setpoint (every scenario ' +
       'across seeds 1–5: p99 in every phase after the first 5 minutes, conc-s, settled scale events, the slowdown ' +
       "bound and shed signal, the sawtooth, the seed preset). The simulator's speed and memory: " +
-      '`npx tsx bin/measure-simulator.ts`, in [docs/simulator.md](simulator.md#speed-and-memory).',
+      '`npx tsx scripts/measure-simulator.ts`, in [docs/simulator.md](simulator.md#speed-and-memory).',
   );
   return `${parts.filter((p, i, a) => !(p === '' && a[i - 1] === '')).join('\n')}\n`;
 }

@@ -2,7 +2,7 @@ import type { MinuteOfMetrics, World } from './world.ts';
 
 /**
  * The minutes of CloudWatch history the controller tests seed, shared by the moto tests and
- * bin/measure-controller.ts. 0.1 message/s arriving (6 a minute) at 100 s per item: Little's law needs
+ * scripts/measure-controller.ts. 0.1 message/s arriving (6 a minute) at 100 s per item: Little's law needs
  * 0.1 × 100 ÷ 0.9 = 11.1 → 12.
  */
 

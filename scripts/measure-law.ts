@@ -2,7 +2,7 @@
  * Measures the control law on what the fast path and the setpoint must achieve (lambda preset, the age law,
  * seeds 1–5), and prints markdown tables:
  *
- *   npx tsx bin/measure-law.ts [--seeds 1-5]
+ *   npx tsx scripts/measure-law.ts [--seeds 1-5]
  *
  * - every shipped scenario: p99 wait ÷ target, concurrency-seconds ÷ the clairvoyant, scale events, peak,
  *   throttled, dead-lettered, lost; and the worst phase's p99 wait ÷ target counting only messages sent after the
@@ -86,7 +86,7 @@ function reversalsWithinPhases(phases: readonly Phase[], changes: readonly (read
 
 const f = (x: number | undefined, digits = 2) => (x === undefined ? '–' : x.toFixed(digits));
 
-const USAGE = `usage: npx tsx bin/measure-law.ts [--seeds FROM-TO]
+const USAGE = `usage: npx tsx scripts/measure-law.ts [--seeds FROM-TO]
 
 Runs every shipped scenario with the age law (lambda preset) for each seed, and the seed preset's seed-spike,
 and prints the acceptance tables as markdown. --seeds: a range of whole numbers, e.g. 1-5 (the default), 1-20.`;

@@ -4,13 +4,13 @@
  * @aws-sdk/* external, the handler's time per tick (p50 over 100 ticks), and from them the Lambda GB-seconds and
  * API calls a month, idle and busy.
  *
- *   npx tsx bin/measure-controller.ts
+ *   npx tsx scripts/measure-controller.ts
  */
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { buildControllerAsset } from '../scripts/build.ts';
+import { buildControllerAsset } from './build.ts';
 import {
   BEHIND,
   CONTROLLER_ENV,

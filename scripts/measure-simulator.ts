@@ -4,7 +4,7 @@
  * process of its own so one's memory does not hide in another's. A measuring script, not a test: the numbers
  * depend on the machine (docs/simulator.md, "Speed and memory").
  *
- *   npx tsx bin/measure-simulator.ts [CASE]...
+ *   npx tsx scripts/measure-simulator.ts [CASE]...
  */
 import { execFileSync } from 'node:child_process';
 import { resourceUsage } from 'node:process';
@@ -131,7 +131,7 @@ async function measure(name: string): Promise<void> {
 const HELP = `Measures the simulator at the edges of what it accepts: wall time, simulated seconds per wall second and
 peak memory of each case, each in a process of its own (one JSON line per case).
 
-Usage: npx tsx bin/measure-simulator.ts [CASE]...   (no CASE: all of them)
+Usage: npx tsx scripts/measure-simulator.ts [CASE]...   (no CASE: all of them)
 
 Cases:
 ${Object.entries(CASES)
