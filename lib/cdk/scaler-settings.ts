@@ -1,5 +1,6 @@
 import { Duration, Token } from 'aws-cdk-lib';
-import type { ActuatorMode, ScalerSettings } from '../control/index.ts';
+import type { ScalerSettings } from '../control/index.ts';
+import { SETTING_NAMES, SETTINGS, type SettingName } from '../control/settings-table.ts';
 
 /**
  * How the applied concurrency reaches Lambda.
@@ -20,19 +21,13 @@ export enum ScalerActuator {
   EVENT_SOURCE = 'event-source',
 }
 
-// The enum and the validator's modes are the same strings: a mode added to one and not the other fails here.
-type SameModes = [`${ScalerActuator}`] extends [ActuatorMode]
-  ? [ActuatorMode] extends [`${ScalerActuator}`]
-    ? true
-    : never
-  : never;
-const actuatorModesMatch: SameModes = true;
-void actuatorModesMatch;
-
 /**
  * The control law's settings, as construct props. Every value is validated at synth by the same validator the
  * controller runs at init (`resolveScalerConfig`), so a value that synthesizes is a value the controller accepts.
  * Times are `Duration`s (converted to seconds for the validator).
+ *
+ * Written by hand for its documentation (a mapped type would lose each prop's JSDoc in the published `.d.ts`);
+ * the check below holds it to the settings table (lib/control/settings-table.ts).
  */
 export interface QueueAgeScalerSettings {
   /**
@@ -163,50 +158,43 @@ export interface QueueAgeScalerSettings {
   readonly actuator?: ScalerActuator;
 }
 
-/**
- * Each prop and the validator's field it feeds; `seconds` props are Durations given to the validator in seconds.
- * Every setting of the shared validator has a prop: one added there without one here fails the typecheck below.
- */
-export const PROP_SETTINGS = {
-  targetAge: { setting: 'targetAgeSeconds', seconds: true },
-  minConcurrency: { setting: 'minConcurrency', seconds: false },
-  maxConcurrency: { setting: 'maxConcurrency', seconds: false },
-  dbPoolSize: { setting: 'dbPoolSize', seconds: false },
-  apiRatePerSecond: { setting: 'apiRatePerSecond', seconds: false },
-  itemTime: { setting: 'itemTimeSeconds', seconds: true },
-  callsPerItem: { setting: 'callsPerItem', seconds: false },
-  tick: { setting: 'tickSeconds', seconds: true },
-  maxScaleUpStep: { setting: 'maxScaleUpStep', seconds: false },
-  scaleDownStep: { setting: 'scaleDownStep', seconds: false },
-  scaleDownSurplusFraction: { setting: 'scaleDownSurplusFraction', seconds: false },
-  scaleDownDelay: { setting: 'scaleDownDelaySeconds', seconds: true },
-  scaleDownInterval: { setting: 'scaleDownIntervalSeconds', seconds: true },
-  targetUtilization: { setting: 'targetUtilization', seconds: false },
-  idleAgeFraction: { setting: 'idleAgeFraction', seconds: false },
-  slowdownFactor: { setting: 'slowdownFactor', seconds: false },
-  backlogDrain: { setting: 'backlogDrainSeconds', seconds: true },
-  maxDataAge: { setting: 'maxDataAgeSeconds', seconds: true },
-  setpointFraction: { setting: 'setpointFraction', seconds: false },
-  fastSample: { setting: 'fastSampleSeconds', seconds: true },
-  unconfirmedGrowthFactor: { setting: 'unconfirmedGrowthFactor', seconds: false },
-  actuator: { setting: 'actuator', seconds: false },
-} as const satisfies Record<
-  keyof QueueAgeScalerSettings,
-  { setting: keyof ScalerSettings; seconds: boolean }
->;
+type Settings = typeof SETTINGS;
+type Props = Required<QueueAgeScalerSettings>;
+/** The settings that name `prop` as theirs. */
+type SettingsOf<Prop> = { [K in SettingName]: Settings[K]['prop'] extends Prop ? K : never }[SettingName];
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** The prop's type a setting's descriptor calls for: a `Duration`, a string enum of its values, or a number. */
+type PropTypeFits<K extends SettingName, T> = Settings[K]['duration'] extends true
+  ? Same<T, Duration>
+  : Settings[K]['rule'] extends { kind: 'enum'; values: readonly (infer V)[] }
+    ? [T] extends [string]
+      ? Same<`${T}`, V>
+      : false
+    : Same<T, number>;
 
-type CoveredSettings = (typeof PROP_SETTINGS)[keyof typeof PROP_SETTINGS]['setting'];
-type SettingsWithoutProp = Exclude<keyof ScalerSettings, CoveredSettings>;
-const everySettingIsAProp: [SettingsWithoutProp] extends [never] ? true : SettingsWithoutProp = true;
-void everySettingIsAProp;
-
-const PROP_OF = new Map<string, string>(
-  Object.entries(PROP_SETTINGS).map(([prop, { setting }]) => [setting, prop]),
-);
+// Every setting has exactly one prop of the type its descriptor calls for, and every prop is one setting's: a
+// setting added to the table without its prop (or a prop without its setting) fails the typecheck here, naming it.
+type SettingsWithoutTheirProp = {
+  [K in SettingName]: Settings[K]['prop'] extends keyof Props
+    ? PropTypeFits<K, Props[Settings[K]['prop']]> extends true
+      ? never
+      : K
+    : K;
+}[SettingName];
+type IsUnion<T, All = T> = T extends unknown ? ([All] extends [T] ? false : true) : never;
+type PropsOfNoOrManySettings = {
+  [P in keyof Props]: [SettingsOf<P>] extends [never] ? P : true extends IsUnion<SettingsOf<P>> ? P : never;
+}[keyof Props];
+const everySettingIsOneProp: [SettingsWithoutTheirProp] extends [never] ? true : SettingsWithoutTheirProp =
+  true;
+const everyPropIsOneSetting: [PropsOfNoOrManySettings] extends [never] ? true : PropsOfNoOrManySettings =
+  true;
+void everySettingIsOneProp;
+void everyPropIsOneSetting;
 
 /** The prop that feeds a validator field: messages name what the user wrote (`targetAge`, not `targetAgeSeconds`). */
-export function propName(setting: keyof ScalerSettings): string {
-  return PROP_OF.get(setting) ?? setting;
+export function propName(setting: SettingName): string {
+  return SETTINGS[setting].prop;
 }
 
 const NOT_A_DURATION = Symbol('not a Duration');
@@ -221,8 +209,9 @@ export function settingsFromProps(props: QueueAgeScalerSettings): {
 } {
   const settings: Record<string, number | string> = {};
   const problems: string[] = [];
-  for (const [prop, { setting, seconds }] of Object.entries(PROP_SETTINGS)) {
-    const value = (props as Record<string, unknown>)[prop];
+  for (const setting of SETTING_NAMES) {
+    const { prop, duration: seconds } = SETTINGS[setting];
+    const value: unknown = props[prop];
     if (value === undefined) continue;
     const given = seconds ? durationSeconds(value) : value;
     if (given === NOT_A_DURATION) {
@@ -248,7 +237,8 @@ function durationSeconds(value: unknown): unknown {
 /** Validator settings (seconds) as props (Durations): how the example stack passes its `cdk.json` context on. */
 export function propsFromSettings(settings: ScalerSettings): QueueAgeScalerSettings {
   const props: Record<string, unknown> = {};
-  for (const [prop, { setting, seconds }] of Object.entries(PROP_SETTINGS)) {
+  for (const setting of SETTING_NAMES) {
+    const { prop, duration: seconds } = SETTINGS[setting];
     const value = settings[setting];
     if (value === undefined) continue;
     props[prop] = seconds ? Duration.seconds(Number(value)) : value;

@@ -1,18 +1,19 @@
+import { type ResolveOptions, resolveScalerConfig } from './config.ts';
 import {
-  type ResolveOptions,
-  resolveScalerConfig,
   type ScalerConfig,
   type ScalerSettings,
   SETTING_NAMES,
-} from './config.ts';
+  SETTINGS,
+  type SettingName,
+} from './settings-table.ts';
 
 /**
- * The controller Lambda's environment: each setting has one variable, named from the field
- * (`targetAgeSeconds` → `TARGET_AGE_SECONDS`). The CDK construct writes them, the handler reads them, and
- * errors name the variable.
+ * The controller Lambda's environment: each setting has one variable, the field in upper snake case
+ * (`targetAgeSeconds` → `TARGET_AGE_SECONDS`, the settings table's `env`). The CDK construct writes them, the
+ * handler reads them, and errors name the variable.
  */
-export function environmentName(field: keyof ScalerSettings): string {
-  return field.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+export function environmentName<K extends SettingName>(field: K): (typeof SETTINGS)[K]['env'] {
+  return SETTINGS[field].env;
 }
 
 /** The settings as environment variables (for the CDK construct). Undefined values are left out. */

@@ -1,11 +1,15 @@
-import { LAMBDA_DEFAULTS, type ScalerSettings } from '../control/config.ts';
+import { LAMBDA_DEFAULTS } from '../control/config.ts';
+import type { PresetSettings } from '../control/settings-table.ts';
 import { LAMBDA_ENVIRONMENT, POOL_ENVIRONMENT, type SimEnvironment } from './environment.ts';
 
 export interface Preset {
   readonly description: string;
   readonly environment: SimEnvironment;
-  /** The control law's defaults in this setting; a config file overrides them. */
-  readonly settings: ScalerSettings;
+  /**
+   * The control law's defaults in this setting; a config file overrides them. Complete: a setting added to the
+   * table without a value here fails the typecheck.
+   */
+  readonly settings: PresetSettings;
 }
 
 export const PRESETS = {
