@@ -10,7 +10,6 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { buildControllerAsset } from './build.ts';
 import {
   BEHIND,
   CONTROLLER_ENV,
@@ -21,6 +20,7 @@ import {
 } from '../test/controller/support/minutes.ts';
 import { World } from '../test/controller/support/world.ts';
 import { type MotoServer, startMotoServer, useDummyAwsEnvironment } from '../test/support/moto-server.ts';
+import { buildControllerAsset } from './build.ts';
 
 async function bundleSize(minify: boolean): Promise<number> {
   const result = await build({
