@@ -1,5 +1,5 @@
 #!/usr/bin/env -S npx tsx
-import { createApp } from '../lib/cdk/app.ts';
+import { createApp } from '../examples/app.ts';
 import { ConfigError } from '../lib/control/index.ts';
 
 // A bad context value is a user error, not a crash: print its one line and exit non-zero.

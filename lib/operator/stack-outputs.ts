@@ -8,7 +8,7 @@ import {
 import { OperatorError } from './operator-error.ts';
 
 /**
- * The example stack's outputs the tools read (lib/cdk/example-stack.ts names them). A stack of your own that
+ * The example stack's outputs the tools read (examples/example-stack.ts names them). A stack of your own that
  * attaches the construct can declare outputs with the same names to be usable with `--stack`.
  */
 export const STACK_OUTPUTS = {

@@ -7,7 +7,7 @@ import { pythonWithTools } from '../support/python-tools.ts';
 import { type SynthesizedExample, synthesizeExample } from './example-app.ts';
 
 // GIVEN the example app, synthesized once. Its synthesis already ran cdk-nag's AwsSolutions pack as a policy
-// validation plugin (lib/cdk/app.ts) and would have thrown on any unacknowledged finding.
+// validation plugin (examples/app.ts) and would have thrown on any unacknowledged finding.
 let example: SynthesizedExample;
 
 beforeAll(() => {

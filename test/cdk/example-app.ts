@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { createApp } from '../../lib/cdk/app.ts';
-import type { QueueAgeScalerExampleStack } from '../../lib/cdk/example-stack.ts';
+import { createApp } from '../../examples/app.ts';
+import type { QueueAgeScalerExampleStack } from '../../examples/example-stack.ts';
 
 /** The context the example tests synthesize with: every setting a user would give on the command line. */
 export const TEST_CONTEXT = {

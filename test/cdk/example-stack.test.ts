@@ -1,6 +1,6 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../lib/cdk/app.ts';
+import { createApp } from '../../examples/app.ts';
 import { METRIC_NAMESPACE } from '../../lib/telemetry.ts';
 import { NO_BUNDLING } from './attached-scaler.ts';
 import { synthesizeExample } from './example-app.ts';

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../lib/cdk/app.ts';
+import { createApp } from '../../examples/app.ts';
 import { QueueAgeScaler } from '../../lib/cdk/queue-age-scaler.ts';
 import { ScalerActuator } from '../../lib/cdk/scaler-settings.ts';
 import { attach, errorsOf, NO_BUNDLING, parts } from './attached-scaler.ts';

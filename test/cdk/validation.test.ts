@@ -16,7 +16,7 @@ import {
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../lib/cdk/app.ts';
+import { createApp } from '../../examples/app.ts';
 import { QueueAgeScaler } from '../../lib/cdk/queue-age-scaler.ts';
 import { ScalerActuator } from '../../lib/cdk/scaler-settings.ts';
 import { annotations, attach, errorsOf, NO_BUNDLING, parts } from './attached-scaler.ts';

@@ -1,5 +1,5 @@
-import { decimalNumber } from '../control/decimal.ts';
-import { ConfigError, resolveScalerConfig, type ScalerConfig, SETTING_NAMES } from '../control/index.ts';
+import { decimalNumber } from '../lib/control/decimal.ts';
+import { ConfigError, resolveScalerConfig, type ScalerConfig, SETTING_NAMES } from '../lib/control/index.ts';
 
 /**
  * The example stack's settings from `cdk.json` context and `-c key=value`: the control law's settings (the

@@ -6,14 +6,14 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { EVENT_SOURCE_MAX_CONCURRENCY, type ScalerSettings, SETTING_NAMES } from '../control/index.ts';
+import { MIN_MAX_RECEIVE_COUNT, VISIBILITY_TIMEOUT_FACTOR } from '../lib/cdk/deployment-checks.ts';
+import { QueueAgeScaler } from '../lib/cdk/queue-age-scaler.ts';
+import { dependOnRolePoliciesOnly } from '../lib/cdk/role-dependency.ts';
+import { propsFromSettings } from '../lib/cdk/scaler-settings.ts';
+import { EVENT_SOURCE_MAX_CONCURRENCY, type ScalerSettings, SETTING_NAMES } from '../lib/control/index.ts';
 import type { ExampleContext } from './context.ts';
-import { MIN_MAX_RECEIVE_COUNT, VISIBILITY_TIMEOUT_FACTOR } from './deployment-checks.ts';
-import { QueueAgeScaler } from './queue-age-scaler.ts';
-import { dependOnRolePoliciesOnly } from './role-dependency.ts';
-import { propsFromSettings } from './scaler-settings.ts';
 
-export const CONSUMER_ENTRY = join(import.meta.dirname, '..', '..', 'functions', 'consumer', 'handler.ts');
+export const CONSUMER_ENTRY = join(import.meta.dirname, '..', 'functions', 'consumer', 'handler.ts');
 
 export interface ExampleStackProps extends StackProps {
   readonly example: ExampleContext;
