@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Annotations, ArnFormat, CfnOutput, Duration, Names, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
-import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -221,66 +220,17 @@ export class QueueAgeScaler extends Construct {
     super(scope, id);
     Object.defineProperty(this, SCALER_MARK, { value: true });
 
+    // Every invalid value is reported and replaced by its default, so the app's own code and CDK's checks
+    // downstream run to the end and synth lists every problem at once, never a stack trace.
     const problems: string[] = [];
-    const given = settingsFromProps(props);
-    problems.push(...given.problems);
-    let validated: ScalerConfig | undefined;
-    try {
-      validated = resolveScalerConfig(given.settings, { label: propName });
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      problems.push(...error.problems);
-    }
-    if (validated && validated.tickSeconds % 60 !== 0) {
-      problems.push(
-        `tick = ${validated.tickSeconds} s: the schedule runs in whole minutes (EventBridge rate expressions), so it must be Duration.minutes(1), Duration.minutes(2), …`,
-      );
-      validated = undefined;
-    }
-    // An invalid setting is reported; the resources are still built (from the defaults) so the app's own code
-    // runs to the end and synth lists every problem at once.
+    const validated = validatedConfig(props, problems);
     const config = validated ?? resolveScalerConfig({});
     this.config = config;
-
-    // Each invalid value is reported and replaced by its default, so CDK's own checks downstream never throw.
-    const generatedName = Names.uniqueResourceName(this, { maxLength: 64, separator: '-' });
-    let scalerName = props.scalerName ?? generatedName;
-    if (!Token.isUnresolved(scalerName) && !(NAME_PATTERN.test(scalerName) && scalerName.length <= 64)) {
-      problems.push(`scalerName = '${scalerName}': must be 1–64 characters of A–Z a–z 0–9 - _`);
-      scalerName = generatedName;
-    }
-    let dashboardName = props.dashboardName ?? scalerName;
-    if (
-      !Token.isUnresolved(dashboardName) &&
-      !(NAME_PATTERN.test(dashboardName) && dashboardName.length <= 255)
-    ) {
-      problems.push(`dashboardName = '${dashboardName}': must be 1–255 characters of A–Z a–z 0–9 - _`);
-      dashboardName = scalerName;
-    }
-    let alarmEmail = props.alarmEmail;
-    if (alarmEmail !== undefined && !Token.isUnresolved(alarmEmail) && !EMAIL_PATTERN.test(alarmEmail)) {
-      problems.push(`alarmEmail = '${alarmEmail}': must be an e-mail address such as ops@example.com`);
-      alarmEmail = undefined;
-    }
-    if (props.alarmEmail !== undefined && props.alarmTopic !== undefined) {
-      problems.push(
-        'alarmEmail is given with alarmTopic: subscribe the address to your own topic, or leave alarmTopic out so the scaler creates one',
-      );
-    }
-    let oscillationThreshold = props.oscillationThreshold ?? DEFAULT_OSCILLATION_THRESHOLD;
-    if (!integerIn(oscillationThreshold, OSCILLATION_THRESHOLD_RANGE)) {
-      problems.push(
-        `oscillationThreshold = ${oscillationThreshold}: must be an integer in [${OSCILLATION_THRESHOLD_RANGE.min}; ${OSCILLATION_THRESHOLD_RANGE.max}] (scale events per 10 minutes)`,
-      );
-      oscillationThreshold = DEFAULT_OSCILLATION_THRESHOLD;
-    }
-    let throttleThreshold = props.throttleThreshold ?? DEFAULT_THROTTLE_THRESHOLD;
-    if (!integerIn(throttleThreshold, THROTTLE_THRESHOLD_RANGE)) {
-      problems.push(
-        `throttleThreshold = ${throttleThreshold}: must be an integer in [${THROTTLE_THRESHOLD_RANGE.min}; ${THROTTLE_THRESHOLD_RANGE.max}] (throttles per minute)`,
-      );
-      throttleThreshold = DEFAULT_THROTTLE_THRESHOLD;
-    }
+    const options = checkedOptions(
+      props,
+      Names.uniqueResourceName(this, { maxLength: 64, separator: '-' }),
+      problems,
+    );
 
     this.owner = concurrencyOwnerOf(props.consumer);
     this.concurrencyOwner = this.owner.function;
@@ -295,28 +245,55 @@ export class QueueAgeScaler extends Construct {
     this.eventSourceMappingId = mapping.mappingId;
     problems.push(...mapping.problems);
     const findings = checkAttachedResources(
-      {
-        queue: props.queue,
-        consumer: props.consumer,
-        concurrencyOwner: this.concurrencyOwner,
-        mapping,
-      },
+      { queue: props.queue, consumer: props.consumer, concurrencyOwner: this.concurrencyOwner, mapping },
       validated,
     );
     problems.push(...findings.errors);
-
     const annotations = Annotations.of(this);
     for (const problem of problems) annotations.addError(problem);
     for (const warning of findings.warnings) addWarning(this, warning.id, warning.message);
     for (const note of mapping.notes) annotations.addInfo(note);
 
-    this.scalerName = scalerName;
+    this.scalerName = options.scalerName;
     const deadLetterQueue =
       props.deadLetterQueue ??
       (props.queue instanceof Queue ? props.queue.deadLetterQueue?.queue : undefined);
+    this.controller = this.createController(props, config, options.scalerName, deadLetterQueue);
+    this.schedule = this.createSchedule(config, options.scalerName);
+    this.alarmTopic = props.alarmTopic ?? this.createTopic(options.alarmEmail);
+    this.metrics = new ScalerMetricFactory({
+      queue: props.queue,
+      deadLetterQueue,
+      consumer: this.concurrencyOwner,
+      controller: this.controller,
+      scalerName: options.scalerName,
+    });
+    this.alarms = new ScalerAlarms(this, 'Alarms', {
+      metrics: this.metrics,
+      scalerName: options.scalerName,
+      targetAge: Duration.seconds(config.targetAgeSeconds),
+      maxConcurrency: config.maxConcurrency,
+      slowdownFactor: config.slowdownFactor,
+      tick: Duration.seconds(config.tickSeconds),
+      oscillationThreshold: options.oscillationThreshold,
+      throttleThreshold: options.throttleThreshold,
+      actions: [new SnsAction(this.alarmTopic)],
+    });
+    this.dashboard = new ScalerDashboard(this, 'Dashboard', {
+      dashboardName: options.dashboardName,
+      metrics: this.metrics,
+      alarms: this.alarms,
+      targetAge: Duration.seconds(config.targetAgeSeconds),
+      maxConcurrency: config.maxConcurrency,
+      minConcurrency: config.minConcurrency,
+      oscillationThreshold: options.oscillationThreshold,
+    });
+    if (props.stackOutputs ?? true) this.createOutputs(props.queue);
+  }
 
-    this.controller = this.createController(props, config, scalerName, deadLetterQueue);
-    this.schedule = new Rule(this, 'Schedule', {
+  /** The schedule: one tick per `tick`, never retried (a retried tick is stale by the next one). */
+  private createSchedule(config: ScalerConfig, scalerName: string): Rule {
+    return new Rule(this, 'Schedule', {
       description: `Runs the queue-age scaler ${scalerName} every ${config.tickSeconds / 60} minute(s)`,
       schedule: Schedule.rate(Duration.minutes(config.tickSeconds / 60)),
       targets: [
@@ -327,37 +304,6 @@ export class QueueAgeScaler extends Construct {
         }),
       ],
     });
-
-    this.alarmTopic = props.alarmTopic ?? this.createTopic(alarmEmail);
-    const actions: IAlarmAction[] = [new SnsAction(this.alarmTopic)];
-    this.metrics = new ScalerMetricFactory({
-      queue: props.queue,
-      deadLetterQueue,
-      consumer: this.concurrencyOwner,
-      controller: this.controller,
-      scalerName,
-    });
-    this.alarms = new ScalerAlarms(this, 'Alarms', {
-      metrics: this.metrics,
-      scalerName,
-      targetAge: Duration.seconds(config.targetAgeSeconds),
-      maxConcurrency: config.maxConcurrency,
-      slowdownFactor: config.slowdownFactor,
-      tick: Duration.seconds(config.tickSeconds),
-      oscillationThreshold,
-      throttleThreshold,
-      actions,
-    });
-    this.dashboard = new ScalerDashboard(this, 'Dashboard', {
-      dashboardName,
-      metrics: this.metrics,
-      alarms: this.alarms,
-      targetAge: Duration.seconds(config.targetAgeSeconds),
-      maxConcurrency: config.maxConcurrency,
-      minConcurrency: config.minConcurrency,
-      oscillationThreshold,
-    });
-    if (props.stackOutputs ?? true) this.createOutputs(props.queue);
   }
 
   /**
@@ -596,6 +542,116 @@ export class QueueAgeScaler extends Construct {
 }
 
 /** A warning the app can acknowledge by id, where this aws-cdk-lib supports it. */
+/**
+ * The control law's settings from the props, validated; undefined (with the problems added) where any is
+ * invalid. The schedule runs in whole minutes, so a tick must be one.
+ */
+function validatedConfig(props: QueueAgeScalerProps, problems: string[]): ScalerConfig | undefined {
+  const given = settingsFromProps(props);
+  problems.push(...given.problems);
+  let validated: ScalerConfig | undefined;
+  try {
+    validated = resolveScalerConfig(given.settings, { label: propName });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+  if (validated && validated.tickSeconds % 60 !== 0) {
+    problems.push(
+      `tick = ${validated.tickSeconds} s: the schedule runs in whole minutes (EventBridge rate expressions), so it must be Duration.minutes(1), Duration.minutes(2), …`,
+    );
+    return undefined;
+  }
+  return validated;
+}
+
+/** The props that are not control-law settings, each checked, an invalid one replaced by its default. */
+interface CheckedOptions {
+  readonly scalerName: string;
+  readonly dashboardName: string;
+  readonly alarmEmail?: string;
+  readonly oscillationThreshold: number;
+  readonly throttleThreshold: number;
+}
+
+/** A concrete name outside 1–`max` characters of A–Z a–z 0–9 - _ is a problem, and the fallback is used. */
+function checkedName(
+  field: string,
+  value: string,
+  max: number,
+  fallback: string,
+  problems: string[],
+): string {
+  if (Token.isUnresolved(value) || (NAME_PATTERN.test(value) && value.length <= max)) return value;
+  problems.push(`${field} = '${value}': must be 1–${max} characters of A–Z a–z 0–9 - _`);
+  return fallback;
+}
+
+function checkedThreshold(
+  field: string,
+  value: number,
+  range: { min: number; max: number },
+  unit: string,
+  fallback: number,
+  problems: string[],
+): number {
+  if (integerIn(value, range)) return value;
+  problems.push(`${field} = ${value}: must be an integer in [${range.min}; ${range.max}] (${unit})`);
+  return fallback;
+}
+
+function checkedOptions(
+  props: QueueAgeScalerProps,
+  generatedName: string,
+  problems: string[],
+): CheckedOptions {
+  const scalerName = checkedName(
+    'scalerName',
+    props.scalerName ?? generatedName,
+    64,
+    generatedName,
+    problems,
+  );
+  const dashboardName = checkedName(
+    'dashboardName',
+    props.dashboardName ?? scalerName,
+    255,
+    scalerName,
+    problems,
+  );
+  let alarmEmail = props.alarmEmail;
+  if (alarmEmail !== undefined && !Token.isUnresolved(alarmEmail) && !EMAIL_PATTERN.test(alarmEmail)) {
+    problems.push(`alarmEmail = '${alarmEmail}': must be an e-mail address such as ops@example.com`);
+    alarmEmail = undefined;
+  }
+  if (props.alarmEmail !== undefined && props.alarmTopic !== undefined) {
+    problems.push(
+      'alarmEmail is given with alarmTopic: subscribe the address to your own topic, or leave alarmTopic out so the scaler creates one',
+    );
+  }
+  return {
+    scalerName,
+    dashboardName,
+    alarmEmail,
+    oscillationThreshold: checkedThreshold(
+      'oscillationThreshold',
+      props.oscillationThreshold ?? DEFAULT_OSCILLATION_THRESHOLD,
+      OSCILLATION_THRESHOLD_RANGE,
+      'scale events per 10 minutes',
+      DEFAULT_OSCILLATION_THRESHOLD,
+      problems,
+    ),
+    throttleThreshold: checkedThreshold(
+      'throttleThreshold',
+      props.throttleThreshold ?? DEFAULT_THROTTLE_THRESHOLD,
+      THROTTLE_THRESHOLD_RANGE,
+      'throttles per minute',
+      DEFAULT_THROTTLE_THRESHOLD,
+      problems,
+    ),
+  };
+}
+
 function addWarning(scope: IConstruct, id: string, message: string): void {
   const annotations = Annotations.of(scope) as Annotations & {
     addWarningV2?: (id: string, message: string) => void;
