@@ -82,241 +82,27 @@ export class ScalerAlarms extends Construct {
 
   constructor(scope: Construct, id: string, props: ScalerAlarmsProps) {
     super(scope, id);
-    const m = props.metrics;
-    const name = (suffix: string) => `${props.scalerName}-${suffix}`;
-    const targetAgeSeconds = props.targetAge.toSeconds({ integral: false });
-    const tickSeconds = props.tick.toSeconds();
-
-    // Pinned at cap with age above target. Both inputs are one-minute series; the expression is 1 in a minute
-    // where both hold. "More than a minute, continuously": the two most recent datapoints (CONTINUOUS_MINUTES).
-    // "2 of the last 4" would also fire on two separate one-minute blips. SQS datapoints arrive 1–2 minutes
-    // late (docs/aws-facts.md, "SQS metrics"): CloudWatch then evaluates the two most recent datapoints that
-    // exist, so the lag delays the alarm rather than hiding it. Missing = not breaching: an idle queue stops
-    // publishing its age (nothing waits, so nothing is saturated), and a controller that stopped publishing is
-    // the controller alarm's job. `applied` is what the controller applied, not what it wanted: a raise the
-    // account refused is not "at cap".
-    this.saturatedExpression = new MathExpression({
-      expression: `IF(applied >= ${props.maxConcurrency} AND age > ${targetAgeSeconds}, 1, 0)`,
-      usingMetrics: { applied: m.metricAppliedConcurrency(), age: m.metricOldestMessageAge() },
-      period: ONE_MINUTE,
-      label: 'saturated (at cap, age above target)',
-    });
-    this.saturated = this.behind('Saturated', name('saturated'), this.saturatedExpression, [
-      `The consumer has been at its cap (${props.maxConcurrency}) with the oldest message older than the`,
-      `target (${targetAgeSeconds} s) for more than a minute: the downstream-derived cap, not the`,
-      'controller, is the limit and work is accumulating. Shed or slow the producers, or raise the',
-      'downstream capacity and then the cap. Do not just raise the cap: that overloads the downstream.',
-    ]);
-
-    // The states in which the queue falls behind and the controller cannot act, each with the same shape as
-    // "saturated": the controller's flag for the cause, and the queue's own age above the target, for more than
-    // a minute continuously.
-    // Each flag has an id of its own: the dashboard graphs the expressions side by side.
-    const behindWhile = (id: string, flag: Metric, label: string) =>
-      new MathExpression({
-        expression: `IF(${id} >= 1 AND age > ${targetAgeSeconds}, 1, 0)`,
-        usingMetrics: { [id]: flag, age: m.metricOldestMessageAge() },
-        period: ONE_MINUTE,
-        label,
-      });
-    this.shedExpression = behindWhile(
-      'slower',
-      m.metricDownstreamSlower(),
-      'shed (downstream slower, age above target)',
-    );
-    this.shed = this.behind('Shed', name('shed'), this.shedExpression, [
-      `The downstream got slower (its per-item time is up more than ${props.slowdownFactor}× with arrivals not up`,
-      `as much) and the oldest message is older than the target (${targetAgeSeconds} s): the controller`,
-      'holds, because more workers would load a slower dependency further. Shed or slow the producers, and look',
-      'at the dependency (database, API) the consumer calls. When it recovers, the controller drains the backlog.',
-    ]);
-    this.accountHeadroomExpression = behindWhile(
-      'clamped',
-      m.metricClampedByAccountHeadroom(),
-      'clamped by account headroom, age above target',
-    );
-    this.accountHeadroom = this.behind(
-      'AccountHeadroom',
-      name('account-headroom'),
-      this.accountHeadroomExpression,
-      [
-        "The controller's raise was refused: reserving more would take the account's unreserved concurrency",
-        `below its floor, and the oldest message is older than the target (${targetAgeSeconds} s). The`,
-        'consumer runs below its need. Free reserved concurrency held by other functions, or ask AWS for a',
-        "higher account concurrency quota. The controller's log line names the floor and the headroom.",
-      ],
-    );
-    this.pausedExpression = behindWhile('paused', m.metricPaused(), 'paused, age above target');
-    this.paused = this.behind('Paused', name('paused'), this.pausedExpression, [
-      'An operator paused the consumer (reserved concurrency 0, or its event source mapping disabled) and',
-      `the oldest message is older than the target (${targetAgeSeconds} s): the controller holds and`,
-      'writes nothing while paused. Resume when ready: enable the mapping, or put back a reserved concurrency',
-      '(docs/deploy.md, "Pausing and resuming"). The controller takes over again at the next tick.',
-    ]);
-
-    // The pause that overpulls: every minute of it throttles batches back to the queue, a receive nearer the
-    // DLQ. One datapoint is enough. Missing = not breaching: no controller metrics is the controller alarm's job.
-    this.pauseOverpull = new Alarm(this, 'PauseOverpull', {
-      alarmName: name('pause-overpull'),
-      alarmDescription: [
-        'Reserved concurrency is 0 while the event source mapping still polls: every batch is throttled and',
-        'returns to the queue with its receive count raised, toward the dead-letter queue. Pause by disabling',
-        'the mapping instead (aws lambda update-event-source-mapping --uuid … --no-enabled), then put the',
-        'reserved concurrency back (docs/deploy.md, "Pausing and resuming").',
-      ].join(' '),
-      metric: m.metricPauseOverpull(),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
-
-    // No data with a backlog: the controller's own NoData flag and the depth it read in real time (SQS's own
-    // depth metric may be missing as well). Missing = not breaching: no controller metrics is the controller
-    // alarm's job.
-    this.noDataExpression = new MathExpression({
-      expression: 'IF(nodata >= 1 AND visible > 0, 1, 0)',
-      usingMetrics: { nodata: m.metricNoData(), visible: m.metricVisibleMessagesSeen() },
-      period: ONE_MINUTE,
-      label: 'no age data, messages waiting',
-    });
-    this.noData = new Alarm(this, 'NoData', {
-      alarmName: name('no-data'),
-      alarmDescription: [
-        `For ${NO_DATA_MINUTES} minutes CloudWatch has had no ApproximateAgeOfOldestMessage datapoint for the`,
-        "queue while messages wait: the controller cannot see the age and grows only on the queue's depth, in",
-        "limited steps. Check the queue's metrics in the CloudWatch console (a renamed or recreated queue?), and",
-        "the controller's log for hold:no-data. A queue idle for ~6 h can take up to 15 minutes to report again.",
-      ].join(' '),
-      metric: this.noDataExpression,
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: NO_DATA_MINUTES,
-      datapointsToAlarm: NO_DATA_MINUTES,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
-
-    // Oscillation. A plain count cannot tell a flapping controller from a legitimate drain: shrinking from a
-    // cap of 32 one step a minute is 10 events per 10 minutes. But every change moves the concurrency by at
-    // least 1, so a path that only goes one way over N changes spans at least N - 1 (the first change may
-    // start from the previous window's value). Events beyond the span + 1 mean the path reversed.
-    // Worked example: 10 ↔ 12 every minute → events 10, span 2 → 10 - 2 = 8 ≥ 2 → counts 10 > 3: alarm.
-    // A drain 32 → 22 → events 10, span 9 → 1 < 2 → counts 0: no alarm. Missing = not breaching: no
-    // published events means no scaling; a silent controller is the controller alarm's job.
-    const window = Duration.minutes(10);
-    this.oscillationExpression = new MathExpression({
-      expression: 'IF(events - (high - low) >= 2, events, 0)',
-      usingMetrics: {
-        events: m.metricScaleEvents(window),
-        high: m.metricDesiredConcurrency(window, 'Maximum'),
-        low: m.metricDesiredConcurrency(window, 'Minimum'),
-      },
-      period: window,
-      label: 'scale events / 10 min (with a reversal)',
-    });
-    this.oscillation = new Alarm(this, 'Oscillation', {
-      alarmName: name('oscillation'),
-      alarmDescription: [
-        `More than ${props.oscillationThreshold} scale events in 10 minutes with the concurrency changing`,
-        'direction: the controller is oscillating. At steady traffic, lengthen scaleDownDelay or',
-        'scaleDownInterval, or lower maxScaleUpStep; check that the metric delay (maxDataAge)',
-        'is not making it act on stale ages.',
-      ].join(' '),
-      metric: this.oscillationExpression,
-      threshold: props.oscillationThreshold,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
-
-    // Controller health: ticks that ran and neither crashed nor reported an error. Missing = breaching:
-    // a controller that is not scheduled, or whose metrics stopped, is exactly what this alarm is for.
-    // Several periods in a row, because EventBridge's once-a-minute schedule can put 0 or 2 runs in a minute.
-    const tick = props.tick;
-    const periods = Math.max(3, Math.ceil(300 / tickSeconds));
-    this.controllerHealthyTicks = new MathExpression({
-      expression: 'FILL(invocations, 0) - FILL(crashes, 0) - FILL(reported, 0)',
-      usingMetrics: {
-        invocations: m.metricControllerInvocations().with({ period: tick }),
-        crashes: m.metricControllerErrors().with({ period: tick }),
-        reported: m.metricControllerReportedErrors().with({ period: tick }),
-      },
-      period: tick,
-      label: 'clean controller ticks',
-    });
-    this.controllerUnhealthy = new Alarm(this, 'ControllerUnhealthy', {
-      alarmName: name('controller-unhealthy'),
-      alarmDescription: [
-        `The controller has not completed a clean tick in ${periods} consecutive periods of ${tickSeconds} s:`,
-        'it is not scheduled, is crashing, or is reporting errors (missing permissions, a deleted consumer or',
-        'mapping, throttled control-plane calls). The consumer keeps its last concurrency meanwhile.',
-        "Read the controller's log group for the error and its reason code.",
-      ].join(' '),
-      metric: this.controllerHealthyTicks,
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
-      evaluationPeriods: periods,
-      datapointsToAlarm: periods,
-      treatMissingData: TreatMissingData.BREACHING,
-    });
-
-    // Dead letters: any message is a failure a human should look at. Missing = not breaching: SQS stops
-    // publishing for a queue inactive for ~6 hours, which an empty DLQ is (a non-empty queue counts as active).
-    const deadLetterMessages = m.metricDeadLetterMessages();
-    if (deadLetterMessages) {
-      this.deadLetters = new Alarm(this, 'DeadLetters', {
-        alarmName: name('dead-letters'),
-        alarmDescription: [
-          'Messages reached the dead-letter queue: they failed maxReceiveCount times. Read a few, fix the cause',
-          '(consumer errors, poison messages, or throttling that returned messages), then redrive them to the',
-          'source queue (SQS console: Start DLQ redrive).',
-        ].join(' '),
-        metric: deadLetterMessages,
-        threshold: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
-    }
-
-    // Throttles: with MaximumConcurrency ≤ reserved there should be none; throttled messages return to the
-    // queue and their receive count grows toward the DLQ (overpull: docs/aws-facts.md, "Event source mapping").
-    // 2 of 3 minutes ignores one blip during a change. Missing = not breaching: Lambda publishes nothing for a
-    // function that is not invoked.
-    this.consumerThrottles = new Alarm(this, 'ConsumerThrottles', {
-      alarmName: name('consumer-throttles'),
-      alarmDescription: [
-        `The consumer was throttled (${props.throttleThreshold}+ per minute in 2 of 3 minutes): the pollers pull`,
-        'more than its reserved concurrency admits, and returned messages grow toward the DLQ. Use the',
-        "lockstep actuator, keep the mapping's MaximumConcurrency at or below the reserved concurrency, and",
-        "check the account's unreserved concurrency.",
-      ].join(' '),
-      metric: m.metricConsumerThrottles(),
-      threshold: props.throttleThreshold,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
-
+    const on: AlarmContext = {
+      scope: this,
+      props,
+      name: (suffix) => `${props.scalerName}-${suffix}`,
+      targetAgeSeconds: props.targetAge.toSeconds({ integral: false }),
+    };
+    ({ alarm: this.saturated, expression: this.saturatedExpression } = saturatedAlarm(on));
+    ({ alarm: this.shed, expression: this.shedExpression } = shedAlarm(on));
+    ({ alarm: this.accountHeadroom, expression: this.accountHeadroomExpression } = accountHeadroomAlarm(on));
+    ({ alarm: this.paused, expression: this.pausedExpression } = pausedAlarm(on));
+    this.pauseOverpull = pauseOverpullAlarm(on);
+    ({ alarm: this.noData, expression: this.noDataExpression } = noDataAlarm(on));
+    ({ alarm: this.oscillation, expression: this.oscillationExpression } = oscillationAlarm(on));
+    ({ alarm: this.controllerUnhealthy, expression: this.controllerHealthyTicks } =
+      controllerUnhealthyAlarm(on));
+    this.deadLetters = deadLettersAlarm(on);
+    this.consumerThrottles = consumerThrottlesAlarm(on);
     for (const alarm of this.all) {
       alarm.addAlarmAction(...props.actions);
       alarm.addOkAction(...props.actions);
     }
-  }
-
-  /** A "behind for more than a minute, continuously" alarm on one of the expressions above. */
-  private behind(id: string, alarmName: string, metric: MathExpression, description: string[]): Alarm {
-    return new Alarm(this, id, {
-      alarmName,
-      alarmDescription: description.join(' '),
-      metric,
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: CONTINUOUS_MINUTES,
-      datapointsToAlarm: CONTINUOUS_MINUTES,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
   }
 
   get all(): Alarm[] {
@@ -333,4 +119,299 @@ export class ScalerAlarms extends Construct {
       this.consumerThrottles,
     ];
   }
+}
+
+/** What every alarm below is built from. */
+interface AlarmContext {
+  readonly scope: Construct;
+  readonly props: ScalerAlarmsProps;
+  /** The alarm's name: the scaler's name and a suffix. */
+  readonly name: (suffix: string) => string;
+  readonly targetAgeSeconds: number;
+}
+
+interface AlarmWithExpression {
+  readonly alarm: Alarm;
+  readonly expression: MathExpression;
+}
+
+/** A "behind for more than a minute, continuously" alarm on one of the expressions below. */
+function behindAlarm(
+  on: AlarmContext,
+  id: string,
+  suffix: string,
+  expression: MathExpression,
+  description: string[],
+): AlarmWithExpression {
+  const alarm = new Alarm(on.scope, id, {
+    alarmName: on.name(suffix),
+    alarmDescription: description.join(' '),
+    metric: expression,
+    threshold: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: CONTINUOUS_MINUTES,
+    datapointsToAlarm: CONTINUOUS_MINUTES,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+  return { alarm, expression };
+}
+
+/**
+ * The states in which the queue falls behind and the controller cannot act, each with the same shape as
+ * "saturated": the controller's flag for the cause, and the queue's own age above the target, for more than a
+ * minute continuously. Each flag has an id of its own: the dashboard graphs the expressions side by side.
+ */
+function behindWhile(on: AlarmContext, id: string, flag: Metric, label: string): MathExpression {
+  return new MathExpression({
+    expression: `IF(${id} >= 1 AND age > ${on.targetAgeSeconds}, 1, 0)`,
+    usingMetrics: { [id]: flag, age: on.props.metrics.metricOldestMessageAge() },
+    period: ONE_MINUTE,
+    label,
+  });
+}
+
+/**
+ * Pinned at cap with age above target. Both inputs are one-minute series; the expression is 1 in a minute where
+ * both hold. "More than a minute, continuously": the two most recent datapoints (CONTINUOUS_MINUTES). "2 of the
+ * last 4" would also fire on two separate one-minute blips. SQS datapoints arrive 1–2 minutes late
+ * (docs/aws-facts.md, "SQS metrics"): CloudWatch then evaluates the two most recent datapoints that exist, so the
+ * lag delays the alarm rather than hiding it. Missing = not breaching: an idle queue stops publishing its age
+ * (nothing waits, so nothing is saturated), and a controller that stopped publishing is the controller alarm's
+ * job. `applied` is what the controller applied, not what it wanted: a raise the account refused is not "at cap".
+ */
+function saturatedAlarm(on: AlarmContext): AlarmWithExpression {
+  const { props, targetAgeSeconds } = on;
+  const m = props.metrics;
+  const expression = new MathExpression({
+    expression: `IF(applied >= ${props.maxConcurrency} AND age > ${targetAgeSeconds}, 1, 0)`,
+    usingMetrics: { applied: m.metricAppliedConcurrency(), age: m.metricOldestMessageAge() },
+    period: ONE_MINUTE,
+    label: 'saturated (at cap, age above target)',
+  });
+  return behindAlarm(on, 'Saturated', 'saturated', expression, [
+    `The consumer has been at its cap (${props.maxConcurrency}) with the oldest message older than the`,
+    `target (${targetAgeSeconds} s) for more than a minute: the downstream-derived cap, not the`,
+    'controller, is the limit and work is accumulating. Shed or slow the producers, or raise the',
+    'downstream capacity and then the cap. Do not just raise the cap: that overloads the downstream.',
+  ]);
+}
+
+/** The downstream got slower with the age above target: the controller holds on purpose. */
+function shedAlarm(on: AlarmContext): AlarmWithExpression {
+  const { props, targetAgeSeconds } = on;
+  const expression = behindWhile(
+    on,
+    'slower',
+    props.metrics.metricDownstreamSlower(),
+    'shed (downstream slower, age above target)',
+  );
+  return behindAlarm(on, 'Shed', 'shed', expression, [
+    `The downstream got slower (its per-item time is up more than ${props.slowdownFactor}× with arrivals not up`,
+    `as much) and the oldest message is older than the target (${targetAgeSeconds} s): the controller`,
+    'holds, because more workers would load a slower dependency further. Shed or slow the producers, and look',
+    'at the dependency (database, API) the consumer calls. When it recovers, the controller drains the backlog.',
+  ]);
+}
+
+/** A raise the account's unreserved floor refused, with the age above target. */
+function accountHeadroomAlarm(on: AlarmContext): AlarmWithExpression {
+  const { props, targetAgeSeconds } = on;
+  const expression = behindWhile(
+    on,
+    'clamped',
+    props.metrics.metricClampedByAccountHeadroom(),
+    'clamped by account headroom, age above target',
+  );
+  return behindAlarm(on, 'AccountHeadroom', 'account-headroom', expression, [
+    "The controller's raise was refused: reserving more would take the account's unreserved concurrency",
+    `below its floor, and the oldest message is older than the target (${targetAgeSeconds} s). The`,
+    'consumer runs below its need. Free reserved concurrency held by other functions, or ask AWS for a',
+    "higher account concurrency quota. The controller's log line names the floor and the headroom.",
+  ]);
+}
+
+/** An operator's pause with the age above target. */
+function pausedAlarm(on: AlarmContext): AlarmWithExpression {
+  const { targetAgeSeconds } = on;
+  const expression = behindWhile(on, 'paused', on.props.metrics.metricPaused(), 'paused, age above target');
+  return behindAlarm(on, 'Paused', 'paused', expression, [
+    'An operator paused the consumer (reserved concurrency 0, or its event source mapping disabled) and',
+    `the oldest message is older than the target (${targetAgeSeconds} s): the controller holds and`,
+    'writes nothing while paused. Resume when ready: enable the mapping, or put back a reserved concurrency',
+    '(docs/deploy.md, "Pausing and resuming"). The controller takes over again at the next tick.',
+  ]);
+}
+
+/**
+ * The pause that overpulls: every minute of it throttles batches back to the queue, a receive nearer the DLQ. One
+ * datapoint is enough. Missing = not breaching: no controller metrics is the controller alarm's job.
+ */
+function pauseOverpullAlarm(on: AlarmContext): Alarm {
+  return new Alarm(on.scope, 'PauseOverpull', {
+    alarmName: on.name('pause-overpull'),
+    alarmDescription: [
+      'Reserved concurrency is 0 while the event source mapping still polls: every batch is throttled and',
+      'returns to the queue with its receive count raised, toward the dead-letter queue. Pause by disabling',
+      'the mapping instead (aws lambda update-event-source-mapping --uuid … --no-enabled), then put the',
+      'reserved concurrency back (docs/deploy.md, "Pausing and resuming").',
+    ].join(' '),
+    metric: on.props.metrics.metricPauseOverpull(),
+    threshold: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+}
+
+/**
+ * No data with a backlog: the controller's own NoData flag and the depth it read in real time (SQS's own depth
+ * metric may be missing as well). Missing = not breaching: no controller metrics is the controller alarm's job.
+ */
+function noDataAlarm(on: AlarmContext): AlarmWithExpression {
+  const m = on.props.metrics;
+  const expression = new MathExpression({
+    expression: 'IF(nodata >= 1 AND visible > 0, 1, 0)',
+    usingMetrics: { nodata: m.metricNoData(), visible: m.metricVisibleMessagesSeen() },
+    period: ONE_MINUTE,
+    label: 'no age data, messages waiting',
+  });
+  const alarm = new Alarm(on.scope, 'NoData', {
+    alarmName: on.name('no-data'),
+    alarmDescription: [
+      `For ${NO_DATA_MINUTES} minutes CloudWatch has had no ApproximateAgeOfOldestMessage datapoint for the`,
+      "queue while messages wait: the controller cannot see the age and grows only on the queue's depth, in",
+      "limited steps. Check the queue's metrics in the CloudWatch console (a renamed or recreated queue?), and",
+      "the controller's log for hold:no-data. A queue idle for ~6 h can take up to 15 minutes to report again.",
+    ].join(' '),
+    metric: expression,
+    threshold: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: NO_DATA_MINUTES,
+    datapointsToAlarm: NO_DATA_MINUTES,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+  return { alarm, expression };
+}
+
+/**
+ * Oscillation. A plain count cannot tell a flapping controller from a legitimate drain: shrinking from a cap of 32
+ * one step a minute is 10 events per 10 minutes. But every change moves the concurrency by at least 1, so a path
+ * that only goes one way over N changes spans at least N - 1 (the first change may start from the previous
+ * window's value). Events beyond the span + 1 mean the path reversed. Worked example: 10 ↔ 12 every minute →
+ * events 10, span 2 → 10 - 2 = 8 ≥ 2 → counts 10 > 3: alarm. A drain 32 → 22 → events 10, span 9 → 1 < 2 →
+ * counts 0: no alarm. Missing = not breaching: no published events means no scaling; a silent controller is the
+ * controller alarm's job.
+ */
+function oscillationAlarm(on: AlarmContext): AlarmWithExpression {
+  const m = on.props.metrics;
+  const window = Duration.minutes(10);
+  const expression = new MathExpression({
+    expression: 'IF(events - (high - low) >= 2, events, 0)',
+    usingMetrics: {
+      events: m.metricScaleEvents(window),
+      high: m.metricDesiredConcurrency(window, 'Maximum'),
+      low: m.metricDesiredConcurrency(window, 'Minimum'),
+    },
+    period: window,
+    label: 'scale events / 10 min (with a reversal)',
+  });
+  const alarm = new Alarm(on.scope, 'Oscillation', {
+    alarmName: on.name('oscillation'),
+    alarmDescription: [
+      `More than ${on.props.oscillationThreshold} scale events in 10 minutes with the concurrency changing`,
+      'direction: the controller is oscillating. At steady traffic, lengthen scaleDownDelay or',
+      'scaleDownInterval, or lower maxScaleUpStep; check that the metric delay (maxDataAge)',
+      'is not making it act on stale ages.',
+    ].join(' '),
+    metric: expression,
+    threshold: on.props.oscillationThreshold,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+  return { alarm, expression };
+}
+
+/**
+ * Controller health: ticks that ran and neither crashed nor reported an error. Missing = breaching: a controller
+ * that is not scheduled, or whose metrics stopped, is exactly what this alarm is for. Several periods in a row,
+ * because EventBridge's once-a-minute schedule can put 0 or 2 runs in a minute.
+ */
+function controllerUnhealthyAlarm(on: AlarmContext): AlarmWithExpression {
+  const m = on.props.metrics;
+  const tick = on.props.tick;
+  const tickSeconds = tick.toSeconds();
+  const periods = Math.max(3, Math.ceil(300 / tickSeconds));
+  const expression = new MathExpression({
+    expression: 'FILL(invocations, 0) - FILL(crashes, 0) - FILL(reported, 0)',
+    usingMetrics: {
+      invocations: m.metricControllerInvocations().with({ period: tick }),
+      crashes: m.metricControllerErrors().with({ period: tick }),
+      reported: m.metricControllerReportedErrors().with({ period: tick }),
+    },
+    period: tick,
+    label: 'clean controller ticks',
+  });
+  const alarm = new Alarm(on.scope, 'ControllerUnhealthy', {
+    alarmName: on.name('controller-unhealthy'),
+    alarmDescription: [
+      `The controller has not completed a clean tick in ${periods} consecutive periods of ${tickSeconds} s:`,
+      'it is not scheduled, is crashing, or is reporting errors (missing permissions, a deleted consumer or',
+      'mapping, throttled control-plane calls). The consumer keeps its last concurrency meanwhile.',
+      "Read the controller's log group for the error and its reason code.",
+    ].join(' '),
+    metric: expression,
+    threshold: 1,
+    comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+    evaluationPeriods: periods,
+    datapointsToAlarm: periods,
+    treatMissingData: TreatMissingData.BREACHING,
+  });
+  return { alarm, expression };
+}
+
+/**
+ * Dead letters: any message is a failure a human should look at. Missing = not breaching: SQS stops publishing
+ * for a queue inactive for ~6 hours, which an empty DLQ is (a non-empty queue counts as active).
+ */
+function deadLettersAlarm(on: AlarmContext): Alarm | undefined {
+  const deadLetterMessages = on.props.metrics.metricDeadLetterMessages();
+  if (!deadLetterMessages) return undefined;
+  return new Alarm(on.scope, 'DeadLetters', {
+    alarmName: on.name('dead-letters'),
+    alarmDescription: [
+      'Messages reached the dead-letter queue: they failed maxReceiveCount times. Read a few, fix the cause',
+      '(consumer errors, poison messages, or throttling that returned messages), then redrive them to the',
+      'source queue (SQS console: Start DLQ redrive).',
+    ].join(' '),
+    metric: deadLetterMessages,
+    threshold: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+}
+
+/**
+ * Throttles: with MaximumConcurrency ≤ reserved there should be none; throttled messages return to the queue and
+ * their receive count grows toward the DLQ (overpull: docs/aws-facts.md, "Event source mapping"). 2 of 3 minutes
+ * ignores one blip during a change. Missing = not breaching: Lambda publishes nothing for a function that is not
+ * invoked.
+ */
+function consumerThrottlesAlarm(on: AlarmContext): Alarm {
+  return new Alarm(on.scope, 'ConsumerThrottles', {
+    alarmName: on.name('consumer-throttles'),
+    alarmDescription: [
+      `The consumer was throttled (${on.props.throttleThreshold}+ per minute in 2 of 3 minutes): the pollers pull`,
+      'more than its reserved concurrency admits, and returned messages grow toward the DLQ. Use the',
+      "lockstep actuator, keep the mapping's MaximumConcurrency at or below the reserved concurrency, and",
+      "check the account's unreserved concurrency.",
+    ].join(' '),
+    metric: on.props.metrics.metricConsumerThrottles(),
+    threshold: on.props.throttleThreshold,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 3,
+    datapointsToAlarm: 2,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
 }
