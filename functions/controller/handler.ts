@@ -1,11 +1,13 @@
 import { errorMessage, failureKind } from '../../lib/aws/aws-errors.ts';
+import {
+  FAST_SAMPLE_WORST_SECONDS,
+  FAST_WRITE_DEADLINE_BEFORE_TICK_SECONDS,
+} from '../../lib/aws/call-budget.ts';
 import type { AwsClients, CallLog } from '../../lib/aws/clients.ts';
 import { LambdaResponseError } from '../../lib/aws/lambda-reads.ts';
 import { QueueResponseError, sqsQueuePort } from '../../lib/aws/queue-depth.ts';
 import {
   FAST_LOOP_END_BEFORE_TICK_SECONDS,
-  FAST_SAMPLE_WORST_SECONDS,
-  FAST_WRITE_DEADLINE_BEFORE_TICK_SECONDS,
   type FastPathContext,
   type FastSampleResult,
   fastPathContext,

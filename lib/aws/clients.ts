@@ -2,6 +2,7 @@ import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { InitializeMiddleware, MetadataBearer } from '@aws-sdk/types';
+import { CONTROLLER_TIMEOUTS, type HttpTimeouts, RETRY_SETTINGS } from './call-budget.ts';
 
 export interface AwsClients {
   readonly cloudwatch: CloudWatchClient;
@@ -18,33 +19,7 @@ export interface ClientOptions {
   readonly timeouts?: HttpTimeouts;
 }
 
-/**
- * Throttling (`TooManyRequestsException`: Lambda's control plane shares 15 requests/second per account) and 5xx
- * are retried by the SDK's adaptive mode, which also slows this client down when the account is throttled.
- * Three attempts keep a tick well inside one schedule period; whatever still fails holds this tick.
- */
-export const RETRY_SETTINGS = { retryMode: 'adaptive', maxAttempts: 3 } as const;
-
-/** How long one attempt of one call may take; the SDK retries a timed-out attempt like any transient error. */
-export interface HttpTimeouts {
-  /** Until the TCP connection is up (DNS included). */
-  readonly connectMs: number;
-  /** From sending the request until the response starts; also the longest a socket may sit silent after that. */
-  readonly answerMs: number;
-}
-
-/**
- * Sized for a tick. The controller's function timeout is min(60, tick ÷ 2) s and the tick is a whole number of
- * minutes (EventBridge rates), so a tick has 30 s at the least. Its calls come in at most 6 rounds, one after
- * another: the reads (in parallel), a write, a raise the unreserved floor refuses, the account-headroom reads (in
- * parallel), and the 2 writes that bring both limits to what the headroom allows (docs/controller.md, "One
- * tick"). A round whose 3 attempts all time out ends the tick (it holds), so the longest tick times out twice in
- * each of 5 rounds and three times in the last: (5 × 2 + 3) × 2 s = 26 s, plus the SDK's backoff (under 0.2 s a
- * call for a timeout) and the answers themselves, inside 30 s with room for init and the log line. A silent
- * endpoint holds the tick after about 6 s (3 × 2 s). In the same region an AWS API call answers in tens to
- * hundreds of milliseconds and connects in a few, so 2 s and 1 s leave 10× slack.
- */
-export const CONTROLLER_TIMEOUTS: HttpTimeouts = { connectMs: 1_000, answerMs: 2_000 };
+export { CONTROLLER_TIMEOUTS, type HttpTimeouts, RETRY_SETTINGS } from './call-budget.ts';
 
 /**
  * The SDK's request-handler options for these timeouts. Without them a call to an endpoint that accepts the

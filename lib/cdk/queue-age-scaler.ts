@@ -21,9 +21,9 @@ import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { type IQueue, Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
+import { controllerTimeoutSeconds } from '../aws/call-budget.ts';
 import {
   ConfigError,
-  controllerTimeoutSeconds,
   EVENT_SOURCE_MAX_CONCURRENCY,
   resolveScalerConfig,
   type ScalerConfig,

@@ -32,34 +32,9 @@ import type { QueueSnapshot } from './snapshot.ts';
  * concurrency 1) normally finds the controller free.
  */
 export const FAST_LOOP_END_BEFORE_TICK_SECONDS = 10;
-/**
- * No fast-path write starts later than this before the next scheduled tick: one write's worst case, 3 attempts
- * of 2 s (lib/aws/clients.ts, CONTROLLER_TIMEOUTS). So every fast-path write lands in its own tick's slot, never
- * in the next one, where the next tick would take the mapping's `LastModified` for a repeat of itself.
- */
-export const FAST_WRITE_DEADLINE_BEFORE_TICK_SECONDS = 6;
-/**
- * The longest one sample may take: it starts at least 10 s before the next tick, its writes start no later than
- * 6 s before it and take at most 6 s, and a refused raise adds the headroom reads (up to 6 s more): about 16 s,
- * with slack. The loop starts no sample with less of Lambda's time left.
- */
-export const FAST_SAMPLE_WORST_SECONDS = 20;
-
 /** Whether the fast path runs between ticks at all. */
 export function fastPathOn(config: ScalerConfig): boolean {
   return config.fastSampleSeconds > 0 && config.fastSampleSeconds < config.tickSeconds;
-}
-
-/**
- * The controller function's timeout. Without the fast path a tick is a handful of calls: half a tick, at most a
- * minute. With it, the loop runs until 10 s before the next tick and its last sample may take up to 20 s: a tick
- * plus 10 s (70 s for one-minute ticks; the next tick, throttled meanwhile by reserved concurrency 1, is retried
- * within its event age). 15 minutes is Lambda's maximum.
- */
-export function controllerTimeoutSeconds(config: ScalerConfig): number {
-  return fastPathOn(config)
-    ? Math.min(900, config.tickSeconds - FAST_LOOP_END_BEFORE_TICK_SECONDS + FAST_SAMPLE_WORST_SECONDS)
-    : Math.min(60, config.tickSeconds / 2);
 }
 
 /** What a sample needs from the tick that started the loop, updated by every sample. */

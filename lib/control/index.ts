@@ -22,11 +22,8 @@ export {
 } from './depth-trend.ts';
 export { configFromEnvironment, environmentName, settingsToEnvironment } from './environment.ts';
 export {
-  controllerTimeoutSeconds,
   decideFast,
   FAST_LOOP_END_BEFORE_TICK_SECONDS,
-  FAST_SAMPLE_WORST_SECONDS,
-  FAST_WRITE_DEADLINE_BEFORE_TICK_SECONDS,
   type FastDecision,
   type FastPathContext,
   type FastReason,
