@@ -109,3 +109,69 @@ export class RateLimiter {
     return false;
   }
 }
+
+export interface DownstreamStats {
+  readonly connectionPool?: number;
+  readonly peakConnectionsInUse?: number;
+  readonly peakWaitingForConnection?: number;
+  readonly apiRatePerSecond?: number;
+  readonly apiCalls?: number;
+  readonly rejectedCalls?: number;
+}
+
+/**
+ * The downstream as the consumer's items meet it: its pool and its rate limit, either or both. Apart from the
+ * consumer because it is a different system with its own capacity: the consumer asks it for a connection and for
+ * its calls, and only it knows whether they are granted. `W` is who waits for a connection (an invocation).
+ */
+export class Downstream<W> {
+  private readonly connections: ConnectionPool<W> | undefined;
+  private readonly rateLimit: RateLimiter | undefined;
+  private readonly callsPerItem: number;
+  /** Whether items hold connections: a pool of them bounds how many run at once. */
+  readonly pooled: boolean;
+  /**
+   * Whether items must run one by one against it: with a capacity, an item's time and its failure depend on the
+   * others in flight; without one, an invocation's duration is drawn up front.
+   */
+  readonly itemwise: boolean;
+
+  constructor(private readonly model: DownstreamModel | undefined) {
+    this.connections =
+      model?.connectionPool === undefined ? undefined : new ConnectionPool(model.connectionPool);
+    this.callsPerItem = model?.callsPerItem ?? 1;
+    this.rateLimit =
+      model?.apiRatePerSecond === undefined
+        ? undefined
+        : new RateLimiter(model.apiRatePerSecond, this.callsPerItem);
+    this.pooled = this.connections !== undefined;
+    this.itemwise = this.connections !== undefined || this.rateLimit !== undefined;
+  }
+
+  /** Takes a connection for `waiter` (call only when `pooled`); false: it waits in line for one. */
+  acquire(waiter: W): boolean {
+    return (this.connections as ConnectionPool<W>).acquire(waiter);
+  }
+
+  /** Gives a connection back: the waiter it passes to, skipping those that `gone` says have left the line. */
+  release(gone: (waiter: W) => boolean): W | undefined {
+    return this.connections?.release(gone);
+  }
+
+  /** One item's calls at `now`: false when the rate limit refuses them (HTTP 429). */
+  admits(now: number): boolean {
+    return this.rateLimit === undefined || this.rateLimit.tryCall(now, this.callsPerItem);
+  }
+
+  stats(): DownstreamStats | undefined {
+    if (this.connections === undefined && this.rateLimit === undefined) return undefined;
+    return {
+      connectionPool: this.connections?.size,
+      peakConnectionsInUse: this.connections?.peakInUse,
+      peakWaitingForConnection: this.connections?.peakWaiting,
+      apiRatePerSecond: this.model?.apiRatePerSecond,
+      apiCalls: this.rateLimit?.calls,
+      rejectedCalls: this.rateLimit?.rejected,
+    };
+  }
+}

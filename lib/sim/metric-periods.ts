@@ -51,6 +51,12 @@ export class MetricPeriods {
     return slot;
   }
 
+  /** SQS samples ApproximateAgeOfOldestMessage: the period keeps the largest sample (the Maximum statistic). */
+  recordAge(time: number, ageSeconds: number): void {
+    const slot = this.at(time);
+    slot.ageMax = Math.max(slot.ageMax, ageSeconds);
+  }
+
   /**
    * The series CloudWatch would return at `now`: only periods published by then (period end + delay). With
    * `instantAge` (the seed's in-process pool) the age is the head's, read the instant it is asked.

@@ -1,0 +1,110 @@
+import type { QueueDepth } from '../control/ports.ts';
+import type { ControllerState } from '../control/snapshot.ts';
+import type { TickPorts } from '../control/tick.ts';
+import type { ActuatorModel } from './actuator-model.ts';
+import type { MessageQueue } from './message-queue.ts';
+import type { MetricPeriods } from './metric-periods.ts';
+import type { ReceiveLoops } from './receive-loops.ts';
+
+/** What a controller tick reports back for the timeline. */
+export interface TickReport {
+  readonly reason?: string;
+  readonly saturated?: boolean;
+  /** The downstream got slower with the age above target: the shed signal. */
+  readonly shed?: boolean;
+}
+
+export interface SimController {
+  readonly name: string;
+  tick(ports: TickPorts, now: number): Promise<TickReport>;
+  /**
+   * A sub-tick sample of the real-time depth (the fast path), when the controller has one and the last tick
+   * started it. Reports whether it changed the applied concurrency.
+   */
+  fastSample?(ports: TickPorts, now: number): Promise<{ changed: boolean }>;
+}
+
+/** What the controller's ports reach: late CloudWatch, the queue's real-time depth, the consumer's limits. */
+export interface ControlledParts {
+  readonly metrics: MetricPeriods;
+  readonly queue: MessageQueue;
+  readonly actuator: ActuatorModel;
+  readonly loops: ReceiveLoops;
+  /** The seed's in-process pool reads its queue's head age the instant it asks, not from CloudWatch. */
+  readonly instantAge: boolean;
+}
+
+/**
+ * The controller under test on its schedule: its ticks, the fast path's samples between them, and the ports it
+ * sees the system through, the same a real controller has (TickPorts). Apart from the model so that the
+ * controller cannot see more than the Lambda would: it gets only what these ports return, and its writes reach
+ * the consumer only through the actuator's write plan.
+ */
+export class ControllerClock {
+  private state: ControllerState = {};
+  /** The time of the tick or sample in progress: the ports' writes happen then. */
+  private at = 0;
+  private lastTickAt = 0;
+  private readonly ports: TickPorts;
+  /** The fast path's sampling interval, when there is one. */
+  readonly fastSampleSeconds: number | undefined;
+
+  constructor(
+    private readonly controller: SimController,
+    tickSeconds: number,
+    fastSampleSeconds: number | undefined,
+    parts: ControlledParts,
+  ) {
+    // A sample interval of 0, or of a tick or more, is no fast path.
+    const fast = fastSampleSeconds ?? 0;
+    this.fastSampleSeconds = controller.fastSample && fast > 0 && fast < tickSeconds ? fast : undefined;
+    this.ports = this.buildPorts(parts);
+  }
+
+  async tick(now: number): Promise<TickReport> {
+    this.at = now;
+    const report = await this.controller.tick(this.ports, now);
+    this.lastTickAt = now;
+    return report;
+  }
+
+  /** The fast path's sample at `now`, as the Lambda's loop takes them: one at a tick's own instant is the tick's. */
+  async fastSample(now: number): Promise<void> {
+    if (now === this.lastTickAt) return;
+    this.at = now;
+    const result = await this.controller.fastSample?.(this.ports, now);
+    // The Lambda learns of its own fast-path write from the mapping's LastModified at the next tick: so does the
+    // carried state here.
+    if (result?.changed) this.state = { ...this.state, lastChangeAt: now };
+  }
+
+  private buildPorts({ metrics, queue, actuator, loops, instantAge }: ControlledParts): TickPorts {
+    return {
+      metrics: {
+        read: async (now, period, window) =>
+          metrics.read(now, period, window, instantAge ? queue.headAge(this.at) : undefined),
+      },
+      queue: {
+        depth: async (): Promise<QueueDepth> => ({
+          visible: queue.visibleCount(),
+          inFlight: queue.inFlight,
+          delayed: 0,
+        }),
+      },
+      concurrency: {
+        applied: async () => actuator.effective(),
+        condition: async () => actuator.condition(),
+        apply: async (desired) => {
+          actuator.apply(desired, this.at);
+          loops.resize(this.at);
+        },
+      },
+      state: {
+        load: async () => this.state,
+        save: async (state) => {
+          this.state = state;
+        },
+      },
+    };
+  }
+}
