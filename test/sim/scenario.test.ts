@@ -122,13 +122,16 @@ describe('phase files', () => {
     expect(() => scaleScenario(scenario, 1, Number.NaN)).toThrow(/--time-scale = NaN: must be a number > 0/);
   });
 
-  it('ships the scenarios the README names', () => {
+  it('ships the scenarios docs/simulator.md names', () => {
     expect(shippedScenarios()).toEqual([
       'bursts',
+      'cold-steady',
       'diurnal',
       'downstream-at-limit',
       'downstream-slowdown',
       'downstream-slowing',
+      'hourly-fanout',
+      'idle-then-burst',
       'overload',
       'sawtooth',
       'seed-spike',
@@ -144,7 +147,7 @@ describe('phase files', () => {
   });
 
   it('names an unknown scenario and the known ones', () => {
-    expect(() => loadScenario('spike')).toThrow(/unknown scenario 'spike' \(known: bursts, diurnal/);
+    expect(() => loadScenario('spike')).toThrow(/unknown scenario 'spike' \(known: bursts, cold-steady, diurnal/);
   });
 
   it.each([
