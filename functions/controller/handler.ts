@@ -200,11 +200,13 @@ async function fastLoop(
       deps.reporter.reportFast({ kind: 'paused', paused: sample.paused, sample }, deps.calls, now);
       return summary('paused');
     }
+    // A write the deadline kept back is no error: the calls were slow, and the next tick decides.
+    if (actuation.kind === 'failed' && actuation.failure === 'deadline') return summary('deadline');
     if (actuation.kind === 'failed') {
       // Nothing is written again this minute: a throttled control plane is not asked again every 10 s. What a
       // failed write left out of step the next tick repairs.
       deps.reporter.reportFast(failedWrite(actuation), deps.calls, now);
-      return summary(actuation.failure === 'deadline' ? 'deadline' : 'error');
+      return summary('error');
     }
     if (sample.changed || actuation.kind === 'clamped') {
       if (sample.changed) growths++;
@@ -227,15 +229,13 @@ async function fastLoop(
 
 /** A fast-path write that failed, reported like a failed sample (what failed, the error, what to check). */
 function failedWrite(actuation: Extract<Actuation, { kind: 'failed' }>): FastOutcome {
-  const failure = actuation.failure === 'unsafe' ? 'other' : actuation.failure;
+  const failure =
+    actuation.failure === 'unsafe' || actuation.failure === 'deadline' ? 'other' : actuation.failure;
   return {
     kind: 'failed',
     failure,
     error: actuation.error,
-    hint:
-      actuation.failure === 'deadline'
-        ? "the write would have landed in the next tick's slot: not sent, the next tick decides"
-        : `${HINTS[failure] ?? 'unexpected error: held this tick'}; the fast path stops until the next tick`,
+    hint: `${HINTS[failure] ?? 'unexpected error: held this tick'}; the fast path stops until the next tick`,
   };
 }
 

@@ -47,7 +47,7 @@ export type FastOutcome =
     }
   | {
       readonly kind: 'failed';
-      readonly failure: FailureKind | 'response' | 'deadline';
+      readonly failure: FailureKind | 'response';
       readonly error: string;
       readonly hint: string;
     };

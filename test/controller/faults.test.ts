@@ -354,4 +354,56 @@ describe('a throttled control plane between ticks', () => {
     expect(logs[0]).toMatchObject({ reason: 'error:throttled' });
     expect(logs.at(-1)).toMatchObject({ samples: 1, growths: 0, appliedAfter: 2, stoppedBy: 'error' });
   });
+  it('a sample whose calls ran past the write deadline writes nothing, and it is no error: the next tick decides', async () => {
+    // GIVEN a quiet queue held at 2, and a surge at the first sample, whose GetQueueAttributes answers 45 s late
+    answer(
+      Array.from({ length: 10 }, () => ({
+        age: 1,
+        sent: 60,
+        deleted: 60,
+        durationMs: 60_000,
+        applied: 2,
+        scaleEvents: 0,
+      })),
+      2,
+      0,
+    );
+    const { deps } = unitWorld({ FAST_SAMPLE_SECONDS: '10', MAX_CONCURRENCY: '32' });
+    let now = NOW;
+    const fast: Record<string, number>[] = [];
+    const logs: Record<string, unknown>[] = [];
+    const handler = createHandler({
+      ...deps,
+      clock: () => now,
+      sleep: async (seconds) => {
+        now += seconds;
+        sqs.on(GetQueueAttributesCommand).callsFake(async () => {
+          now += 45;
+          return {
+            Attributes: {
+              ApproximateNumberOfMessages: '2000',
+              ApproximateNumberOfMessagesNotVisible: '20',
+              ApproximateNumberOfMessagesDelayed: '0',
+            },
+          };
+        });
+      },
+      reporter: {
+        report() {},
+        reportFast(outcome) {
+          fast.push(Object.fromEntries(metricsForFast(outcome).map((m) => [m.name, m.value])));
+        },
+        reportFastLoop(summary) {
+          logs.push({ ...summary });
+        },
+      },
+    });
+    await handler({ time: new Date(NOW * 1000).toISOString() });
+    // THEN the growth the sample wanted was not sent (the next tick starts within 6 s of it), and nothing is
+    // published as an error or a growth
+    expect(sent(PutFunctionConcurrencyCommand)).toEqual([]);
+    expect(sent(UpdateEventSourceMappingCommand)).toEqual([]);
+    expect(fast).toEqual([]);
+    expect(logs.at(-1)).toMatchObject({ samples: 1, growths: 0, appliedAfter: 2, stoppedBy: 'deadline' });
+  });
 });
