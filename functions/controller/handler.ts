@@ -12,7 +12,6 @@ import {
   type FastSampleResult,
   fastPathContext,
   fastPathOn,
-  queueIsBusy,
   runFastSample,
   runTick,
 } from '../../lib/control/index.ts';
@@ -123,8 +122,7 @@ export async function controllerTick(
       pauseOverpull: pauseOverpulls(reading),
       config,
     };
-    if (!fastPathOn(config) || !queueIsBusy(result.snapshot) || appliedAfter === undefined)
-      return { outcome };
+    if (!fastPathOn(config) || appliedAfter === undefined) return { outcome };
     return {
       outcome,
       fast: {
@@ -138,7 +136,7 @@ export async function controllerTick(
 }
 
 /**
- * The fast path: between this tick and the next, while the queue is busy, one GetQueueAttributes about every
+ * The fast path: between this tick and the next, idle or busy, one GetQueueAttributes about every
  * `fastSampleSeconds`, growth when the depth demands it. No Lambda read per sample (the control plane is 15
  * requests/s per account): the actuator carries the limits the tick read and wrote, and reads them afresh only
  * before a growth, so an operator's pause or hand edit since the tick is seen first.
@@ -240,8 +238,8 @@ function failedWrite(actuation: Extract<Actuation, { kind: 'failed' }>): FastOut
 }
 
 /**
- * The Lambda handler's body: tick, report, then the fast path while the queue is busy; returns the tick's
- * outcome. An idle queue costs one short invocation a minute.
+ * The Lambda handler's body: tick, report, then the fast path until 10 s before the next tick, idle queue or
+ * busy (a burst after silence is met within a sample, not a minute later); returns the tick's outcome.
  */
 export function createHandler(deps: ControllerDependencies) {
   return async (event: unknown, context?: InvocationContext): Promise<TickOutcome> => {

@@ -140,8 +140,9 @@ export interface QueueAgeScalerSettings {
    */
   readonly setpointFraction?: number;
   /**
-   * How often the controller samples the queue's real-time depth between ticks while the queue is busy (the
-   * fast path: it only grows). Zero turns it off. Valid: [0 s; 1 hour].
+   * How often the controller samples the queue's real-time depth between ticks, idle or busy (the fast path:
+   * it only grows, and meets a burst after silence within a sample). Zero turns it off, and an idle queue then
+   * costs one short invocation a minute. Valid: 0, or [5 s; 1 hour].
    * @default Duration.seconds(10)
    */
   readonly fastSample?: Duration;

@@ -12,6 +12,7 @@ export const REASON_CODES = [
   'hold:at-cap',
   'hold:downstream-slower',
   'hold:unconfirmed',
+  'hold:settling',
   'hold:paused',
   'hold:no-data',
   'hold:draining',

@@ -8,6 +8,8 @@
 export interface DepthSample {
   readonly at: number;
   readonly messages: number;
+  /** Messages received and not yet deleted (in flight), where the sample read them. */
+  readonly inFlight?: number;
   /**
    * False when the applied value is known to have changed within a poller settling time before the sample or at
    * any time after it (the Lambda knows this from the mapping's exact LastModified, finer than its carried
@@ -119,4 +121,29 @@ export function arrivalsRose(trend: DepthTrend | undefined, reported: number | u
     trend.arrivalsAtLeast > 0 &&
     trend.arrivalsAtLeast > RATE_CHANGE_FACTOR * reported
   );
+}
+
+/**
+ * Slow start's proof, for a queue whose per-item time is not known yet (a new queue, or the first burst after a
+ * silence longer than the metric window): the depth rose beyond its noise since the previous sample, with a
+ * backlog waiting and every allowed worker busy (at least half a batch of the mapping's default BatchSize, 10,
+ * in flight for each: pollers still ramping to a raised maximum show fewer). With no healthy per-item time to be
+ * slower than, that rise proves arrivals above what the applied concurrency serves, not a slower downstream.
+ * Worked example: 2 applied, 0 → 6,700 visible in 10 s with 20 in flight: proof.
+ */
+export function slowStartProof(
+  previous: DepthSample | undefined,
+  sample: DepthSample,
+  applied: number,
+): boolean {
+  if (previous === undefined || !(sample.at > previous.at) || !Number.isFinite(applied)) return false;
+  const rose = sample.messages - previous.messages > DEPTH_NOISE_MESSAGES;
+  const backlog = sample.messages >= BACKLOG_MESSAGES_PER_WORKER * applied;
+  const allBusy = (sample.inFlight ?? 0) >= (BACKLOG_MESSAGES_PER_WORKER / 2) * applied;
+  return rose && backlog && allBusy;
+}
+
+/** The depth fell beyond its noise since the previous sample: what runs is working the backlog off. */
+export function depthFalling(previous: DepthSample | undefined, visible: number): boolean {
+  return previous !== undefined && previous.messages - visible > DEPTH_NOISE_MESSAGES;
 }

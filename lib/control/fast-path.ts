@@ -4,9 +4,11 @@ import {
   arrivalsRose,
   BACKLOG_MESSAGES_PER_WORKER,
   type DepthSample,
+  depthFalling,
   depthShowsBacklog,
   depthTrend,
   RATE_CHANGE_FACTOR,
+  slowStartProof,
 } from './depth-trend.ts';
 import {
   backlogWorkedOffInTime,
@@ -19,9 +21,10 @@ import { clampConcurrency } from './policy.ts';
 import type { QueueSnapshot } from './snapshot.ts';
 
 /**
- * The fast path: between one-minute ticks, while the queue is busy, the controller samples the real-time depth
- * (one `GetQueueAttributes`, about every 10 s) and grows when the depth shows a surge the applied concurrency
- * cannot work off. It never shrinks: shrinking waits for sustained idleness in CloudWatch's data, which only the
+ * The fast path: between one-minute ticks, idle or busy, the controller samples the real-time depth (one
+ * `GetQueueAttributes`, about every 10 s) and grows when the depth shows a surge the applied concurrency cannot
+ * work off. It samples an idle queue too: a burst after silence (a cron job, a batch import) is seen within a
+ * sample, not at the next tick. It never shrinks: shrinking waits for sustained idleness in CloudWatch's data, which only the
  * tick reads. It reads no Lambda value per sample (the account's control plane is 15 requests/s): it carries the
  * tick's reading and its own writes. Pure, like `decide`, and built on the same need and trend; the Lambda's loop
  * and the simulator's sampling event both call it through `runFastSample`.
@@ -83,15 +86,6 @@ export interface FastDecision {
   };
   /** The context for the next sample. */
   readonly context: FastPathContext;
-}
-
-/** Whether the tick should start a fast loop: an idle queue costs one short invocation a minute. */
-export function queueIsBusy(snapshot: QueueSnapshot): boolean {
-  return (
-    (snapshot.visibleMessages ?? 0) > 0 ||
-    (snapshot.inFlightMessages ?? 0) > 0 ||
-    (snapshot.arrivalRatePerSecond ?? 0) > 0
-  );
 }
 
 /** The fast path's starting point, from the tick's snapshot and decision (pure). */
@@ -207,9 +201,17 @@ export function decideFast(
     ? config.maxConcurrency
     : unconfirmedLimit(applied, context.confirmedNeed ?? context.tickApplied, config);
   let need: number | undefined;
+  let slowStart = false;
   if (arrivals !== undefined && context.itemSeconds !== undefined) {
     need = needWithBacklog(arrivals, context.itemSeconds, visible, config);
+  } else if (context.itemSeconds === undefined && slowStartProof(context.previous, sample, applied)) {
+    // No per-item time to size with (a new queue, a burst after a long silence): double per sample while the
+    // depth proves arrivals above what runs, as TCP's slow start does; it stops at the first sample that shows
+    // the depth no longer rising. Worked example (800/s at 15 ms after 20 idle minutes): 2 → 4 → 8 → 16 in 30 s.
+    need = 2 * applied;
+    slowStart = true;
   } else if (
+    !depthFalling(context.previous, visible) &&
     depthShowsBacklog(
       context.tickSample,
       sample.at,
@@ -219,8 +221,10 @@ export function decideFast(
       2 * config.tickSeconds,
     )
   ) {
-    // No per-item time yet (a new queue): how far to grow is unknown; the unconfirmed limit, once per tick.
-    need = growthLimit;
+    // No per-item time, no proof this sample, and the depth not falling since the last one: how far to grow is
+    // unknown; the unconfirmed limit of the tick's value, once per tick, even where a spike is confirmed (the cap
+    // is no size for an unknown need). A falling depth is being worked off: the last growth is still settling.
+    need = unconfirmedLimit(applied, context.confirmedNeed ?? context.tickApplied, config);
   }
   const inputs = {
     arrivalsAtLeast: atLeast,
@@ -230,7 +234,9 @@ export function decideFast(
     growthLimit,
   };
   if (need === undefined || need <= applied) return hold(inputs);
-  const desired = clampConcurrency(Math.min(need, growthLimit, applied + config.maxScaleUpStep), config);
+  // Slow start's proof stands in for CloudWatch's confirmation: with no baseline, no downstream can be "slower".
+  const limit = slowStart ? config.maxConcurrency : growthLimit;
+  const desired = clampConcurrency(Math.min(need, limit, applied + config.maxScaleUpStep), config);
   if (desired <= applied) return hold(inputs);
   return {
     desired,

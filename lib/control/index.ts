@@ -29,7 +29,6 @@ export {
   type FastReason,
   fastPathContext,
   fastPathOn,
-  queueIsBusy,
 } from './fast-path.ts';
 export { needWithBacklog, setpointSeconds, steadyNeed, unconfirmedLimit } from './need.ts';
 export { type ObservationInput, observe } from './observe.ts';

@@ -1,6 +1,6 @@
 import type { ScalerConfig } from './config.ts';
 import type { Decision, DecisionInputs, ReasonCode } from './decision.ts';
-import { depthShowsBacklog } from './depth-trend.ts';
+import { depthShowsBacklog, POLLER_SETTLE_SECONDS } from './depth-trend.ts';
 import { ageDataOf, type Load, loadOf, maxDefined, type Tick, tickOf } from './load.ts';
 import { needWithBacklog, steadyNeed, unconfirmedLimit } from './need.ts';
 import { rateUpperBound } from './rate-bounds.ts';
@@ -95,6 +95,16 @@ function verdict(
   };
 }
 
+/**
+ * The last change is younger than the pollers' settling time (a minute: docs/aws-facts.md, "Event source
+ * mapping"): the depth since the previous tick still shows the old concurrency, so growth that no need sizes (the
+ * age-only step, growth before data) waits for it to show the new one. Worked example: the fast path doubled
+ * 2 → 16 in the 30 s before this tick on a queue with no per-item time yet; the depth rose over the minute, but
+ * since the last doubling it falls: adding the step would overshoot.
+ */
+const settling = (tick: Tick): boolean =>
+  tick.state.lastChangeAt !== undefined && tick.now - tick.state.lastChangeAt < POLLER_SETTLE_SECONDS;
+
 const flagsOf = (load: Load): Flags => ({
   ageAboveTarget: load.aboveTarget,
   downstreamSlower: load.downstreamSlower,
@@ -170,7 +180,7 @@ function growBacklogBeforeData(tick: Tick, lag: number | undefined): Decision | 
     tick.setpoint,
     2 * config.tickSeconds,
   );
-  if (!backlog) return undefined;
+  if (!backlog || settling(tick)) return undefined;
   const growthLimit = unconfirmedLimit(applied, tick.confirmedNeed, config);
   const wanted =
     reportedArrivals === undefined || itemSeconds === undefined
@@ -241,13 +251,17 @@ function holdDraining(load: Load): Decision | undefined {
 }
 
 /**
- * `grow:age-above-target`, or `hold:unconfirmed` at the limit. Age decides when (above the setpoint), the need
+ * `grow:age-above-target`, `hold:unconfirmed` at the limit, or `hold:settling` where no need sizes the growth and
+ * the last change (the fast path's slow start, say) has not settled yet. Age decides when (above the setpoint), the need
  * how far, at most `maxScaleUpStep` a tick; growth CloudWatch has not confirmed stops at `unconfirmedGrowthFactor`
  * × the confirmed need (depth alone cannot tell a spike from a slower downstream).
  */
 function growAgeAboveTarget(load: Load): Decision | undefined {
   if (!load.behind) return undefined;
   const { config, applied } = load;
+  if (load.need === undefined && settling(load)) {
+    return verdict(load, applied, 'hold:settling', load.inputs, busyState(load), flagsOf(load));
+  }
   const growthLimit = load.confirmed
     ? config.maxConcurrency
     : unconfirmedLimit(applied, load.confirmedNeed, config);

@@ -268,7 +268,7 @@ export const SETTINGS = {
     doc: 'growth starts above this fraction of the target: the target is a ceiling, not a place to sit',
   },
   /**
-   * How often the fast path samples the real-time depth between ticks while the queue is busy; 0 turns it off.
+   * How often the fast path samples the real-time depth between ticks, idle or busy; 0 turns it off.
    * It only grows.
    */
   fastSampleSeconds: {
@@ -286,7 +286,7 @@ export const SETTINGS = {
     prop: 'fastSample',
     duration: true,
     env: 'FAST_SAMPLE_SECONDS',
-    doc: `the fast path: between ticks, while the queue is busy, sample its depth this often and grow on a surge; 0 turns it off. Below ${MIN_FAST_SAMPLE_SECONDS} s the approximate depth's noise reads as arrivals`,
+    doc: `the fast path: between ticks, idle or busy, sample the queue's depth this often and grow on a surge; 0 turns it off (then an idle queue costs one short invocation a minute). Below ${MIN_FAST_SAMPLE_SECONDS} s the approximate depth's noise reads as arrivals`,
     also: `0 (off) or at least ${MIN_FAST_SAMPLE_SECONDS} s`,
   },
   /**

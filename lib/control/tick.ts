@@ -106,7 +106,11 @@ export async function runFastSample(
   now: number,
 ): Promise<FastSampleResult> {
   const depth = await ports.queue.depth();
-  const decision = decideFast({ at: now, messages: depth.visible }, context, config);
+  const decision = decideFast(
+    { at: now, messages: depth.visible, inFlight: depth.inFlight },
+    context,
+    config,
+  );
   const held = (applied: number, paused?: PauseKind): FastSampleResult => ({
     depth,
     decision,

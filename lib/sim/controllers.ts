@@ -1,5 +1,5 @@
 import type { ScalerConfig } from '../control/config.ts';
-import { type FastPathContext, fastPathContext, queueIsBusy } from '../control/fast-path.ts';
+import { type FastPathContext, fastPathContext } from '../control/fast-path.ts';
 import { observe } from '../control/observe.ts';
 import { runFastSample, runTick, type TickPorts } from '../control/tick.ts';
 import type { SimEnvironment } from './environment.ts';
@@ -22,7 +22,7 @@ export function ageLawController(config: ScalerConfig, env: SimEnvironment): Sim
     async tick(ports, now) {
       const { decision, snapshot, applied, changed } = await runTick(ports, config, now, tickOptions(env));
       const after = changed ? decision.desired : applied;
-      fast = queueIsBusy(snapshot) ? fastPathContext(snapshot, decision, after, config) : undefined;
+      fast = fastPathContext(snapshot, decision, after, config);
       return { reason: decision.reason, saturated: decision.saturated, shed: decision.shed };
     },
     async fastSample(ports, now) {

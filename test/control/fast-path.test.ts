@@ -1,12 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { resolveScalerConfig } from '../../lib/control/config.ts';
-import {
-  decideFast,
-  type FastPathContext,
-  fastPathContext,
-  queueIsBusy,
-} from '../../lib/control/fast-path.ts';
+import { decideFast, type FastPathContext, fastPathContext } from '../../lib/control/fast-path.ts';
 import { decide } from '../../lib/control/policy.ts';
 import { config, NOW, snapshot, state } from './fixtures.ts';
 
@@ -174,19 +169,73 @@ describe('decideFast', () => {
     }
   });
 
+  describe('slow start: no per-item time to size with', () => {
+    // A burst after silence: nothing ran for an hour (no per-item time), CloudWatch reported no arrivals.
+    const quiet = (overrides: Partial<FastPathContext> = {}) =>
+      context({
+        itemSeconds: undefined,
+        reportedArrivals: 0,
+        tickArrivals: 0,
+        confirmedNeed: undefined,
+        tickSample: at(0, 0),
+        previous: at(0, 0),
+        ...overrides,
+      });
+    it.each([
+      {
+        comment: 'the depth rose 0 → 6,700 with both workers busy (20 in flight): proof, double 2 → 4',
+        ctx: quiet(),
+        sample: { ...at(10, 6_700), inFlight: 20 },
+        desired: 4,
+        reason: 'grow:fast-surge',
+      },
+      {
+        comment: 'and again at 4 (40 in flight): 4 → 8, not the unconfirmed limit of the tick’s value',
+        ctx: quiet({ applied: 4, previous: at(10, 6_700) }),
+        sample: { ...at(20, 12_000), inFlight: 40 },
+        desired: 8,
+        reason: 'grow:fast-surge',
+      },
+      {
+        comment:
+          'the pollers not yet at the raised value (10 in flight for 8 allowed): no proof, no doubling',
+        ctx: quiet({ applied: 8, previous: at(20, 12_000) }),
+        sample: { ...at(30, 15_000), inFlight: 10 },
+        desired: 8,
+        reason: 'hold:fast',
+      },
+      {
+        comment:
+          'the depth falling since the last sample (16 work it off): hold, not the cap a spike would allow',
+        ctx: quiet({ applied: 16, tickApplied: 16, tickSample: at(0, 12_000), previous: at(40, 16_000) }),
+        sample: { ...at(50, 14_000), inFlight: 160 },
+        desired: 16,
+        reason: 'hold:fast',
+      },
+    ])('$comment', ({ ctx, sample, desired, reason }) => {
+      const decision = decideFast(sample, ctx, config());
+      expect(decision.reason).toBe(reason);
+      expect(decision.desired).toBe(desired);
+    });
+
+    it('with a per-item time known, the need sizes the growth and slow start does not apply', () => {
+      // The same 0 → 6,700 at 15 ms: arrivals ≥ 669/s → 669 × 0.015 ÷ 0.9 → 12, plus the backlog's drain: 12
+      const decision = decideFast(
+        { ...at(10, 6_700), inFlight: 20 },
+        quiet({ itemSeconds: 0.015 }),
+        config(),
+      );
+      expect(decision.desired).toBe(12);
+    });
+  });
+
   it('a growth moves the context on: the next sample starts from the new value, dated now', () => {
     const decision = decideFast(at(10, 7_000), context(), config());
     expect(decision.context).toMatchObject({ applied: 16, lastChangeAt: NOW + 10, previous: at(10, 7_000) });
   });
 });
 
-describe('fastPathContext and queueIsBusy', () => {
-  it('an idle queue starts no fast loop: one short invocation a minute', () => {
-    expect(queueIsBusy({ now: NOW, appliedConcurrency: 2, visibleMessages: 0, inFlightMessages: 0 })).toBe(
-      false,
-    );
-    expect(queueIsBusy({ now: NOW, appliedConcurrency: 2, arrivalRatePerSecond: 0.1 })).toBe(true);
-  });
+describe('fastPathContext', () => {
   it('carries the tick’s reported rate, per-item time, confirmation and sample; freezes on a slower downstream', () => {
     const snap = snapshot({ appliedConcurrency: 7, age: 300, arrivalRatePerSecond: 300, itemSeconds: 0.06 });
     const decision = decide(snap, state({ baselineArrivalRate: 300 }), config());

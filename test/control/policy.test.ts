@@ -349,6 +349,61 @@ describe('grow:age-above-target / hold:draining — age decides when to grow, th
   });
 });
 
+describe('hold:settling — growth no need sizes waits until the last change has settled', () => {
+  // Behind, with no per-item time: only the age-only step could grow; the fast path changed the value 30 s ago.
+  const behindUnsized = snapshot({
+    appliedConcurrency: 16,
+    age: 90,
+    arrivalRatePerSecond: undefined,
+    itemSeconds: undefined,
+  });
+  it.each([
+    {
+      comment: 'changed 30 s ago: the depth still shows the old value → hold',
+      changedAgo: 30,
+      desired: 16,
+      reason: 'hold:settling',
+    },
+    {
+      comment: 'changed 90 s ago: settled → the age-only step',
+      changedAgo: 90,
+      desired: 20,
+      reason: 'grow:age-above-target',
+    },
+  ])('$comment', ({ changedAgo, desired, reason }) => {
+    const decision = decide(
+      behindUnsized,
+      { lastChangeAt: NOW - changedAgo },
+      config({ maxScaleUpStep: 1000 }),
+    );
+    expect(decision).toMatchObject({ desired, reason });
+  });
+
+  it('a sized need is not held: the settling time only guards the guess', () => {
+    const decision = decide(
+      snapshot({ appliedConcurrency: 4, age: 90 }),
+      { lastChangeAt: NOW - 30 },
+      config(),
+    );
+    expect(decision.reason).toBe('grow:age-above-target');
+  });
+
+  it('growth before data waits too: a backlog seen across a change 20 s ago holds', () => {
+    const noData = snapshot({
+      appliedConcurrency: 16,
+      oldestAge: undefined,
+      arrivalRatePerSecond: undefined,
+      itemSeconds: undefined,
+      visibleMessages: 12_000,
+    });
+    const st = { lastVisible: { at: NOW - 60, messages: 6_000 } };
+    expect(decide(noData, { ...st, lastChangeAt: NOW - 20 }, config()).reason).toBe('hold:no-data');
+    expect(decide(noData, { ...st, lastChangeAt: NOW - 120 }, config()).reason).toBe(
+      'grow:backlog-before-data',
+    );
+  });
+});
+
 describe('hold:unconfirmed — growth CloudWatch has not confirmed is limited (a spike or a slower downstream?)', () => {
   // 300/s at 20 ms needs 300 × 0.02 ÷ 0.9 = 6.7 → 7. The late datapoint (lag 120 s) still shows a healthy queue.
   const flat = (visible: number, extra = {}) =>

@@ -1,3 +1,4 @@
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MotoServer, startMotoServer } from '../support/moto-server.ts';
 import { CONTROLLER_ENV, repeat } from './support/minutes.ts';
@@ -106,15 +107,57 @@ describe('the fast path', () => {
     },
   );
 
-  it('an idle queue costs one short invocation: no loop, the tick’s 4 reads', async () => {
+  it('an idle queue is sampled too: a burst after silence grows in the invocation that saw it (slow start)', async () => {
+    // GIVEN an idle queue at the floor, with no per-item time known (nothing ran in the last hour)
     const world = await World.create(server, { env: ENV, reserved: 2, mappingMax: 2 });
     await world.seed(repeat(10, { age: 0, sent: 0, deleted: 0 }));
     await world.seedControllerHistory(2, 10);
-    const before = world.now;
+    // WHEN, 10 s after the idle tick, 200 messages arrive and the 2 workers hold a batch of 10 each
+    let burst = false;
+    world.duringSleep = async () => {
+      if (burst) return;
+      burst = true;
+      await world.sendMessages(200);
+      for (let i = 0; i < 2; i++) {
+        await world.sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: world.queueUrl,
+            MaxNumberOfMessages: 10,
+            VisibilityTimeout: 600,
+          }),
+        );
+      }
+    };
     await world.tick();
-    expect(world.fastLogs()).toEqual([]);
-    expect(world.calls.reads).toBe(4);
-    expect(world.now).toBe(before);
+    // THEN the idle tick held and started the loop anyway; its first sample saw the burst and, with no per-item time
+    // to size with, doubled on the proof (the depth rose while every allowed worker was busy): 2 → 4
+    expect(world.lastLog().fields.reason).toBe('hold:steady');
+    const grew = world.fastLogs().filter((l) => l.message === 'fast path');
+    expect(grew[0]?.fields).toMatchObject({ reason: 'grow:fast-surge', applied: 2, desired: 4 });
+    expect((grew[0]?.fields.awsCalls as { commands: string[] } | undefined)?.commands).toEqual([
+      'GetQueueAttributesCommand',
+      'GetFunctionConcurrencyCommand',
+      'GetEventSourceMappingCommand',
+      'PutFunctionConcurrencyCommand',
+      'UpdateEventSourceMappingCommand',
+    ]);
+    // AND the rest of the minute: one GetQueueAttributes a sample, five samples, the loop ending before the next tick
+    expect(world.fastLogs().at(-1)).toMatchObject({ message: 'fast path done', fields: { samples: 5 } });
+  });
+
+  it('an idle queue with nothing arriving: the loop samples, reads no Lambda value and writes nothing', async () => {
+    const world = await World.create(server, { env: ENV, reserved: 2, mappingMax: 2 });
+    await world.seed(repeat(10, { age: 0, sent: 0, deleted: 0 }));
+    await world.seedControllerHistory(2, 10);
+    await world.tick();
+    expect(world.instants).toEqual([]);
+    expect(world.fastLogs()).toEqual([
+      expect.objectContaining({
+        message: 'fast path done',
+        fields: expect.objectContaining({ samples: 5, growths: 0 }),
+      }),
+    ]);
+    expect(await world.applied()).toEqual({ reserved: 2, mapping: 2 });
   });
 
   it('never shrinks: a queue that empties between ticks leaves the value alone', async () => {
