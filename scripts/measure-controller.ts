@@ -2,7 +2,7 @@
  * Measures the controller for its closing note, against a private moto server on 127.0.0.1 (no call can reach
  * AWS): the AWS calls one tick makes in each branch, the fast path's calls per sample, the bundle size with
  * @aws-sdk/* external, the handler's time per tick (p50 over 100 ticks), and from them the Lambda GB-seconds and
- * API calls a month, idle and busy.
+ * API calls a month, with the fast path on (idle or busy) and off.
  *
  *   npx tsx scripts/measure-controller.ts
  */
@@ -225,9 +225,10 @@ async function main(): Promise<void> {
       );
     }
 
-    // A month of one-minute ticks at 256 MB (the construct's setting), arm64 at $0.0000133334 per GB-second. An
-    // idle tick is billed for its own time (moto's p50 here; AWS's API latencies are of the same order, assume
-    // 300 ms); a busy one for the loop too, which ends 10 s before the next tick.
+    // A month of one-minute ticks at 256 MB (the construct's setting), arm64 at $0.0000133334 per GB-second. With
+    // the fast path on, every invocation, idle queue or busy, is billed for the loop too, which ends 10 s before
+    // the next tick; with fastSampleSeconds 0, for the tick's own time only (moto's p50 here; AWS's API latencies
+    // are of the same order, assume 300 ms).
     const ticks = 30 * 24 * 60;
     const gb = 256 / 1024;
     const idleSeconds = Math.max(0.3, percentile(holdTimes, 50) / 1000);
@@ -239,8 +240,8 @@ async function main(): Promise<void> {
     );
     console.log('|---|---|---|---|---|---|---|');
     for (const [queue, seconds, depthReads] of [
-      ['idle', idleSeconds, 1],
-      ['busy', busySeconds, 6],
+      ['fast path on (idle or busy)', busySeconds, 6],
+      ['fastSampleSeconds 0', idleSeconds, 1],
     ] as const) {
       const gbs = ticks * seconds * gb;
       console.log(
