@@ -271,6 +271,7 @@ describe('fast path invariants', () => {
           lastChangeAt: maybe(anything),
           sampleAt: anything,
           visible: anything,
+          inFlight: maybe(anything),
         }),
         (cfg, p) => {
           const applied = Math.round(
@@ -288,7 +289,11 @@ describe('fast path invariants', () => {
             confirmedNeed: p.confirmedNeed,
             confirmed: p.confirmed,
           };
-          const decision = decideFast({ at: p.sampleAt, messages: p.visible }, ctx, cfg);
+          const decision = decideFast(
+            { at: p.sampleAt, messages: p.visible, inFlight: p.inFlight },
+            ctx,
+            cfg,
+          );
           expect(Number.isInteger(decision.desired)).toBe(true);
           expect(decision.desired).toBeGreaterThanOrEqual(applied);
           expect(decision.desired).toBeGreaterThanOrEqual(cfg.minConcurrency);
@@ -299,16 +304,29 @@ describe('fast path invariants', () => {
     );
   });
 
-  it('a chain of samples never shrinks either: each starts where the last left off', () => {
+  it('a chain of samples never shrinks either, slow start included: each starts where the last left off', () => {
     fc.assert(
       fc.property(
         arbConfig,
-        fc.array(fc.integer({ min: 0, max: 500_000 }), { maxLength: 12 }),
-        (cfg, depths) => {
-          let ctx = context({ applied: cfg.minConcurrency, tickApplied: cfg.minConcurrency });
-          depths.forEach((messages, i) => {
+        fc.array(
+          fc.record({
+            messages: fc.integer({ min: 0, max: 500_000 }),
+            inFlight: fc.integer({ min: 0, max: 20_000 }),
+          }),
+          {
+            maxLength: 12,
+          },
+        ),
+        fc.boolean(),
+        (cfg, depths, itemTimeKnown) => {
+          let ctx = context({
+            applied: cfg.minConcurrency,
+            tickApplied: cfg.minConcurrency,
+            ...(itemTimeKnown ? {} : { itemSeconds: undefined }),
+          });
+          depths.forEach(({ messages, inFlight }, i) => {
             const before = ctx.applied;
-            const decision = decideFast(at(10 * (i + 1), messages), ctx, cfg);
+            const decision = decideFast({ ...at(10 * (i + 1), messages), inFlight }, ctx, cfg);
             expect(decision.desired).toBeGreaterThanOrEqual(before);
             expect(decision.desired).toBeLessThanOrEqual(cfg.maxConcurrency);
             ctx = decision.context;
