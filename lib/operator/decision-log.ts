@@ -30,8 +30,8 @@ export interface LoggedDecision {
  * The lines that say what the controller decided: every tick (one a minute, holds included: "nothing changed, and
  * why" is what a reader of status asks), and the fast path's samples that grew or failed between ticks, which
  * change the concurrency as much as a tick does. The fast path logs only those (functions/controller/handler.ts
- * reports a sample only when it wrote or threw); its samples that held (`hold:fast`, up to 5 a minute while the
- * queue is busy) are counted in the loop's `fast path done` summary, left out here: one more line a minute that
+ * reports a sample only when it wrote, found a pause, or failed); its samples that held (`hold:fast`, up to 5 a minute,
+ * idle or busy) are counted in the loop's `fast path done` summary, left out here: one more line a minute that
  * changes nothing would push the decisions off a screen of 8.
  */
 const DECISION_SOURCES = new Map<string, LoggedDecision['source']>([

@@ -147,7 +147,9 @@ describe('phase files', () => {
   });
 
   it('names an unknown scenario and the known ones', () => {
-    expect(() => loadScenario('spike')).toThrow(/unknown scenario 'spike' \(known: bursts, cold-steady, diurnal/);
+    expect(() => loadScenario('spike')).toThrow(
+      /unknown scenario 'spike' \(known: bursts, cold-steady, diurnal/,
+    );
   });
 
   it.each([
