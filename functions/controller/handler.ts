@@ -173,12 +173,13 @@ async function fastLoop(
   });
   for (let at = slotStart + config.fastSampleSeconds; at <= end; at += config.fastSampleSeconds) {
     if (at <= slot.started) continue;
-    const wait = at - deps.clock();
-    if (wait > 0) await sleep(wait);
+    const wait = Math.max(0, at - deps.clock());
+    // Lambda's time left when the sample would start: too little for its worst case, and it is not waited for.
     const remaining = context?.getRemainingTimeInMillis?.();
-    if (remaining !== undefined && remaining < FAST_SAMPLE_WORST_SECONDS * 1000) {
+    if (remaining !== undefined && remaining - wait * 1000 < FAST_SAMPLE_WORST_SECONDS * 1000) {
       return summary('remaining-time');
     }
+    if (wait > 0) await sleep(wait);
     deps.calls.reset();
     const now = deps.clock();
     let recorded: Awaited<ReturnType<typeof actuator.recording<FastSampleResult>>>;
