@@ -103,7 +103,7 @@ const SLOWER_DOWNSTREAM = new Set(['downstream-slowdown', 'downstream-slowing'])
 function whyHard(t: Trio, growthFactor: number): string | undefined {
   const first = t.law.summary.phases[0];
   if (t.scenario === 'sawtooth' && first)
-    return `its first phase, a cold start at ${int(first.ratePerSecond)}/s: the law grows ${growthFactor} × a tick on the depth until CloudWatch's first datapoints size it`;
+    return `its first phase, a cold start at ${int(first.ratePerSecond)}/s: before the first tick nothing samples the queue, and until CloudWatch's first datapoints give a per-item time the law grows on the depth alone, doubling per sample while the depth proves arrivals, else at most ${growthFactor} × a tick`;
   if (t.scenario.startsWith('trace-azure-llm') && first)
     return `minute-to-minute swings on ${first.itemMs / 1000} s items`;
   return undefined;
@@ -267,10 +267,11 @@ function knownLimits(input: BenchDocInput): string {
       '`downstream-slowdown` the law cannot tell the slowdown from a spike at first: it grows at most ' +
       `${f} × (the unconfirmed limit, \`unconfirmedGrowthFactor\`), then takes it back when CloudWatch shows the ` +
       'slower per-item time, and signals shed.',
-    "- **Cold start.** CloudWatch has no datapoints for a new queue's first minutes: the controller grows on the " +
-      `depth alone, ${f} × per tick, until the first datapoint sizes it; a queue that starts at a high rate ` +
-      '(`sawtooth`) takes minutes to catch up (`npx tsx scripts/measure-law.ts` measures its p99 after the first 5 ' +
-      'minutes).',
+    "- **Cold start.** CloudWatch has no datapoints for a new queue's first minutes, and nothing samples the queue " +
+      'before the first tick (up to a minute after it starts): the controller then grows on the depth alone, doubling ' +
+      `per sample while the depth rises with every allowed worker busy (slow start), else at most ${f} × per tick, ` +
+      'until the first datapoint sizes it; a queue that starts at a high rate (`cold-steady`, `sawtooth`) pays for ' +
+      'that first minute (`npx tsx scripts/measure-law.ts` measures its p99 after the first 5 minutes).',
     '- **Overload.** No controller meets the target beyond the cap; the law pins at the cap and reports ' +
       '`saturated` (the shed signal) instead of growing past what the downstream takes.',
   ].join('\n');
