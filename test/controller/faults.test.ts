@@ -299,53 +299,70 @@ describe('the actuator never sends a value outside [floor; cap]', () => {
   });
 });
 
+// A quiet queue held at 2 by the tick: 1/s at 1 s items.
+const QUIET = Array.from({ length: 10 }, () => ({
+  age: 1,
+  sent: 60,
+  deleted: 60,
+  durationMs: 60_000,
+  applied: 2,
+  scaleEvents: 0,
+}));
+
+/**
+ * The real handler with the fast path on and a virtual clock: `onSleep` runs after each wait (the test sets the
+ * queue's answer there); the fast path's metrics and log lines, and the loop's summary, are kept.
+ */
+function fastPathWorld(onSleep: (now: () => number, advance: (seconds: number) => void) => void) {
+  answer(QUIET, 2, 0);
+  const { deps } = unitWorld({ FAST_SAMPLE_SECONDS: '10', MAX_CONCURRENCY: '32' });
+  let now = NOW;
+  const fast: Record<string, number>[] = [];
+  const logs: Record<string, unknown>[] = [];
+  const handler = createHandler({
+    ...deps,
+    clock: () => now,
+    sleep: async (seconds) => {
+      now += seconds;
+      onSleep(
+        () => now,
+        (s) => {
+          now += s;
+        },
+      );
+    },
+    reporter: {
+      report() {},
+      reportFast(outcome, calls) {
+        fast.push(Object.fromEntries(metricsForFast(outcome).map((m) => [m.name, m.value])));
+        logs.push(logEntryForFast(outcome, calls).fields);
+      },
+      reportFastLoop(summary) {
+        logs.push({ ...summary });
+      },
+    },
+  });
+  return { handler, fast, logs };
+}
+
+const depth = (visible: number, inFlight = 0) => ({
+  Attributes: {
+    ApproximateNumberOfMessages: String(visible),
+    ApproximateNumberOfMessagesNotVisible: String(inFlight),
+    ApproximateNumberOfMessagesDelayed: '0',
+  },
+});
+
 describe('a throttled control plane between ticks', () => {
   it('a fast-path write throttled: no growth counted, and nothing written again until the next tick', async () => {
-    // GIVEN a quiet queue held at 2, and PutFunctionConcurrency throttled (after the SDK's own retries)
-    answer(
-      Array.from({ length: 10 }, () => ({
-        age: 1,
-        sent: 60,
-        deleted: 60,
-        durationMs: 60_000,
-        applied: 2,
-        scaleEvents: 0,
-      })),
-      2,
-      0,
-    );
+    // GIVEN a quiet queue held at 2, a surge of 200 more at every sample, and PutFunctionConcurrency throttled
+    // (after the SDK's own retries)
+    const { handler, fast, logs } = fastPathWorld((now) => {
+      sqs.on(GetQueueAttributesCommand).resolves(depth(200 * Math.round((now() - NOW) / 10)));
+    });
     lambda
       .on(PutFunctionConcurrencyCommand)
       .rejects(awsError('TooManyRequestsException', 'Rate exceeded', 429));
-    const { deps } = unitWorld({ FAST_SAMPLE_SECONDS: '10', MAX_CONCURRENCY: '32' });
-    let now = NOW;
-    const fast: Record<string, number>[] = [];
-    const logs: Record<string, unknown>[] = [];
-    const handler = createHandler({
-      ...deps,
-      clock: () => now,
-      sleep: async (seconds) => {
-        now += seconds;
-        // A surge: 200 more waiting at every sample
-        sqs.on(GetQueueAttributesCommand).resolves({
-          Attributes: {
-            ApproximateNumberOfMessages: String(200 * Math.round((now - NOW) / 10)),
-            ApproximateNumberOfMessagesNotVisible: '0',
-            ApproximateNumberOfMessagesDelayed: '0',
-          },
-        });
-      },
-      reporter: {
-        report() {},
-        reportFast(outcome, calls) {
-          fast.push(Object.fromEntries(metricsForFast(outcome).map((m) => [m.name, m.value])));
-          logs.push(logEntryForFast(outcome, calls).fields);
-        },
-        reportFastLoop(summary) {
-          logs.push({ ...summary });
-        },
-      },
-    });
     await handler({});
     // THEN one write was tried, failed, and reported as a failure, not a growth; the loop stopped there
     expect(sent(PutFunctionConcurrencyCommand)).toHaveLength(1);
@@ -354,49 +371,14 @@ describe('a throttled control plane between ticks', () => {
     expect(logs[0]).toMatchObject({ reason: 'error:throttled' });
     expect(logs.at(-1)).toMatchObject({ samples: 1, growths: 0, appliedAfter: 2, stoppedBy: 'error' });
   });
+
   it('a sample whose calls ran past the write deadline writes nothing, and it is no error: the next tick decides', async () => {
-    // GIVEN a quiet queue held at 2, and a surge at the first sample, whose GetQueueAttributes answers 45 s late
-    answer(
-      Array.from({ length: 10 }, () => ({
-        age: 1,
-        sent: 60,
-        deleted: 60,
-        durationMs: 60_000,
-        applied: 2,
-        scaleEvents: 0,
-      })),
-      2,
-      0,
-    );
-    const { deps } = unitWorld({ FAST_SAMPLE_SECONDS: '10', MAX_CONCURRENCY: '32' });
-    let now = NOW;
-    const fast: Record<string, number>[] = [];
-    const logs: Record<string, unknown>[] = [];
-    const handler = createHandler({
-      ...deps,
-      clock: () => now,
-      sleep: async (seconds) => {
-        now += seconds;
-        sqs.on(GetQueueAttributesCommand).callsFake(async () => {
-          now += 45;
-          return {
-            Attributes: {
-              ApproximateNumberOfMessages: '2000',
-              ApproximateNumberOfMessagesNotVisible: '20',
-              ApproximateNumberOfMessagesDelayed: '0',
-            },
-          };
-        });
-      },
-      reporter: {
-        report() {},
-        reportFast(outcome) {
-          fast.push(Object.fromEntries(metricsForFast(outcome).map((m) => [m.name, m.value])));
-        },
-        reportFastLoop(summary) {
-          logs.push({ ...summary });
-        },
-      },
+    // GIVEN a surge at the first sample, whose GetQueueAttributes answers 45 s late
+    const { handler, fast, logs } = fastPathWorld((_now, advance) => {
+      sqs.on(GetQueueAttributesCommand).callsFake(async () => {
+        advance(45);
+        return depth(2000, 20);
+      });
     });
     await handler({ time: new Date(NOW * 1000).toISOString() });
     // THEN the growth the sample wanted was not sent (the next tick starts within 6 s of it), and nothing is
