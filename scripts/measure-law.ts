@@ -16,12 +16,11 @@
  * - the seed preset's seed-spike: 2 → peak → 2.
  */
 import { parseArgs } from 'node:util';
+import { settledScaleEventsPerHour } from '../lib/sim/bench.ts';
 import { runScenario } from '../lib/sim/run.ts';
 import { loadScenario, type Phase, type Scenario, shippedScenarios } from '../lib/sim/scenario.ts';
 
 const WARM_UP_SECONDS = 300;
-const STEADY_PHASE_SECONDS = 1500;
-const SETTLE_SECONDS = 900;
 
 function splitAt(scenario: Scenario, at: number): { scenario: Scenario; measured: boolean[] } {
   const phases: Phase[] = [];
@@ -39,21 +38,6 @@ function splitAt(scenario: Scenario, at: number): { scenario: Scenario; measured
     start = end;
   }
   return { scenario: { name: scenario.name, phases }, measured };
-}
-
-function settledEventsPerHour(phases: readonly Phase[], changes: readonly (readonly [number, number])[]) {
-  let start = 0;
-  let events = 0;
-  let seconds = 0;
-  for (const phase of phases) {
-    const end = start + phase.durationSeconds;
-    if (phase.durationSeconds >= STEADY_PHASE_SECONDS) {
-      events += changes.filter(([t]) => t >= start + SETTLE_SECONDS && t < end).length;
-      seconds += phase.durationSeconds - SETTLE_SECONDS;
-    }
-    start = end;
-  }
-  return seconds === 0 ? undefined : (events * 3600) / seconds;
 }
 
 /**
@@ -143,7 +127,7 @@ async function main(): Promise<void> {
       const target = config.targetAgeSeconds;
       const changes = result.concurrencyChanges;
       console.log(
-        `| ${name} | ${seed} | ${f(summary.p99WaitSeconds / target)} | ${f(worst / target)} | ${f(summary.concurrencySeconds / summary.oracleConcurrencySeconds)} | ${summary.scaleEvents} | ${f(settledEventsPerHour(scenario.phases, changes.slice(1)), 1)} | ${summary.peakConcurrency} | ${summary.throttledInvocations} | ${summary.deadLettered} | ${summary.lost} |`,
+        `| ${name} | ${seed} | ${f(summary.p99WaitSeconds / target)} | ${f(worst / target)} | ${f(summary.concurrencySeconds / summary.oracleConcurrencySeconds)} | ${summary.scaleEvents} | ${f(settledScaleEventsPerHour(scenario.phases, changes.slice(1)), 1)} | ${summary.peakConcurrency} | ${summary.throttledInvocations} | ${summary.deadLettered} | ${summary.lost} |`,
       );
       if (name === 'seed-spike') {
         const [before, , last] = summary.phases;

@@ -158,11 +158,6 @@ export class LambdaActuator implements ConcurrencyPort {
     await this.read();
   }
 
-  /** The limits now: as read, updated by every successful write since. */
-  get limits(): ConsumerLimits | undefined {
-    return this.#limits;
-  }
-
   /** The concurrency the consumer can run now (after this tick's writes), undefined: unbounded or unread. */
   get appliedNow(): number | undefined {
     return this.#limits === undefined ? undefined : effectiveConcurrency(this.target.mode, this.#limits);

@@ -24,9 +24,10 @@ import type { QueueSnapshot } from './snapshot.ts';
  * The fast path: between one-minute ticks, idle or busy, the controller samples the real-time depth (one
  * `GetQueueAttributes`, about every 10 s) and grows when the depth shows a surge the applied concurrency cannot
  * work off. It samples an idle queue too: a burst after silence (a cron job, a batch import) is seen within a
- * sample, not at the next tick. It never shrinks: shrinking waits for sustained idleness in CloudWatch's data, which only the
- * tick reads. It reads no Lambda value per sample (the account's control plane is 15 requests/s): it carries the
- * tick's reading and its own writes. Pure, like `decide`, and built on the same need and trend; the Lambda's loop
+ * sample, not at the next tick. It never shrinks: shrinking waits for sustained idleness in CloudWatch's data,
+ * which only the tick reads. A sample that holds reads no Lambda value (the account's control plane is 15
+ * requests/s): it carries the tick's reading and its own writes; one that grows reads both limits first
+ * (`runFastSample`). Pure, like `decide`, and built on the same need and trend; the Lambda's loop
  * and the simulator's sampling event both call it through `runFastSample`.
  */
 

@@ -53,7 +53,6 @@ export {
   type TickResult,
 } from './tick.ts';
 export {
-  afterWrites,
   assertWritable,
   type ConsumerLimits,
   effectiveConcurrency,

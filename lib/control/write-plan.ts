@@ -98,14 +98,6 @@ export function planWrites(
   }
 }
 
-/** What the plan leaves the consumer at (its writes applied in order). */
-export function afterWrites(limits: ConsumerLimits, writes: readonly Write[]): ConsumerLimits {
-  let after = limits;
-  for (const w of writes)
-    after = w.target === 'reserved' ? { ...after, reserved: w.value } : { ...after, mapping: w.value };
-  return after;
-}
-
 export class UnsafeWriteError extends Error {
   override name = 'UnsafeWriteError';
 }

@@ -28,14 +28,18 @@ export interface BenchRow {
 const STEADY_PHASE_SECONDS = 1500;
 const SETTLE_SECONDS = 900;
 
-function settledScaleEventsPerHour(
-  summary: RunSummary,
+/**
+ * Scale events per hour once the load has settled: in flat phases of at least 25 minutes, after their first 15.
+ * The bench and scripts/measure-law.ts both count them so.
+ */
+export function settledScaleEventsPerHour(
+  phases: readonly { readonly durationSeconds: number }[],
   changes: readonly (readonly [number, number])[],
 ): number | undefined {
   let start = 0;
   let events = 0;
   let seconds = 0;
-  for (const phase of summary.phases) {
+  for (const phase of phases) {
     const end = start + phase.durationSeconds;
     if (phase.durationSeconds >= STEADY_PHASE_SECONDS) {
       events += changes.filter(([t]) => t >= start + SETTLE_SECONDS && t < end).length;
@@ -65,7 +69,10 @@ export async function benchScenario(
       controller,
       summary,
       p99OverTarget: summary.p99WaitSeconds / summary.targetAgeSeconds,
-      settledScaleEventsPerHour: settledScaleEventsPerHour(summary, result.concurrencyChanges.slice(1)),
+      settledScaleEventsPerHour: settledScaleEventsPerHour(
+        summary.phases,
+        result.concurrencyChanges.slice(1),
+      ),
     };
     rows.push(row);
     onRun?.(row);

@@ -18,17 +18,11 @@ export interface TimelineSample {
   readonly shed: boolean;
 }
 
-/** The system as a tick finds it, after the controller's writes. */
-export interface TickReading {
-  readonly applied: number;
-  readonly executions: number;
-  readonly warm: number;
-  readonly headAgeSeconds: number;
-  readonly visible: number;
-  readonly inFlight: number;
-  /** Messages sent since the run began. */
-  readonly sent: number;
-}
+/** The system as a tick finds it, after the controller's writes, and the messages sent since the run began. */
+export type TickReading = Pick<
+  TimelineSample,
+  'applied' | 'executions' | 'warm' | 'headAgeSeconds' | 'visible' | 'inFlight'
+> & { readonly sent: number };
 
 /**
  * The rows the charts and the CSV are drawn from, and the seconds spent saturated. Apart from the controller's
