@@ -1,6 +1,16 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Annotations, ArnFormat, CfnOutput, Duration, Names, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import {
+  Annotations,
+  ArnFormat,
+  CfnOutput,
+  CfnResource,
+  Duration,
+  Names,
+  RemovalPolicy,
+  Stack,
+  Token,
+} from 'aws-cdk-lib';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -20,6 +30,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { type IQueue, Queue } from 'aws-cdk-lib/aws-sqs';
+import { InvocationType, Trigger } from 'aws-cdk-lib/triggers';
 import { Construct, type IConstruct } from 'constructs';
 import { controllerTimeoutSeconds } from '../aws/call-budget.ts';
 import {
@@ -260,6 +271,7 @@ export class QueueAgeScaler extends Construct {
       (props.queue instanceof Queue ? props.queue.deadLetterQueue?.queue : undefined);
     this.controller = this.createController(props, config, options.scalerName, deadLetterQueue);
     this.schedule = this.createSchedule(config, options.scalerName);
+    this.startAtDeploy();
     this.alarmTopic = props.alarmTopic ?? this.createTopic(options.alarmEmail);
     this.metrics = new ScalerMetricFactory({
       queue: props.queue,
@@ -304,6 +316,22 @@ export class QueueAgeScaler extends Construct {
         }),
       ],
     });
+  }
+
+  /**
+   * The controller's first run, when the scaler is created: an EventBridge rate schedule first fires up to a tick
+   * after it is created, and a new queue's producers may start sooner. Invoked once, asynchronously (the deploy does
+   * not wait for the tick and its fast path); with the schedule's own run, the controller's reserved concurrency of
+   * 1 keeps them one at a time. Not on later deploys: the schedule is running by then.
+   */
+  private startAtDeploy(): void {
+    const start = new Trigger(this, 'Start', {
+      handler: this.controller,
+      invocationType: InvocationType.EVENT,
+      executeOnHandlerChange: false,
+      executeAfter: [this.schedule],
+    });
+    dropRedundantProviderDependency(start);
   }
 
   /**
@@ -450,6 +478,8 @@ export class QueueAgeScaler extends Construct {
       maxEventAge: Duration.seconds(Math.max(MIN_EVENT_AGE_SECONDS, Math.round(1.5 * config.tickSeconds))),
       role,
       logGroup,
+      // The start trigger invokes a version of the controller; a deploy that changes it need not keep the old one.
+      currentVersionOptions: { removalPolicy: RemovalPolicy.DESTROY },
       environment: {
         ...settingsToEnvironment(settingsOf(config)),
         ...resourceEnvironment,
@@ -668,3 +698,18 @@ function settingsOf(config: ScalerConfig): ScalerSettings {
   }
   return settings as ScalerSettings;
 }
+
+/**
+ * aws-cdk-lib's trigger provider (one per stack, shared by every Trigger) declares `DependsOn` its role next to a
+ * `Fn::GetAtt` of the same role, which cfn-lint reports (W3005). The `GetAtt` orders them already: the redundant
+ * `DependsOn` goes, so the stack lints clean.
+ */
+function dropRedundantProviderDependency(start: Trigger): void {
+  const provider = Stack.of(start).node.children.find((child) => TRIGGER_PROVIDER_ID.test(child.node.id));
+  const handler = provider?.node.tryFindChild('Handler');
+  const role = provider?.node.tryFindChild('Role');
+  if (handler instanceof CfnResource && role instanceof CfnResource) handler.removeDependency(role);
+}
+
+/** The id aws-cdk-lib gives the stack's trigger provider (`AWSCDK.TriggerCustomResourceProviderCustomResourceProvider`). */
+const TRIGGER_PROVIDER_ID = /TriggerCustomResourceProvider/;

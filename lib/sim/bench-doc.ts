@@ -76,7 +76,16 @@ function scenarioLabel(row: BenchRow): string {
 function cell(r: BenchRow, boldMiss: boolean): string {
   const s = r.summary;
   const p99 = boldMiss && !meets(r) ? `**${r.p99OverTarget.toFixed(2)}**` : r.p99OverTarget.toFixed(2);
-  return `${p99} · ${s.deadLettered} · ${s.executions.peak} / ${s.executions.mean.toFixed(2)} · ${int(s.reservedSeconds ?? 0)}`;
+  const cost = r.monthlyCost === undefined ? '–' : `$${r.monthlyCost.toFixed(2)}`;
+  return `${p99} · ${s.deadLettered} · ${s.executions.peak} / ${s.executions.mean.toFixed(2)} · ${int(s.reservedSeconds ?? 0)} · ${cost}`;
+}
+
+/** A range of monthly costs, `$20.17` or `$13.32–$20.10`. */
+function dollars(costs: readonly (number | undefined)[]): string {
+  const known = costs.filter((c): c is number => c !== undefined);
+  if (known.length === 0) return '–';
+  const [low, high] = [Math.min(...known), Math.max(...known)].map((c) => `$${c.toFixed(2)}`);
+  return low === high ? (low as string) : `${low}–${high}`;
 }
 
 function trioDominance(t: Trio): string {
@@ -87,7 +96,7 @@ function trioDominance(t: Trio): string {
 
 function comparisonTable(all: readonly Trio[]): string {
   const lines = [
-    '| scenario | age law: p99 ÷ target · DLQ · exec peak / mean · reserved conc-s | native | provisioned | dominated (among the three) |',
+    '| scenario | age law: p99 ÷ target · DLQ · exec peak / mean · reserved conc-s · $ a month | native | provisioned | dominated (among the three) |',
     '|---|---|---|---|---|',
   ];
   for (const t of all)
@@ -234,7 +243,8 @@ function readings(all: readonly Trio[], input: BenchDocInput): string[] {
   bullets.push(
     `**Costs native does not have:** the age law holds reserved concurrency (${range(reserved)} ` +
       'concurrency-seconds a scenario of account concurrency no other function may ' +
-      'use), and it needs a controller.' +
+      `use), and its controller costs ${dollars(all.map((t) => t.law.monthlyCost))} a month against provisioned ` +
+      `mode's ${dollars(all.map((t) => t.provisioned.monthlyCost))} and native's nothing.` +
       (most === undefined
         ? ''
         : ` Native and provisioned keep more environments warm on ${warmer.length} of the ${n} scenarios (the most ` +
@@ -353,7 +363,11 @@ export function benchDocument(input: BenchDocInput): string {
     '',
     'Columns: **p99 wait ÷ target** and **dead letters** (how late, how lost); **concurrent executions** peak, p99 ' +
       'and mean and **warm environments** peak and mean (what the downstream feels); **reserved concurrency held** ' +
-      "(concurrency-seconds); the applied limit's concurrency-seconds ÷ the clairvoyant's; **scale events** " +
+      '(concurrency-seconds); **$ / month**, what the controller adds to the bill at us-east-1 list prices ' +
+      "(lib/sim/cost.ts: the age law's controller Lambda, its GetMetricData and GetQueueAttributes calls, its own " +
+      "metrics and alarms; provisioned mode's event poller units at the run's mean, 2 at least; native nothing; the " +
+      "consumer's own compute is the same for all and left out); the applied limit's concurrency-seconds ÷ the " +
+      "clairvoyant's; **scale events** " +
       '(controller writes: `native` and `provisioned` make none), and per hour once a flat phase of 25+ minutes has ' +
       'run 15; throttled and timed-out invocations, failed items; simulated seconds per wall second.',
     '',

@@ -1,3 +1,4 @@
+import { monthlyCost } from './cost.ts';
 import type { PresetName } from './presets.ts';
 import {
   CONTROLLER_KINDS,
@@ -21,6 +22,8 @@ export interface BenchRow {
   readonly p99OverTarget: number;
   /** Scale events per hour in the settled part of long flat phases (none: undefined). */
   readonly settledScaleEventsPerHour?: number;
+  /** What the controller adds to the bill a month, us-east-1 list prices (lib/sim/cost.ts; none: undefined). */
+  readonly monthlyCost?: number;
 }
 
 // A flat phase of at least 25 minutes counts as steady once 15 minutes have passed: long enough for the return
@@ -63,7 +66,7 @@ export async function benchScenario(
 ): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   for (const controller of benchControllers(preset)) {
-    const { summary, result } = await runScenario({ scenario, preset, controller, ...options });
+    const { summary, result, config } = await runScenario({ scenario, preset, controller, ...options });
     const row: BenchRow = {
       scenario: scenario.name,
       controller,
@@ -73,6 +76,8 @@ export async function benchScenario(
         summary.phases,
         result.concurrencyChanges.slice(1),
       ),
+      // Prices are the AWS account's: the seed's in-process pool has none.
+      monthlyCost: preset === 'lambda' ? monthlyCost(controller, config, summary) : undefined,
     };
     rows.push(row);
     onRun?.(row);
@@ -163,6 +168,7 @@ export function benchTable(rows: readonly BenchRow[]): string {
     'warm peak',
     'warm mean',
     'reserved conc-s',
+    '$ / month',
     'limit conc-s ÷ clairvoyant',
     'scale events',
     'settled events/h',
@@ -186,6 +192,7 @@ export function benchTable(rows: readonly BenchRow[]): string {
         String(s.warmEnvironments.peak),
         fmt(s.warmEnvironments.mean),
         s.reservedSeconds === null ? '–' : s.reservedSeconds.toFixed(0),
+        r.monthlyCost === undefined ? '–' : r.monthlyCost.toFixed(2),
         fmt(s.concurrencySeconds / s.oracleConcurrencySeconds),
         String(s.scaleEvents),
         r.settledScaleEventsPerHour === undefined ? '–' : r.settledScaleEventsPerHour.toFixed(1),

@@ -38,6 +38,8 @@ const ENVIRONMENT_LIMITS: Partial<Record<keyof SimEnvironment, Limit>> = {
   metricDelaySeconds: { min: 0, max: 3600 },
   // AWS gives the pollers' ramp as a rate per minute: applied in steps of a second to a minute.
   pollerScaleSeconds: { min: 1, max: 60 },
+  // Up to an hour late: a scaler added to a queue that is already busy.
+  controllerStartSeconds: { min: 0, max: 3600 },
 };
 
 const DOWNSTREAM_LIMITS: Record<keyof DownstreamModel, Limit> = {

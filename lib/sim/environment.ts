@@ -43,6 +43,14 @@ export interface SimEnvironment {
   /** CloudWatch period and how late each datapoint is published after its period ends. */
   readonly metricPeriodSeconds: number;
   readonly metricDelaySeconds: number;
+  /**
+   * When the controller first runs on the load's clock. 0: it is running when the load starts, as it is once the
+   * stack has deployed: the construct invokes the controller once at deploy (its start trigger), and the schedule
+   * every tick after. A later start models traffic that begins before the controller does (a scaler added to a
+   * busy queue, or producers sending while the stack still deploys): `tickSeconds` (60) is the schedule's first
+   * run a minute after the load starts, the controller blind until then.
+   */
+  readonly controllerStartSeconds: number;
   /** How often the head age is sampled into the period's Maximum. */
   readonly ageSampleSeconds: number;
   /** The controller reads the head age itself, at the instant it asks (the seed's in-process pool). */
@@ -68,6 +76,7 @@ export const LAMBDA_ENVIRONMENT: SimEnvironment = {
   pollerStepPerMinute: 300,
   maxPollers: 1250,
   pollerScaleSeconds: 10,
+  controllerStartSeconds: 0,
   throttleBackoffSeconds: 1,
   metricPeriodSeconds: 60,
   // SQS datapoints typically arrive one to two minutes late: model the pessimistic end.
@@ -92,6 +101,7 @@ export const POOL_ENVIRONMENT: SimEnvironment = {
   pollerStepPerMinute: 0,
   maxPollers: 0,
   pollerScaleSeconds: 60,
+  controllerStartSeconds: 0,
   throttleBackoffSeconds: 0,
   // Rates over the last 250 ms (5 ticks: 200 arrivals at 800/s, ±7 %); the head age comes straight from the queue.
   metricPeriodSeconds: 0.25,

@@ -7,6 +7,8 @@
 export interface PollerScaling {
   /** Concurrent invocations the pollers can drive now. */
   readonly capacity: number;
+  /** Pollers billed now: provisioned mode's event poller units (standard mode's pollers are free). */
+  readonly billedPollers: number;
   /**
    * The evaluation interval is over: `backlogSeen` says whether a message waited with every loop busy; `peakBusy`
    * is the most loops busy at once during it; `limit` the bound from MaximumConcurrency (Infinity when unset).
@@ -25,6 +27,7 @@ export interface PollerScaling {
  */
 export class StandardPollers implements PollerScaling {
   capacity: number;
+  readonly billedPollers = 0;
   private readonly step: number;
 
   constructor(
@@ -75,6 +78,11 @@ export class ProvisionedPollers implements PollerScaling {
 
   get capacity(): number {
     return this.pollers * INVOKES_PER_POLLER;
+  }
+
+  /** AWS bills provisioned mode per event poller unit (EPU) and hour, at least MinimumPollers of them. */
+  get billedPollers(): number {
+    return this.pollers;
   }
 
   scale(backlogSeen: boolean, peakBusy: number): void {

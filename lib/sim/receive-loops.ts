@@ -107,9 +107,24 @@ export class ReceiveLoops {
     this.dispatch(now);
   }
 
+  private billedPollerSecondsSoFar = 0;
+  private billedUntil = 0;
+
+  private billPollersUntil(now: number): void {
+    this.billedPollerSecondsSoFar += (this.pollers?.billedPollers ?? 0) * (now - this.billedUntil);
+    this.billedUntil = now;
+  }
+
+  /** Provisioned mode's event-poller-seconds up to `end` (0 in standard mode and for the pool). */
+  billedPollerSeconds(end: number): number {
+    this.billPollersUntil(end);
+    return this.billedPollerSecondsSoFar;
+  }
+
   /** Every pollerScaleSeconds (10 s by default) the mapping's pollers scale (standard or provisioned mode). */
   scale(now: number): void {
     const pollers = this.pollers as PollerScaling;
+    this.billPollersUntil(now);
     pollers.scale(
       this.backlogSeenThisInterval,
       this.peakBusySlotsThisInterval,

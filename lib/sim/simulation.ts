@@ -75,17 +75,21 @@ export interface SimulationResult {
   readonly warmEnvironments: LevelSummary;
   /** Reserved concurrency held, in concurrency-seconds; null where there is no account (the in-process pool). */
   readonly reservedSeconds: number | null;
+  /** Provisioned mode's event-poller-seconds (billed per EPU-hour); 0 in standard mode. */
+  readonly billedPollerSeconds: number;
   readonly downstream?: DownstreamStats;
 }
 
 /**
- * Something that happens every `everySeconds` of virtual time, first at `everySeconds`. The controller's tick, the
+ * Something that happens every `everySeconds` of virtual time, first at `firstAt` (`everySeconds` unless given).
+ * The controller's tick, the
  * CloudWatch age sample, the fast path's samples and the pollers' scaling today; another periodic sampler is one
  * more entry in `periodicTasks()`.
  */
 interface PeriodicTask {
   readonly name: string;
   readonly everySeconds: number;
+  readonly firstAt?: number;
   run(now: number): void | Promise<void>;
 }
 
@@ -139,7 +143,12 @@ export class Simulation {
 
   private periodicTasks(): PeriodicTask[] {
     const tasks: PeriodicTask[] = [
-      { name: 'controller tick', everySeconds: this.input.tickSeconds, run: (now) => this.onTick(now) },
+      {
+        name: 'controller tick',
+        everySeconds: this.input.tickSeconds,
+        firstAt: this.env.controllerStartSeconds,
+        run: (now) => this.onTick(now),
+      },
       {
         name: 'age sample',
         everySeconds: this.env.ageSampleSeconds,
@@ -148,7 +157,12 @@ export class Simulation {
     ];
     const fast = this.clock.fastSampleSeconds;
     if (fast !== undefined)
-      tasks.push({ name: 'fast-path sample', everySeconds: fast, run: (now) => this.clock.fastSample(now) });
+      tasks.push({
+        name: 'fast-path sample',
+        everySeconds: fast,
+        firstAt: this.env.controllerStartSeconds + fast,
+        run: (now) => this.clock.fastSample(now),
+      });
     if (this.loops.scales)
       tasks.push({
         name: 'poller scaling',
@@ -165,7 +179,7 @@ export class Simulation {
     const tasks = this.periodicTasks();
     const taskEvents: SimEvent[] = tasks.map((_, task) => ({ kind: 'periodic', task }));
     tasks.forEach((task, i) => {
-      this.events.push(task.everySeconds, taskEvents[i] as SimEvent);
+      this.events.push(task.firstAt ?? task.everySeconds, taskEvents[i] as SimEvent);
     });
     const events = this.events;
     const ends = this.arrivals.ends;
@@ -236,6 +250,7 @@ export class Simulation {
       phaseExecutions: invocations.executions.closedSegments(),
       warmEnvironments: (invocations.environments?.warm ?? (this.loops.workers as LevelMeter)).summary(end),
       reservedSeconds: this.actuator.reservedSeconds(end),
+      billedPollerSeconds: this.loops.billedPollerSeconds(end),
       downstream: this.downstream.stats(),
     };
   }

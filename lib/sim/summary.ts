@@ -65,6 +65,8 @@ export interface RunSummary {
    * in-process pool: null, it has no account).
    */
   readonly reservedSeconds: number | null;
+  /** Provisioned mode's event-poller-seconds (billed per EPU-hour); 0 in standard mode. */
+  readonly billedPollerSeconds: number;
   readonly p50WaitSeconds: number;
   readonly p99WaitSeconds: number;
   readonly maxWaitSeconds: number;
@@ -201,6 +203,7 @@ export function summarize(result: SimulationResult, meta: SummaryMeta): RunSumma
     },
     warmEnvironments: { peak: result.warmEnvironments.peak, mean: result.warmEnvironments.mean },
     reservedSeconds: result.reservedSeconds,
+    billedPollerSeconds: result.billedPollerSeconds,
     p50WaitSeconds: all.quantile(0.5),
     p99WaitSeconds: all.quantile(0.99),
     maxWaitSeconds: all.max,

@@ -119,10 +119,39 @@ describe('simulator conservation', () => {
     expect(drained.some((s) => s.headAgeSeconds === 0)).toBe(true);
   });
 
+  it('a controller running when the load starts sees a cold start that one starting a minute later misses (controllerStartSeconds)', async () => {
+    // GIVEN a new queue busy from its first second (cold-steady's first five minutes)
+    const coldStart: Scenario = {
+      name: 'cold-start',
+      phases: [{ durationSeconds: 300, ratePerSecond: 150, itemMs: 80 }],
+    };
+    const p99 = async (controllerStartSeconds: number) => {
+      const { summary } = await runScenario({
+        scenario: coldStart,
+        preset: 'lambda',
+        controller: 'age-law',
+        environment: { controllerStartSeconds },
+      });
+      return summary.p99WaitSeconds;
+    };
+    // WHEN the controller runs from the start (the construct's start trigger), or first a tick later
+    const running = await p99(0);
+    const late = await p99(60);
+    // THEN the blind minute is what the late start waits for; the running one samples from the first 10 s
+    expect(late).toBeGreaterThan(45);
+    expect(running).toBeLessThan(late / 2);
+  });
+
   it("the pollers' ramp applied every 10 s instead of once a minute shortens a spike's wait (pollerScaleSeconds)", async () => {
+    // The spike comes from idle, 5 s after a minute's step that saw nothing wait: read as one step a minute, the
+    // pollers stay at 5 for 55 s (a step that saw a wait before the spike would have ramped them already).
+    const offMinuteSpike: Scenario = {
+      name: 'off-minute-spike',
+      phases: [{ durationSeconds: 125, ratePerSecond: 0, itemMs: 20 }, ...shortSpike.phases.slice(1)],
+    };
     const spikeP99 = async (pollerScaleSeconds: number) => {
       const { summary } = await runScenario({
-        scenario: shortSpike,
+        scenario: offMinuteSpike,
         preset: 'lambda',
         controller: 'fixed-cap',
         environment: { pollerScaleSeconds },
