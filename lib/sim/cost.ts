@@ -44,7 +44,8 @@ export function ageLawMonthlyCost(config: Pick<ScalerConfig, 'tickSeconds' | 'fa
   // With the fast path the invocation samples the depth, idle or busy, until 10 s before the next tick.
   const loopSeconds = fast ? config.tickSeconds - FAST_LOOP_END_BEFORE_TICK_SECONDS : 0;
   const samples = fast ? Math.floor(loopSeconds / config.fastSampleSeconds) : 0;
-  const compute = ticks * (CONTROLLER.tickSeconds + loopSeconds) * CONTROLLER.memoryGb * PRICES.lambdaArmGbSecond;
+  const compute =
+    ticks * (CONTROLLER.tickSeconds + loopSeconds) * CONTROLLER.memoryGb * PRICES.lambdaArmGbSecond;
   return (
     compute +
     ticks * PRICES.lambdaRequest +

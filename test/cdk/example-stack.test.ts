@@ -258,7 +258,9 @@ describe('the controller role: least privilege', () => {
       // AWSLambdaBasicExecutionRole (its logs) and the right to invoke the controller, and nothing else.
       if (id.startsWith('AWSCDKTriggerCustomResourceProvider')) {
         expect(role.Properties.ManagedPolicyArns).toEqual([
-          { 'Fn::Sub': 'arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole' },
+          {
+            'Fn::Sub': expect.stringMatching(/:iam::aws:policy\/service-role\/AWSLambdaBasicExecutionRole$/),
+          },
         ]);
         continue;
       }

@@ -21,7 +21,9 @@ describe('the bench cost column', () => {
   });
 
   it('a longer tick costs less: fewer invocations, fewer metric reads', () => {
-    expect(ageLawMonthlyCost({ tickSeconds: 120, fastSampleSeconds: 10 })).toBeLessThan(ageLawMonthlyCost(lambda));
+    expect(ageLawMonthlyCost({ tickSeconds: 120, fastSampleSeconds: 10 })).toBeLessThan(
+      ageLawMonthlyCost(lambda),
+    );
   });
 
   it('provisioned mode bills its pollers by the hour, 2 at least', () => {
@@ -30,7 +32,10 @@ describe('the bench cost column', () => {
 
   it('the bench prices the age law, provisioned (2 pollers on a quiet queue) and native (nothing)', async () => {
     // GIVEN a quiet queue
-    const quiet: Scenario = { name: 'quiet', phases: [{ durationSeconds: 600, ratePerSecond: 1, itemMs: 20 }] };
+    const quiet: Scenario = {
+      name: 'quiet',
+      phases: [{ durationSeconds: 600, ratePerSecond: 1, itemMs: 20 }],
+    };
     // WHEN the bench runs it
     const rows = await benchScenario(quiet, 'lambda');
     const cost = (controller: string) => rows.find((r) => r.controller === controller)?.monthlyCost;
@@ -42,7 +47,10 @@ describe('the bench cost column', () => {
   });
 
   it('the seed preset has no AWS bill', async () => {
-    const spike: Scenario = { name: 'spike', phases: [{ durationSeconds: 2, ratePerSecond: 50, itemMs: 20 }] };
+    const spike: Scenario = {
+      name: 'spike',
+      phases: [{ durationSeconds: 2, ratePerSecond: 50, itemMs: 20 }],
+    };
     const rows = await benchScenario(spike, 'seed');
     expect(rows.every((r) => r.monthlyCost === undefined)).toBe(true);
   });
