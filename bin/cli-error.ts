@@ -9,6 +9,7 @@ const CHECKOUT_COMMANDS = {
   bench: 'npm run bench --',
   load: 'npm run load --',
   status: 'npm run status --',
+  trace: 'npm run trace --',
 } as const;
 
 /**

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The package's one command: `queue-age-scaler <command> [options]`, each command the tool of the same name in
- * bin/ (`npm start`, `npm run bench`, `npm run load`, `npm run status` in a checkout).
+ * bin/ (`npm start`, `npm run bench`, `npm run load`, `npm run status`, `npm run trace` in a checkout).
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -24,6 +24,10 @@ const COMMANDS = {
     about: 'show what a deployed scaler is doing: concurrency, head age, depth, alarms, decisions',
     run: () => import('./status.ts'),
   },
+  trace: {
+    about: "export a queue's CloudWatch history to a load file that simulate, bench and load replay",
+    run: () => import('./trace.ts'),
+  },
 } as const;
 
 type Command = keyof typeof COMMANDS;
@@ -37,7 +41,8 @@ ${Object.entries(COMMANDS)
 
 Examples:
   npx queue-age-scaler simulate --scenario seed-spike
-  npx queue-age-scaler status --stack MyStack --watch`;
+  npx queue-age-scaler status --stack MyStack --watch
+  npx queue-age-scaler trace --stack MyStack --since 7d --out my-queue.csv`;
 
 /** The version of the package this file belongs to: the nearest package.json named queue-age-scaler. */
 function version(): string {

@@ -54,11 +54,11 @@ export function checkRegion(value: string): string {
 }
 
 /** A queue URL: `https://sqs.<region>.amazonaws.com/<account>/<name>` (or an emulator's). */
-export function checkQueueUrl(value: string): string {
+export function checkQueueUrl(value: string, flag = '--queue-url'): string {
   const url = httpUrl(value);
   if (url === undefined || !/^\/[^/]+\/[^/]+\/?$/.test(url.pathname))
     throw new OperatorError(
-      `--queue-url ${quoted(value)}: must be a queue URL such as https://sqs.us-east-1.amazonaws.com/123456789012/orders`,
+      `${flag} ${quoted(value)}: must be a queue URL such as https://sqs.us-east-1.amazonaws.com/123456789012/orders`,
     );
   return value;
 }
@@ -71,10 +71,10 @@ export function checkStackName(value: string): string {
   return value;
 }
 
-export function checkFunctionName(value: string): string {
+export function checkFunctionName(value: string, flag = '--function-name'): string {
   if (value.length > 140 || !FUNCTION_NAME.test(value))
     throw new OperatorError(
-      `--function-name ${quoted(value)}: must be a function name (letters, digits, - and _; 64 at most) or its ARN`,
+      `${flag} ${quoted(value)}: must be a function name (letters, digits, - and _; 64 at most) or its ARN`,
     );
   return value;
 }

@@ -10,11 +10,24 @@ import type { DownstreamModel } from './downstream.ts';
  *
  *   @downstream connection_pool=20
  *   @downstream api_rate_per_s=300 calls_per_item=1
+ *
+ * After the three required columns the header may name `observed_age_s` and `observed_concurrency`, each at most
+ * once: what a queue's history showed in that phase (`npm run trace` writes them), kept so a replay can be set
+ * beside what happened. Their cells may be empty (not observed); the simulator and `load` ignore them.
  */
 export interface Phase {
   readonly durationSeconds: number;
   readonly ratePerSecond: number;
   readonly itemMs: number;
+  /** What was observed in this phase, when the file has the optional columns and the row a value in them. */
+  readonly observed?: PhaseObservation;
+}
+
+export interface PhaseObservation {
+  /** `observed_age_s`: the oldest message's age, seconds. */
+  readonly ageSeconds?: number;
+  /** `observed_concurrency`: the consumer's concurrent executions. */
+  readonly concurrency?: number;
 }
 
 export interface Scenario {
@@ -31,6 +44,9 @@ export class ScenarioError extends Error {
 }
 
 export const PHASE_HEADER = ['duration_s', 'rate_per_s', 'item_ms'] as const;
+/** The optional columns after `PHASE_HEADER`, in any order, each at most once. */
+export const OBSERVED_COLUMNS = ['observed_age_s', 'observed_concurrency'] as const;
+type ObservedColumn = (typeof OBSERVED_COLUMNS)[number];
 export const SCENARIO_DIR = resolve(import.meta.dirname, '../../scenarios');
 
 interface Limit {
@@ -50,6 +66,19 @@ const LIMITS: Record<(typeof PHASE_HEADER)[number], Limit> = {
     max: 900_000,
     minExclusive: false,
     what: 'milliseconds (Lambda times out at 15 minutes)',
+  },
+};
+
+// SQS keeps a message 14 days at most, so no message is older; a million concurrent executions is far above any
+// account's quota. Both are what the history showed, so 0 is a value.
+const OBSERVED: Record<ObservedColumn, { field: keyof PhaseObservation; limit: Limit }> = {
+  observed_age_s: {
+    field: 'ageSeconds',
+    limit: { min: 0, max: 14 * 86_400, minExclusive: false, what: 'seconds (SQS keeps a message 14 days)' },
+  },
+  observed_concurrency: {
+    field: 'concurrency',
+    limit: { min: 0, max: 1_000_000, minExclusive: false, what: 'concurrent executions' },
   },
 };
 
@@ -114,6 +143,26 @@ function parseDownstream(line: string, where: string, into: Record<string, numbe
   }
 }
 
+/**
+ * The optional columns after the required three, checked: the first three must be `PHASE_HEADER`, then only
+ * `OBSERVED_COLUMNS`, each at most once.
+ */
+function observedColumns(columns: readonly string[], line: string, where: string): ObservedColumn[] {
+  const expected = `'${PHASE_HEADER.join(',')}' (then optionally ${OBSERVED_COLUMNS.join(', ')})`;
+  if (columns.slice(0, PHASE_HEADER.length).join(',') !== PHASE_HEADER.join(','))
+    throw new ScenarioError(`${where}: header is '${line}', expected ${expected}`);
+  const extra = columns.slice(PHASE_HEADER.length);
+  extra.forEach((column, i) => {
+    if (!(OBSERVED_COLUMNS as readonly string[]).includes(column))
+      throw new ScenarioError(
+        `${where}: header column '${column}' is not known: after ${PHASE_HEADER.join(',')} a phase file may have only ${OBSERVED_COLUMNS.join(', ')}`,
+      );
+    if (extra.indexOf(column) !== i)
+      throw new ScenarioError(`${where}: header column '${column}' is given twice`);
+  });
+  return extra as ObservedColumn[];
+}
+
 /** Parses a phase file's text; `source` names it in errors (`file.csv line 3: rate_per_s = '-5': …`). */
 export function parseScenarioText(text: string, source: string): Omit<Scenario, 'name'> {
   const lines = text
@@ -130,23 +179,29 @@ export function parseScenarioText(text: string, source: string): Omit<Scenario, 
   if (header === undefined)
     throw new ScenarioError(`${source}: empty; expected the header ${PHASE_HEADER.join(',')}`);
   const columns = header.line.split(',').map((c) => c.trim());
-  if (columns.join(',') !== PHASE_HEADER.join(',')) {
-    throw new ScenarioError(
-      `${source} line ${header.number}: header is '${header.line}', expected '${PHASE_HEADER.join(',')}'`,
-    );
-  }
+  const extra = observedColumns(columns, header.line, `${source} line ${header.number}`);
   if (rows.length === 0) throw new ScenarioError(`${source}: no phases after the header`);
-  const phases = rows.map(({ line, number }) => {
+  const phases = rows.map(({ line, number }): Phase => {
     const cells = line.split(',').map((c) => c.trim());
-    if (cells.length !== PHASE_HEADER.length) {
+    if (cells.length !== columns.length) {
       throw new ScenarioError(
-        `${source} line ${number}: '${line}' has ${cells.length} fields, expected ${PHASE_HEADER.length} (${PHASE_HEADER.join(',')})`,
+        `${source} line ${number}: '${line}' has ${cells.length} fields, expected ${columns.length} (${columns.join(',')})`,
       );
     }
+    const where = `${source} line ${number}`;
     const [durationSeconds, ratePerSecond, itemMs] = PHASE_HEADER.map((column, i) =>
-      decimal(cells[i] ?? '', column, LIMITS[column], `${source} line ${number}`),
+      decimal(cells[i] ?? '', column, LIMITS[column], where),
     ) as [number, number, number];
-    return { durationSeconds, ratePerSecond, itemMs };
+    const observed: Record<string, number> = {};
+    extra.forEach((column, i) => {
+      const cell = cells[PHASE_HEADER.length + i] ?? '';
+      if (cell === '') return;
+      const { field, limit } = OBSERVED[column];
+      observed[field] = decimal(cell, column, limit, where);
+    });
+    return Object.keys(observed).length === 0
+      ? { durationSeconds, ratePerSecond, itemMs }
+      : { durationSeconds, ratePerSecond, itemMs, observed };
   });
   return Object.keys(downstream).length === 0 ? { phases } : { phases, downstream };
 }

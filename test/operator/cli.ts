@@ -30,7 +30,7 @@ function cliEnvironment(): NodeJS.ProcessEnv {
 
 /** Runs `npm run <bin> -- args` as a user would (through tsx). */
 export async function cli(
-  bin: 'load' | 'status',
+  bin: 'load' | 'status' | 'trace',
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
 ): Promise<CliResult> {
@@ -57,7 +57,7 @@ export interface RunningCli {
 }
 
 /** Starts the tool and returns at once, so a test can signal it while it runs. */
-export function startCli(bin: 'load' | 'status', args: readonly string[]): RunningCli {
+export function startCli(bin: 'load' | 'status' | 'trace', args: readonly string[]): RunningCli {
   const child = spawn(process.execPath, ['--import', 'tsx', `bin/${bin}.ts`, ...args], {
     cwd: ROOT,
     env: cliEnvironment(),
