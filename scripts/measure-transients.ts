@@ -1,0 +1,128 @@
+/**
+ * Measures the age law against AWS's own scaling on transients (lambda preset), for the closing note: every
+ * scenario × seeds × both readings of the pollers' ramp (pollerScaleSeconds 10 and 60), and prints markdown:
+ *
+ *   npx tsx scripts/measure-transients.ts [--seeds 1-5] [--trace FILE.csv ...] [--start 0]
+ *
+ * Per scenario and reading: the age law's, native's and provisioned's worst p99 wait ÷ target and worst exec peak
+ * over the seeds; on how many seeds the age law is dominated (the bench's rule, among the three); dead letters,
+ * throttled invocations and lost messages summed over seeds. Then, for every scenario that starts from quiet, the
+ * reaction: seconds from the first message after a quiet stretch of 5 minutes or more to the age law's first
+ * growth. `--trace` replaces the shipped scenarios with your own files; `--start S` is the simulator's
+ * controllerStartSeconds (0: the controller runs when the load starts).
+ */
+import { parseArgs } from 'node:util';
+import { type BenchRow, dominates } from '../lib/sim/bench.ts';
+import { monthlyCost } from '../lib/sim/cost.ts';
+import { type ControllerKind, runScenario } from '../lib/sim/run.ts';
+import { loadPhaseFile, loadScenario, type Scenario, shippedScenarios } from '../lib/sim/scenario.ts';
+
+const CONTROLLERS: ControllerKind[] = ['age-law', 'native', 'provisioned'];
+const QUIET_SECONDS = 300;
+
+function seedsOf(given: string): number[] {
+  const match = /^(\d+)-(\d+)$/.exec(given);
+  if (!match) throw new Error(`--seeds = '${given}': must be FROM-TO, e.g. 1-5`);
+  const [from, to] = [Number(match[1]), Number(match[2])];
+  if (to < from || to - from >= 100) throw new Error(`--seeds = '${given}': FROM ≤ TO, at most 100 seeds`);
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+}
+
+/** The starts of bursts from quiet: the first second of a loaded phase after ≥ 5 minutes without arrivals. */
+function burstStarts(scenario: Scenario): number[] {
+  const starts: number[] = [];
+  let t = 0;
+  let quietSince = 0;
+  for (const phase of scenario.phases) {
+    if (phase.ratePerSecond > 0) {
+      if (t - quietSince >= QUIET_SECONDS || t === 0) starts.push(t);
+      quietSince = Number.POSITIVE_INFINITY;
+    } else if (quietSince === Number.POSITIVE_INFINITY) quietSince = t;
+    t += phase.durationSeconds;
+  }
+  return starts.filter((s) => s > 0);
+}
+
+const { values } = parseArgs({
+  options: {
+    seeds: { type: 'string', default: '1-5' },
+    trace: { type: 'string', multiple: true },
+    start: { type: 'string', default: '0' },
+  },
+});
+const seeds = seedsOf(values.seeds);
+const controllerStartSeconds = Number(values.start);
+const scenarios: Scenario[] = values.trace?.length
+  ? values.trace.map((path) => loadPhaseFile(path))
+  : shippedScenarios().map((name) => loadScenario(name));
+
+const reactions: string[] = [];
+console.log(
+  '| scenario | ramp | age law p99 ÷ target · peak | native | provisioned | law dominated (seeds) | DLQ · throttled · lost | $ a month: law · provisioned |',
+);
+console.log('|---|---|---|---|---|---|---|---|');
+for (const scenario of scenarios) {
+  for (const pollerScaleSeconds of [10, 60]) {
+    const rows = new Map<ControllerKind, BenchRow[]>(CONTROLLERS.map((c) => [c, []]));
+    let dominatedSeeds = 0;
+    let [dlq, throttled, lost] = [0, 0, 0];
+    const delays: number[] = [];
+    for (const seed of seeds) {
+      const trio: BenchRow[] = [];
+      for (const controller of CONTROLLERS) {
+        const { summary, result, config } = await runScenario({
+          scenario,
+          preset: 'lambda',
+          controller,
+          seed,
+          environment: { pollerScaleSeconds, controllerStartSeconds },
+        });
+        const row: BenchRow = {
+          scenario: scenario.name,
+          controller,
+          summary,
+          p99OverTarget: summary.p99WaitSeconds / summary.targetAgeSeconds,
+          monthlyCost: monthlyCost(controller, config, summary),
+        };
+        trio.push(row);
+        rows.get(controller)?.push(row);
+        if (controller === 'age-law') {
+          dlq += summary.deadLettered;
+          throttled += summary.throttledInvocations;
+          lost += summary.lost;
+          for (const start of burstStarts(scenario)) {
+            const before = result.concurrencyChanges.filter(([t]) => t <= start).at(-1)?.[1] ?? 0;
+            const growth = result.concurrencyChanges.find(([t, v]) => t > start && v > before);
+            if (growth) delays.push(growth[0] - start);
+          }
+        }
+      }
+      const [law, ...others] = trio as [BenchRow, ...BenchRow[]];
+      if (others.some((o) => dominates(o, law))) dominatedSeeds++;
+    }
+    const worst = (c: ControllerKind) => {
+      const r = rows.get(c) ?? [];
+      const p99 = Math.max(...r.map((x) => x.p99OverTarget));
+      const peaks = r.map((x) => x.summary.executions.peak);
+      const [lo, hi] = [Math.min(...peaks), Math.max(...peaks)];
+      return `${p99.toFixed(2)} · ${lo === hi ? lo : `${lo}–${hi}`}`;
+    };
+    const cost = (c: ControllerKind) =>
+      Math.max(...(rows.get(c) ?? []).map((x) => x.monthlyCost ?? 0)).toFixed(2);
+    console.log(
+      `| ${scenario.name} | ${pollerScaleSeconds} s | ${worst('age-law')} | ${worst('native')} | ${worst('provisioned')} | ${dominatedSeeds} of ${seeds.length} | ${dlq} · ${throttled} · ${lost} | ${cost('age-law')} · ${cost('provisioned')} |`,
+    );
+    if (delays.length > 0)
+      reactions.push(
+        `| ${scenario.name} | ${pollerScaleSeconds} s | ${delays.length} | ${Math.min(...delays).toFixed(0)} | ${Math.max(...delays).toFixed(0)} |`,
+      );
+  }
+}
+if (reactions.length > 0) {
+  console.log(
+    '\nReaction: seconds from the first message after ≥ 5 quiet minutes to the first growth (all seeds)\n',
+  );
+  console.log('| scenario | ramp | bursts | fastest | slowest |');
+  console.log('|---|---|---|---|---|');
+  for (const line of reactions) console.log(line);
+}
