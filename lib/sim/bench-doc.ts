@@ -111,8 +111,8 @@ const SLOWER_DOWNSTREAM = new Set(['downstream-slowdown', 'downstream-slowing'])
 /** What makes a scenario hard for the law, in words; the figures come from the run. */
 function whyHard(t: Trio, growthFactor: number): string | undefined {
   const first = t.law.summary.phases[0];
-  if (t.scenario === 'sawtooth' && first)
-    return `its first phase, a cold start at ${int(first.ratePerSecond)}/s: before the first tick nothing samples the queue, and until CloudWatch's first datapoints give a per-item time the law grows on the depth alone, doubling per sample while the depth proves arrivals, else at most ${growthFactor} × a tick`;
+  if ((t.scenario === 'sawtooth' || t.scenario === 'cold-steady') && first)
+    return `its first phase, a cold start at ${int(first.ratePerSecond)}/s: until CloudWatch's first datapoints give a per-item time the law grows on the depth alone, doubling per sample while the depth proves arrivals, else at most ${growthFactor} × a tick`;
   if (t.scenario.startsWith('trace-azure-llm') && first)
     return `minute-to-minute swings on ${first.itemMs / 1000} s items`;
   return undefined;
@@ -200,8 +200,8 @@ function readings(all: readonly Trio[], input: BenchDocInput): string[] {
         ? 'in every scenario'
         : `everywhere but ${list(provMisses.map((t) => code(t.scenario)))}${nothingMeets ? ' (where nothing does)' : ''}`) +
       `, with a lower peak than native on ${provLower.length} of the ${n} scenarios; it dominates native on ` +
-      `${provOverNative} of the ${n}. Its costs (per-poller billing, a floor of ${ready}-invoke capacity) are not in ` +
-      'these columns.',
+      `${provOverNative} of the ${n}. It is billed per poller and hour (the $ a month column: ` +
+      `${dollars(all.map((t) => t.provisioned.monthlyCost))} here), ${MINIMUM_POLLERS} pollers at least.`,
   );
 
   const losses = all.filter(
@@ -272,16 +272,22 @@ function knownLimits(input: BenchDocInput): string {
       `${env.pollerScaleSeconds} s steps (\`pollerScaleSeconds\`). Read as one step a minute ` +
       '(`"simulator": {"pollerScaleSeconds": 60}` in a `--config` file), a surge can meet the 5 pollers of a quiet ' +
       'queue until the minute turns whatever maximum the controller set, and that minute sets the p99 of every ' +
-      'spike: [docs/simulator.md](simulator.md#the-model) gives the figures by seed.',
+      'spike: [docs/simulator.md](simulator.md#the-model) gives the figures by seed. On a cold start at a high ' +
+      'rate that reading also costs the age law its lower peak: slow start raises the maximum while the pollers ' +
+      'still sit at 5, and the catch-up after the minute turns overshoots (`cold-steady` and `sawtooth` peak at 24 ' +
+      "against provisioned's 18–22, dominated on every seed); `npx tsx scripts/measure-transients.ts` prints both " +
+      'readings for every scenario and seeds 1–5.',
     `- **Metric lag.** In the \`lambda\` preset the per-item time arrives ${lag} late, so on ` +
       '`downstream-slowdown` the law cannot tell the slowdown from a spike at first: it grows at most ' +
       `${f} × (the unconfirmed limit, \`unconfirmedGrowthFactor\`), then takes it back when CloudWatch shows the ` +
       'slower per-item time, and signals shed.',
-    "- **Cold start.** CloudWatch has no datapoints for a new queue's first minutes, and nothing samples the queue " +
-      'before the first tick (up to a minute after it starts): the controller then grows on the depth alone, doubling ' +
-      `per sample while the depth rises with every allowed worker busy (slow start), else at most ${f} × per tick, ` +
-      'until the first datapoint sizes it; a queue that starts at a high rate (`cold-steady`, `sawtooth`) pays for ' +
-      'that first minute (`npx tsx scripts/measure-law.ts` measures its p99 after the first 5 minutes).',
+    "- **Cold start.** CloudWatch has no datapoints for a new queue's first minutes: the controller grows on the " +
+      'depth alone, doubling per sample while the depth rises with every allowed worker busy (slow start), else at ' +
+      `most ${f} × per tick, until the first datapoint sizes it. The simulator's controller runs from the load's ` +
+      "first second, as the construct's start trigger runs it at deploy (`controllerStartSeconds` " +
+      `${env.controllerStartSeconds}); a load that starts before the controller does (a scaler added to a busy ` +
+      'queue) is blind until its first tick: `"simulator": {"controllerStartSeconds": 60}` replays that (on ' +
+      '`cold-steady` the p99 is then about 1.05 × the target, against 0.21 × from the start).',
     '- **Overload.** No controller meets the target beyond the cap; the law pins at the cap and reports ' +
       '`saturated` (the shed signal) instead of growing past what the downstream takes.',
   ].join('\n');

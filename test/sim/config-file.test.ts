@@ -42,6 +42,15 @@ describe("the simulator's --config file", () => {
     );
   });
 
+  it("takes the controller's first run on the load's clock: from the start to an hour late", () => {
+    expect(parseSimConfig('{"simulator": {"controllerStartSeconds": 60}}', 'my.json').environment).toEqual({
+      controllerStartSeconds: 60,
+    });
+    expect(problemsOf('{"simulator": {"controllerStartSeconds": -1}}').join('\n')).toMatch(
+      /simulator.controllerStartSeconds = -1: must be a number in \[0; 3600\]/,
+    );
+  });
+
   it('shows a bad environment value as given', () => {
     expect(problemsOf('{"simulator": {"metricDelaySeconds": [60]}}').join('\n')).toMatch(
       /simulator.metricDelaySeconds = \[60\]: must be a number in \[0; 3600\]/,
