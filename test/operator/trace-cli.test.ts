@@ -152,9 +152,9 @@ describe('trace against the emulator: three days of minutes', () => {
   }, 120_000);
 
   it('chooses 1-minute periods and says why', () => {
-    expect(stdout).toMatch(/^period: 1-minute: the range starts 3\.\d+ days ago, within the 15 days/m);
+    expect(stdout).toMatch(/^period: 1-minute: the range starts 3(\.\d)? days ago, within the 15 days/m);
     expect(stdout).toMatch(/in 13 GetMetricData calls/);
-    expect(text).toMatch(/^# period: 1-minute \(60 s\): the range starts 3\.\d+ days ago/m);
+    expect(text).toMatch(/^# period: 1-minute \(60 s\): the range starts 3(\.\d)? days ago/m);
   });
 
   it('reproduces every seeded minute: rate, item time and the observed columns', () => {

@@ -163,7 +163,7 @@ describe('npm run bench', () => {
     expect(doc).toContain(`npm run bench -- --doc --trace ${trace}\n`);
     // The comparison of the age law with AWS's own scaling, read in prose whose figures are the rows'.
     expect(doc).toContain('## The age law against native, honestly');
-    expect(doc).toMatch(/\| tiny \| \S+ · 0 · \d+ \/ [\d.]+ · \d+ \| /);
+    expect(doc).toMatch(/\| tiny \| \S+ · 0 · \d+ \/ [\d.]+ · \d+ · \$[\d.]+ \| /);
     expect(doc).toContain('## Known limits');
     // The prose quotes the table: the peaks in its sentence are the rows' exec peaks.
     const peak = (controller: string) =>
