@@ -3,11 +3,14 @@ import type { Decision } from './decision.ts';
 import {
   arrivalsRose,
   BACKLOG_MESSAGES_PER_WORKER,
+  backlogLeftBehind,
+  DEPTH_NOISE_MESSAGES,
   type DepthSample,
   depthFalling,
   depthShowsBacklog,
   depthTrend,
   RATE_CHANGE_FACTOR,
+  roseWithAppliedHeld,
   slowStartProof,
 } from './depth-trend.ts';
 import {
@@ -68,6 +71,10 @@ export interface FastPathContext {
   readonly confirmed: boolean;
   /** Nothing may grow: a pause, a slower downstream, nothing bounding the consumer, or no tick decision. */
   readonly frozen?: 'paused' | 'downstream-slower' | 'unbounded';
+  /** This loop saw the depth rise at the applied value, held (`roseWithAppliedHeld`); cleared by a growth. */
+  readonly roseAtApplied?: boolean;
+  /** The depth fell after it rose at an unchanged value: a burst ended; cleared when the depth rises again. */
+  readonly burstEnded?: boolean;
 }
 
 export type FastReason = 'grow:fast-surge' | 'hold:fast';
@@ -145,7 +152,13 @@ export function decideFast(
 ): FastDecision {
   const applied = context.applied;
   const visible = sample.messages;
-  const next: FastPathContext = { ...context, previous: sample };
+  const falling = depthFalling(context.previous, visible);
+  const rising = context.previous !== undefined && visible - context.previous.messages > DEPTH_NOISE_MESSAGES;
+  const roseAtApplied =
+    context.roseAtApplied === true ||
+    roseWithAppliedHeld(context.previous, sample, applied, context.lastChangeAt);
+  const burstEnded = !rising && (context.burstEnded === true || (roseAtApplied && falling));
+  const next: FastPathContext = { ...context, previous: sample, roseAtApplied, burstEnded };
   const hold = (extra: Partial<FastDecision['inputs']> = {}): FastDecision => ({
     desired: clampConcurrency(Math.max(applied, config.minConcurrency), config),
     reason: 'hold:fast',
@@ -203,6 +216,10 @@ export function decideFast(
     : unconfirmedLimit(applied, context.confirmedNeed ?? context.tickApplied, config);
   let need: number | undefined;
   let slowStart = false;
+  const leftBehind = backlogLeftBehind(context.previous, sample, applied, {
+    target: config.targetAgeSeconds,
+    setpoint: setpointSeconds(config),
+  });
   if (arrivals !== undefined && context.itemSeconds !== undefined) {
     need = needWithBacklog(arrivals, context.itemSeconds, visible, config);
   } else if (context.itemSeconds === undefined && slowStartProof(context.previous, sample, applied)) {
@@ -211,8 +228,12 @@ export function decideFast(
     // the depth no longer rising. Worked example (800/s at 15 ms after 20 idle minutes): 2 → 4 → 8 → 16 in 30 s.
     need = 2 * applied;
     slowStart = true;
+  } else if (context.itemSeconds === undefined && burstEnded && leftBehind !== undefined) {
+    // The same doubling on the backlog a burst left behind (a fan-out), up to what its drain says works it off.
+    need = Math.min(2 * applied, leftBehind);
+    slowStart = true;
   } else if (
-    !depthFalling(context.previous, visible) &&
+    !falling &&
     depthShowsBacklog(
       context.tickSample,
       sample.at,
@@ -243,6 +264,6 @@ export function decideFast(
     desired,
     reason: 'grow:fast-surge',
     inputs: { visibleMessages: visible, ...inputs },
-    context: { ...next, applied: desired, lastChangeAt: sample.at },
+    context: { ...next, applied: desired, lastChangeAt: sample.at, roseAtApplied: false },
   };
 }

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { depthFalling, slowStartProof } from '../../lib/control/depth-trend.ts';
+import {
+  backlogLeftBehind,
+  depthFalling,
+  roseWithAppliedHeld,
+  slowStartProof,
+} from '../../lib/control/depth-trend.ts';
 
 describe('slow start’s proof: the depth rose with every allowed worker busy', () => {
   it.each([
@@ -66,5 +71,60 @@ describe('slow start’s proof: the depth rose with every allowed worker busy', 
     expect(depthFalling({ at: 0, messages: 16_000 }, 14_000)).toBe(true);
     expect(depthFalling({ at: 0, messages: 16_000 }, 15_995)).toBe(false);
     expect(depthFalling(undefined, 0)).toBe(false);
+  });
+});
+
+describe('a burst ended: the depth rose at an applied value held, then fell', () => {
+  it.each([
+    {
+      comment: 'rose 28,625 → 55,323 at 4 held since the previous sample',
+      changedAt: 0,
+      inFlight: 20,
+      rose: true,
+    },
+    {
+      comment: 'the value changed inside the interval: the rise was not at it',
+      changedAt: 5,
+      inFlight: 20,
+      rose: false,
+    },
+    {
+      comment: 'fewer than half a batch each in flight: the pollers had not reached it',
+      changedAt: 0,
+      inFlight: 19,
+      rose: false,
+    },
+  ])('$comment', ({ changedAt, inFlight, rose }) => {
+    expect(
+      roseWithAppliedHeld(
+        { at: 0, messages: 28_625, inFlight },
+        { at: 10, messages: 55_323, inFlight: 10 },
+        4,
+        changedAt,
+      ),
+    ).toBe(rose);
+  });
+
+  it.each([
+    {
+      comment:
+        'a fan-out left 52,133 behind, falling 319/s at 4 applied: 163 s to drain, up to 4 × 48,942 ÷ (319 × 30)',
+      previous: 52_133,
+      messages: 48_942,
+      need: 21,
+    },
+    {
+      comment: 'falling fast enough for the target: 9,000 → 3,000 in 10 s',
+      previous: 9_000,
+      messages: 3_000,
+      need: undefined,
+    },
+    { comment: 'rising: slow start proper, not this', previous: 3_000, messages: 9_000, need: undefined },
+    { comment: 'falling within the noise', previous: 48_950, messages: 48_942, need: undefined },
+    { comment: 'no backlog: a batch each or less waits', previous: 60, messages: 30, need: undefined },
+  ])('left behind: $comment', ({ previous, messages, need }) => {
+    expect(
+      backlogLeftBehind({ at: 0, messages: previous }, { at: 10, messages }, 4, { target: 60, setpoint: 30 }),
+    ).toBe(need);
   });
 });

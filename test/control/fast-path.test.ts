@@ -206,6 +206,27 @@ describe('decideFast', () => {
       },
       {
         comment:
+          'a burst ended (the depth rose at 4 held, now falls 319/s with 52,133 left): double on what it left behind',
+        ctx: quiet({
+          applied: 4,
+          lastChangeAt: NOW + 10,
+          previous: { ...at(20, 55_323), inFlight: 10 },
+          roseAtApplied: true,
+        }),
+        sample: { ...at(30, 52_133), inFlight: 20 },
+        desired: 8,
+        reason: 'grow:fast-surge',
+      },
+      {
+        comment:
+          'the same fall right after a growth of ours: it may be our growth working, and arrivals still high: hold',
+        ctx: quiet({ applied: 4, lastChangeAt: NOW + 20, previous: { ...at(20, 55_323), inFlight: 10 } }),
+        sample: { ...at(30, 52_133), inFlight: 20 },
+        desired: 4,
+        reason: 'hold:fast',
+      },
+      {
+        comment:
           'the depth falling since the last sample (16 work it off): hold, not the cap a spike would allow',
         ctx: quiet({ applied: 16, tickApplied: 16, tickSample: at(0, 12_000), previous: at(40, 16_000) }),
         sample: { ...at(50, 14_000), inFlight: 160 },
