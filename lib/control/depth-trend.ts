@@ -188,6 +188,30 @@ export function backlogLeftBehind(
   return Math.ceil((applied * sample.messages) / (drainPerSecond * seconds.setpoint));
 }
 
+/** A rise of the depth, per second, measured over an interval an applied value held through. */
+export interface HeldRise {
+  readonly applied: number;
+  readonly perSecond: number;
+}
+
+/**
+ * The service a worker gives, fitted from two rises at two applied values with the arrivals unchanged between
+ * them: rise = arrivals − applied × perWorker at each, so perWorker = (rise₁ − rise₂) ÷ (applied₂ − applied₁) and
+ * arrivals = rise₂ + applied₂ × perWorker. Only where more workers made it rise less and it still rises: anything
+ * else (a fall, a larger rise) says the arrivals changed, and nothing is fitted.
+ * Worked example (60/s of 300 ms items after an hour of silence): +33.3/s at 8, +6.7/s at 16: 3.33/s a worker
+ * (300 ms), arrivals 60/s.
+ */
+export function fittedService(
+  before: HeldRise | undefined,
+  now: HeldRise,
+): { readonly perWorker: number; readonly arrivals: number } | undefined {
+  if (before === undefined || !(now.applied > before.applied)) return undefined;
+  if (!(before.perSecond > now.perSecond && now.perSecond > 0)) return undefined;
+  const perWorker = (before.perSecond - now.perSecond) / (now.applied - before.applied);
+  return { perWorker, arrivals: now.perSecond + now.applied * perWorker };
+}
+
 /** The depth fell beyond its noise since the previous sample: what runs is working the backlog off. */
 export function depthFalling(previous: DepthSample | undefined, visible: number): boolean {
   return previous !== undefined && previous.messages - visible > DEPTH_NOISE_MESSAGES;

@@ -9,6 +9,8 @@ import {
   depthFalling,
   depthShowsBacklog,
   depthTrend,
+  fittedService,
+  type HeldRise,
   RATE_CHANGE_FACTOR,
   roseWithAppliedHeld,
   slowStartProof,
@@ -75,6 +77,8 @@ export interface FastPathContext {
   readonly roseAtApplied?: boolean;
   /** The depth fell after it rose at an unchanged value: a burst ended; cleared when the depth rises again. */
   readonly burstEnded?: boolean;
+  /** The last rise of the depth this loop measured over an interval the applied value held through. */
+  readonly lastRise?: HeldRise;
 }
 
 export type FastReason = 'grow:fast-surge' | 'hold:fast';
@@ -158,7 +162,21 @@ export function decideFast(
     context.roseAtApplied === true ||
     roseWithAppliedHeld(context.previous, sample, applied, context.lastChangeAt);
   const burstEnded = !rising && (context.burstEnded === true || (roseAtApplied && falling));
-  const next: FastPathContext = { ...context, previous: sample, roseAtApplied, burstEnded };
+  const held =
+    context.previous !== undefined &&
+    sample.at > context.previous.at &&
+    (context.lastChangeAt === undefined || context.lastChangeAt <= context.previous.at);
+  const rise: HeldRise | undefined =
+    held && rising && context.previous !== undefined
+      ? { applied, perSecond: (visible - context.previous.messages) / (sample.at - context.previous.at) }
+      : undefined;
+  const next: FastPathContext = {
+    ...context,
+    previous: sample,
+    roseAtApplied,
+    burstEnded,
+    lastRise: rise ?? context.lastRise,
+  };
   const hold = (extra: Partial<FastDecision['inputs']> = {}): FastDecision => ({
     desired: clampConcurrency(Math.max(applied, config.minConcurrency), config),
     reason: 'hold:fast',
@@ -226,7 +244,16 @@ export function decideFast(
     // No per-item time to size with (a new queue, a burst after a long silence): double per sample while the
     // depth proves arrivals above what runs, as TCP's slow start does; it stops at the first sample that shows
     // the depth no longer rising. Worked example (800/s at 15 ms after 20 idle minutes): 2 → 4 → 8 → 16 in 30 s.
-    need = 2 * applied;
+    // Once two rises at two values fit a per-worker service, the last step is sized by it, not doubled: 8 → 16
+    // → 32 would overshoot a need of 20.
+    const fitted = rise === undefined ? undefined : fittedService(context.lastRise, rise);
+    need =
+      fitted === undefined
+        ? 2 * applied
+        : Math.max(
+            applied + 1,
+            Math.min(2 * applied, needWithBacklog(fitted.arrivals, 1 / fitted.perWorker, visible, config)),
+          );
     slowStart = true;
   } else if (context.itemSeconds === undefined && burstEnded && leftBehind !== undefined) {
     // The same doubling on the backlog a burst left behind (a fan-out), up to what its drain says works it off.

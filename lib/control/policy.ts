@@ -1,6 +1,6 @@
 import type { ScalerConfig } from './config.ts';
 import type { Decision, DecisionInputs, ReasonCode } from './decision.ts';
-import { depthShowsBacklog, POLLER_SETTLE_SECONDS } from './depth-trend.ts';
+import { depthFalling, depthShowsBacklog, POLLER_SETTLE_SECONDS } from './depth-trend.ts';
 import { ageDataOf, type Load, loadOf, maxDefined, type Tick, tickOf } from './load.ts';
 import { needWithBacklog, steadyNeed, unconfirmedLimit } from './need.ts';
 import { rateUpperBound } from './rate-bounds.ts';
@@ -172,12 +172,16 @@ const noDataInputs = (tick: Tick, lag: number | undefined): DecisionInputs => ({
 function growBacklogBeforeData(tick: Tick, lag: number | undefined): Decision | undefined {
   const { snapshot, state, config, applied, reportedArrivals, itemSeconds } = tick;
   if (applied >= config.maxConcurrency) return undefined;
+  // A falling depth is worked off by what runs: grow only where even its drain (the least the workers serve)
+  // leaves the newest message waiting past the target; a flat or rising one, past the setpoint.
+  const falling =
+    snapshot.visibleMessages !== undefined && depthFalling(state.lastVisible, snapshot.visibleMessages);
   const backlog = depthShowsBacklog(
     state.lastVisible,
     tick.now,
     snapshot.visibleMessages,
     applied,
-    tick.setpoint,
+    falling ? config.targetAgeSeconds : tick.setpoint,
     2 * config.tickSeconds,
   );
   if (!backlog || settling(tick)) return undefined;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   backlogLeftBehind,
   depthFalling,
+  fittedService,
   roseWithAppliedHeld,
   slowStartProof,
 } from '../../lib/control/depth-trend.ts';
@@ -126,5 +127,34 @@ describe('a burst ended: the depth rose at an applied value held, then fell', ()
     expect(
       backlogLeftBehind({ at: 0, messages: previous }, { at: 10, messages }, 4, { target: 60, setpoint: 30 }),
     ).toBe(need);
+  });
+});
+
+describe("slow start's last step: a per-worker service fitted from two rises", () => {
+  it('+33.3/s at 8 and +6.7/s at 16: 300 ms items (3.33/s a worker), 60/s arriving', () => {
+    const fit = fittedService({ applied: 8, perSecond: 33.3 }, { applied: 16, perSecond: 6.7 });
+    expect(fit?.perWorker).toBeCloseTo(3.325, 6);
+    expect(fit?.arrivals).toBeCloseTo(59.9, 6);
+  });
+
+  it.each([
+    { comment: 'no earlier rise', before: undefined, now: { applied: 16, perSecond: 6.7 } },
+    {
+      comment: 'more workers, a larger rise: arrivals grew',
+      before: { applied: 8, perSecond: 6.7 },
+      now: { applied: 16, perSecond: 33.3 },
+    },
+    {
+      comment: 'a fall now: not a rise to fit',
+      before: { applied: 8, perSecond: 33.3 },
+      now: { applied: 16, perSecond: -5 },
+    },
+    {
+      comment: 'the same applied value',
+      before: { applied: 16, perSecond: 33.3 },
+      now: { applied: 16, perSecond: 6.7 },
+    },
+  ])('nothing fitted: $comment', ({ before, now }) => {
+    expect(fittedService(before, now)).toBeUndefined();
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { resolveScalerConfig } from '../../lib/control/config.ts';
 import { decideFast, type FastPathContext, fastPathContext } from '../../lib/control/fast-path.ts';
+import { needWithBacklog } from '../../lib/control/need.ts';
 import { decide } from '../../lib/control/policy.ts';
 import { config, NOW, snapshot, state } from './fixtures.ts';
 
@@ -237,6 +238,24 @@ describe('decideFast', () => {
       const decision = decideFast(sample, ctx, config());
       expect(decision.reason).toBe(reason);
       expect(decision.desired).toBe(desired);
+    });
+
+    it('the last step is sized by the service two rises fit, not doubled: 16 → 20, not 32', () => {
+      // GIVEN a rise of 33.3/s at 8 (measured before the growth to 16) and 6.7/s now at 16, all 16 busy
+      const ctx = quiet({
+        applied: 16,
+        lastChangeAt: NOW + 20,
+        previous: { ...at(20, 1_000), inFlight: 80 },
+        lastRise: { applied: 8, perSecond: 33.3 },
+      });
+      const sample = { ...at(30, 1_067), inFlight: 80 };
+      // WHEN
+      const decision = decideFast(sample, ctx, config());
+      // THEN 3.33/s a worker and 60/s arriving size it: what `needWithBacklog` gives, between 17 and 32
+      const expected = needWithBacklog(59.9, 1 / 3.325, 1_067, config());
+      expect(decision.reason).toBe('grow:fast-surge');
+      expect(decision.desired).toBe(Math.max(17, Math.min(32, expected)));
+      expect(decision.desired).toBeLessThan(32);
     });
 
     it('with a per-item time known, the need sizes the growth and slow start does not apply', () => {

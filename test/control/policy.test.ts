@@ -134,6 +134,22 @@ describe('hold:no-data / grow:backlog-before-data — missing or stale age holds
       reason: 'hold:no-data',
     },
     {
+      comment:
+        'falling, 3,300 → 1,500 in a minute (30/s): the newest waits at most 50 s, past the setpoint but within the 60 s target: hold',
+      snap: noData(1_500),
+      st: earlier(3_300),
+      desired: 2,
+      reason: 'hold:no-data',
+    },
+    {
+      comment:
+        'falling too slowly, 2,000 → 1,500 in a minute (8.3/s): 180 s to work off, past the target: grow',
+      snap: noData(1_500),
+      st: earlier(2_000),
+      desired: 3,
+      reason: 'grow:backlog-before-data',
+    },
+    {
       comment: 'a few messages are no backlog (fewer than a batch per worker): hold',
       snap: noData(15),
       st: earlier(5),
