@@ -287,7 +287,7 @@ function knownLimits(input: BenchDocInput): string {
       "first second, as the construct's start trigger runs it at deploy (`controllerStartSeconds` " +
       `${env.controllerStartSeconds}); a load that starts before the controller does (a scaler added to a busy ` +
       'queue) is blind until its first tick: `"simulator": {"controllerStartSeconds": 60}` replays that (on ' +
-      '`cold-steady` the p99 is then about 1.05 × the target, against 0.21 × from the start).',
+      '`cold-steady` the p99 is then about 1.05 × the target, against 0.29 × from the start).',
     '- **Overload.** No controller meets the target beyond the cap; the law pins at the cap and reports ' +
       '`saturated` (the shed signal) instead of growing past what the downstream takes.',
   ].join('\n');
