@@ -10,6 +10,7 @@ const CHECKOUT_COMMANDS = {
   load: 'npm run load --',
   status: 'npm run status --',
   trace: 'npm run trace --',
+  recommend: 'npm run recommend --',
 } as const;
 
 /**

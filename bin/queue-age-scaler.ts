@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * The package's one command: `queue-age-scaler <command> [options]`, each command the tool of the same name in
- * bin/ (`npm start`, `npm run bench`, `npm run load`, `npm run status`, `npm run trace` in a checkout).
+ * bin/ (`npm start`, `npm run bench`, `npm run load`, `npm run status`, `npm run trace`, `npm run recommend` in a
+ * checkout).
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -28,6 +29,11 @@ const COMMANDS = {
     about: "export a queue's CloudWatch history to a load file that simulate, bench and load replay",
     run: () => import('./trace.ts'),
   },
+  recommend: {
+    about:
+      'replay a load file through the age law, native and provisioned; say which to run, with its settings',
+    run: () => import('./recommend.ts'),
+  },
 } as const;
 
 type Command = keyof typeof COMMANDS;
@@ -42,7 +48,8 @@ ${Object.entries(COMMANDS)
 Examples:
   npx queue-age-scaler simulate --scenario seed-spike
   npx queue-age-scaler status --stack MyStack --watch
-  npx queue-age-scaler trace --stack MyStack --since 7d --out my-queue.csv`;
+  npx queue-age-scaler trace --stack MyStack --since 7d --out my-queue.csv
+  npx queue-age-scaler recommend --trace my-queue.csv --db-pool 20`;
 
 /** The version of the package this file belongs to: the nearest package.json named queue-age-scaler. */
 function version(): string {

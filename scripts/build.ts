@@ -8,7 +8,7 @@
  *   they are the app's own copies). CommonJS loads everywhere a CDK app runs: `require` from a `cdk init` app,
  *   `import` from an ESM app, and jest.
  * - dist/types/ — its declarations, marked CommonJS to match.
- * - dist/cli/ — `queue-age-scaler simulate | bench | load | status`, ESM.
+ * - dist/cli/ — `queue-age-scaler simulate | bench | load | status | trace | recommend`, ESM.
  *
  * Both bundles sit two directories below the package root, as their sources do (lib/cdk/, lib/sim/), so the paths
  * they compute from their own location (the controller asset, the shipped scenarios) are the same in the repo and

@@ -4,6 +4,7 @@ import {
   CONTROLLER_KINDS,
   type ControllerKind,
   MAPPING_BASELINES,
+  type Run,
   type RunOptions,
   runScenario,
 } from './run.ts';
@@ -66,23 +67,34 @@ export async function benchScenario(
 ): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   for (const controller of benchControllers(preset)) {
-    const { summary, result, config } = await runScenario({ scenario, preset, controller, ...options });
-    const row: BenchRow = {
-      scenario: scenario.name,
+    const row = benchRow(
+      scenario.name,
+      preset,
       controller,
-      summary,
-      p99OverTarget: summary.p99WaitSeconds / summary.targetAgeSeconds,
-      settledScaleEventsPerHour: settledScaleEventsPerHour(
-        summary.phases,
-        result.concurrencyChanges.slice(1),
-      ),
-      // Prices are the AWS account's: the seed's in-process pool has none.
-      monthlyCost: preset === 'lambda' ? monthlyCost(controller, config, summary) : undefined,
-    };
+      await runScenario({ scenario, preset, controller, ...options }),
+    );
     rows.push(row);
     onRun?.(row);
   }
   return rows;
+}
+
+/** One run as the bench reports it: `recommend` builds its rows from its own runs (its seeds) the same way. */
+export function benchRow(
+  scenario: string,
+  preset: PresetName,
+  controller: ControllerKind,
+  { summary, result, config }: Pick<Run, 'summary' | 'result' | 'config'>,
+): BenchRow {
+  return {
+    scenario,
+    controller,
+    summary,
+    p99OverTarget: summary.p99WaitSeconds / summary.targetAgeSeconds,
+    settledScaleEventsPerHour: settledScaleEventsPerHour(summary.phases, result.concurrencyChanges.slice(1)),
+    // Prices are the AWS account's: the seed's in-process pool has none.
+    monthlyCost: preset === 'lambda' ? monthlyCost(controller, config, summary) : undefined,
+  };
 }
 
 // ---- dominance ---------------------------------------------------------------------------------------------

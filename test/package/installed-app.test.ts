@@ -337,7 +337,7 @@ describe(`a CommonJS app (cdk init's shape) on aws-cdk-lib ${MIN_AWS_CDK_LIB}`, 
       });
       expect(plan.code, plan.stderr).toBe(0);
       expect(JSON.parse(plan.stdout)).toMatchObject({ plan: { scenario: 'bursts' } });
-      for (const tool of ['simulate', 'bench', 'load', 'status']) {
+      for (const tool of ['simulate', 'bench', 'load', 'status', 'recommend']) {
         const toolHelp = await command(bin, [tool, '--help'], { cwd: cjs.dir });
         expect(toolHelp.code, `${tool} --help`).toBe(0);
         // The help shows the command the user has, not the checkout's npm scripts.

@@ -1,0 +1,241 @@
+import { maxConcurrencyFor } from '../control/capacity.ts';
+import { resolveScalerConfig, type ScalerConfig, type ScalerSettings } from '../control/config.ts';
+import type { SettingName } from '../control/settings-table.ts';
+import { benchRow } from './bench.ts';
+import type { DownstreamModel } from './downstream.ts';
+import type { SimEnvironment } from './environment.ts';
+import {
+  chooseFloor,
+  type DailyPeak,
+  dailyPeak,
+  type FloorChoice,
+  floorWindowSeconds,
+  hourlyNeeds,
+  windowNeeds,
+} from './load-profile.ts';
+import { PRESETS } from './presets.ts';
+import { chooseController, type Recommendation } from './recommend.ts';
+import { planReplay, REPLAY_BUDGET_MESSAGES, type ReplayPlan } from './replay-budget.ts';
+import {
+  compareReplay,
+  type ReplayComparison,
+  type ReplaySeries,
+  replaySeries,
+} from './replay-comparison.ts';
+import { type ControllerKind, downstreamFor, runScenario } from './run.ts';
+import type { Scenario } from './scenario.ts';
+import { type SeedFigures, seedFigures } from './seed-figures.ts';
+import { thin } from './thinning.ts';
+
+/**
+ * `recommend`'s replay: the trace through the age law, `native` and `provisioned` (the bench's controllers that a
+ * user can run; the fixed and step baselines are yardsticks, not offers) on every seed, with the user's target
+ * and cap, in the lambda preset, thinned when it is too big (lib/sim/thinning.ts); then the choice
+ * (lib/sim/recommend.ts) and the comparison with what the queue did (lib/sim/replay-comparison.ts).
+ */
+export const RECOMMEND_CONTROLLERS = [
+  'age-law',
+  'native',
+  'provisioned',
+] as const satisfies readonly ControllerKind[];
+export type RecommendController = (typeof RECOMMEND_CONTROLLERS)[number];
+
+const PRESET = PRESETS.lambda;
+
+export interface RecommendInput {
+  readonly scenario: Scenario;
+  /** Epoch seconds of the trace's start (lib/operator/trace-start.ts); undefined: hours from its start. */
+  readonly startSeconds?: number;
+  /** A config file's settings with the command line's on top; the lambda preset fills the rest. */
+  readonly settings: ScalerSettings;
+  readonly environment?: Partial<SimEnvironment>;
+  /** The downstream's capacity over the trace's own `@downstream` line, as `bench --config` gives it. */
+  readonly downstream?: DownstreamModel;
+  readonly seeds: readonly number[];
+  /** The controller the user runs today: its replay is set beside what the queue did. */
+  readonly current: RecommendController;
+  /** Messages all runs may replay together. @default REPLAY_BUDGET_MESSAGES */
+  readonly budget?: number;
+  /** How a setting is named in an error (the command's option). */
+  readonly label?: (field: SettingName) => string;
+  readonly onRun?: (done: { controller: RecommendController; seed: number; wallSeconds: number }) => void;
+}
+
+/** Where the cap comes from: each limit given and what it allows. */
+export interface CapSource {
+  readonly field: 'maxConcurrency' | 'dbPoolSize' | 'apiRatePerSecond';
+  readonly value: number;
+  /** maxConcurrency only: the preset's default rather than the user's. */
+  readonly isDefault?: boolean;
+}
+
+export interface RecommendReport {
+  readonly trace: {
+    readonly name: string;
+    readonly phases: number;
+    readonly seconds: number;
+    readonly messages: number;
+    readonly peakRatePerSecond: number;
+    readonly itemMs: { readonly min: number; readonly max: number };
+    readonly observed: boolean;
+    readonly startSeconds?: number;
+  };
+  readonly seeds: readonly number[];
+  readonly plan: ReplayPlan & {
+    readonly runs: number;
+    readonly budget: number;
+    readonly functionTimeoutRaisedTo?: number;
+  };
+  readonly settings: {
+    readonly targetAgeSeconds: number;
+    readonly cap: number;
+    readonly capFrom: readonly CapSource[];
+    readonly floor: number;
+    /** How the floor was chosen: from the quietest window (hours, mostly), or as the config file gave it. */
+    readonly floorFrom: ({ readonly by: 'quietest-window' } & FloorChoice) | { readonly by: 'config' };
+  };
+  readonly dailyPeak?: DailyPeak;
+  /** In RECOMMEND_CONTROLLERS' order. */
+  readonly options: readonly SeedFigures[];
+  /** The age law's reserved concurrency held over the trace, concurrency-seconds (the mean of seeds). */
+  readonly ageLawReservedSeconds: number;
+  readonly choice: Recommendation;
+  readonly current: RecommendController;
+  /** Undefined: the trace has no observed columns. */
+  readonly comparison?: ReplayComparison;
+}
+
+function capSources(settings: ScalerSettings, config: ScalerConfig): CapSource[] {
+  const sources: CapSource[] = [];
+  const given = settings.maxConcurrency !== undefined;
+  sources.push({
+    field: 'maxConcurrency',
+    value:
+      maxConcurrencyFor({
+        explicitMax: Number(given ? settings.maxConcurrency : PRESET.settings.maxConcurrency),
+      }) ?? 0,
+    ...(given ? {} : { isDefault: true }),
+  });
+  if (config.dbPoolSize !== undefined) sources.push({ field: 'dbPoolSize', value: config.dbPoolSize });
+  const api = maxConcurrencyFor({
+    apiRatePerSecond: config.apiRatePerSecond,
+    itemTimeSeconds: config.itemTimeSeconds,
+    callsPerItem: config.callsPerItem,
+  });
+  if (config.apiRatePerSecond !== undefined && api !== undefined)
+    sources.push({ field: 'apiRatePerSecond', value: api });
+  return sources;
+}
+
+/**
+ * The settings a run is given: the user's, with the cap and the floor resolved (the downstream limits that gave
+ * the cap do not depend on the trace, so they are not replayed again), and the configured item time thinned with
+ * the items (the law falls back on it before CloudWatch has a per-item time: lib/control/load.ts).
+ */
+function runSettings(
+  settings: ScalerSettings,
+  config: ScalerConfig,
+  floor: number,
+  k: number,
+): ScalerSettings {
+  const {
+    dbPoolSize: _pool,
+    apiRatePerSecond: _api,
+    callsPerItem: _calls,
+    itemTimeSeconds: _item,
+    ...rest
+  } = settings;
+  // 900 s is the setting's bound (Lambda's 15 minutes): a thinned item time beyond it is clipped, not refused.
+  const item =
+    config.itemTimeSeconds === undefined
+      ? {}
+      : { itemTimeSeconds: Math.min(900, config.itemTimeSeconds / k) };
+  return { ...rest, ...item, minConcurrency: floor, maxConcurrency: config.maxConcurrency };
+}
+
+export async function recommend(input: RecommendInput): Promise<RecommendReport> {
+  const { scenario, seeds } = input;
+  const resolve = (settings: ScalerSettings) =>
+    resolveScalerConfig(settings, { defaults: PRESET.settings, label: input.label });
+  const given = resolve(input.settings);
+  const seconds = scenario.phases.reduce((s, p) => s + p.durationSeconds, 0);
+  const quiet = windowNeeds(scenario.phases, given, floorWindowSeconds(seconds));
+  const floorFrom: RecommendReport['settings']['floorFrom'] =
+    input.settings.minConcurrency !== undefined
+      ? { by: 'config' }
+      : { by: 'quietest-window', ...chooseFloor(quiet, given.maxConcurrency) };
+  const floor = floorFrom.by === 'config' ? given.minConcurrency : floorFrom.floor;
+  const config = resolve({ ...input.settings, minConcurrency: floor });
+
+  const runs = RECOMMEND_CONTROLLERS.length * seeds.length;
+  const budget = input.budget ?? REPLAY_BUDGET_MESSAGES;
+  const plan = planReplay(scenario.phases, runs, budget);
+  const environment: SimEnvironment = { ...PRESET.environment, ...input.environment };
+  const thinning = thin(scenario, environment, plan.k, downstreamFor(scenario, input.downstream));
+  const settings = runSettings(input.settings, config, floor, plan.k);
+
+  const options: SeedFigures[] = [];
+  const series: ReplaySeries[] = [];
+  let ageLawReserved = 0;
+  for (const controller of RECOMMEND_CONTROLLERS) {
+    const rows = [];
+    for (const seed of seeds) {
+      const run = await runScenario({
+        scenario: thinning.scenario,
+        preset: 'lambda',
+        controller,
+        seed,
+        settings,
+        environment: { ...input.environment, ...thinning.environment },
+        downstream: thinning.downstream,
+      });
+      rows.push(benchRow(scenario.name, 'lambda', controller, run));
+      if (controller === input.current) series.push(replaySeries(run.summary, run.result.timeline));
+      if (controller === 'age-law') ageLawReserved += (run.summary.reservedSeconds ?? 0) / seeds.length;
+      input.onRun?.({ controller, seed, wallSeconds: run.summary.wallSeconds });
+    }
+    options.push(seedFigures(rows));
+  }
+
+  const busy = scenario.phases.filter((p) => p.ratePerSecond > 0);
+  const offsetHours = input.startSeconds === undefined ? 0 : Math.floor((input.startSeconds % 86_400) / 3600);
+  const peak = dailyPeak(hourlyNeeds(scenario.phases, given), offsetHours);
+  const comparison = compareReplay(scenario.phases, series);
+  return {
+    trace: {
+      name: scenario.name,
+      phases: scenario.phases.length,
+      seconds,
+      messages: plan.traceMessages,
+      peakRatePerSecond: Math.max(0, ...scenario.phases.map((p) => p.ratePerSecond)),
+      itemMs: {
+        min: Math.min(...(busy.length > 0 ? busy : scenario.phases).map((p) => p.itemMs)),
+        max: Math.max(...(busy.length > 0 ? busy : scenario.phases).map((p) => p.itemMs)),
+      },
+      observed: scenario.phases.some((p) => p.observed !== undefined),
+      ...(input.startSeconds === undefined ? {} : { startSeconds: input.startSeconds }),
+    },
+    seeds,
+    plan: {
+      ...plan,
+      runs,
+      budget,
+      ...(thinning.functionTimeoutRaisedTo === undefined
+        ? {}
+        : { functionTimeoutRaisedTo: thinning.functionTimeoutRaisedTo }),
+    },
+    settings: {
+      targetAgeSeconds: config.targetAgeSeconds,
+      cap: config.maxConcurrency,
+      capFrom: capSources(input.settings, config),
+      floor,
+      floorFrom,
+    },
+    ...(peak === undefined ? {} : { dailyPeak: peak }),
+    options,
+    ageLawReservedSeconds: ageLawReserved,
+    choice: chooseController(options),
+    current: input.current,
+    ...(comparison === undefined ? {} : { comparison }),
+  };
+}
