@@ -5,10 +5,11 @@ import type { Phase } from './scenario.ts';
  * How many messages `recommend`'s runs may replay together. Measured on this project's 2-core machine
  * (2026-12-01): the simulator replays 0.9–1.5 million messages a wall second (1,000/s of 20 ms items, the age law,
  * native and provisioned alike, slower while other work shares the machine), plus about 1–3 s a simulated week of
- * fixed work per run. 75 million in 15 runs (3 controllers × seeds 1–5) is then 50–85 s of messages and 15–45 s
- * of weeks: a week's recommendation within two minutes.
+ * fixed work per run. 60 million in 15 runs (3 controllers × seeds 1–5) is then 40–70 s of messages and 15–45 s
+ * of weeks: a week's recommendation within two minutes (a flat week at 1,000/s, 605 million messages: 75 million
+ * took 123 s, over the two minutes).
  */
-export const REPLAY_BUDGET_MESSAGES = 75_000_000;
+export const REPLAY_BUDGET_MESSAGES = 60_000_000;
 
 export interface ReplayPlan {
   /** The thinning factor (lib/sim/thinning.ts): 1 replays the trace as it is. */
@@ -34,8 +35,8 @@ export function roundDown(k: number): number {
 
 /**
  * The largest k (at most 1) with every run inside the simulator's bound on messages and all `runs` together
- * inside `budget`. Worked example: a week peaking at 1,000/s, 333 million messages, 15 runs, 75 million: k = 75 M
- * ÷ 15 ÷ 333 M = 0.015.
+ * inside `budget`. Worked example: a week peaking at 1,000/s, 333 million messages, 15 runs, 60 million: k = 60 M
+ * ÷ 15 ÷ 333 M = 0.012.
  */
 export function planReplay(
   phases: readonly Phase[],
