@@ -1,0 +1,212 @@
+/**
+ * A shared concurrency budget: several queues' consumers use one downstream (a database's 40 connections, say),
+ * so the sum of their applied limits must never exceed the budget, however each member's own law sizes it. Pure:
+ * the members' desired values come from their own `decide`, and the result is only the split.
+ *
+ * The rule:
+ * 1. Each member asks for its own law's value, its demand, taken within [floor, cap] (the law already returns
+ *    one there; the clamp keeps both bounds whatever the caller passes).
+ * 2. Every floor is granted first: a floor is the least that member runs with, and the budget was checked to hold
+ *    them all (a budget below the sum of the floors is refused).
+ * 3. The rest of the budget, the pool, goes one unit at a time to whoever is furthest behind, never past a
+ *    member's demand. Lateness is weight × age ÷ target (2 means twice its target behind; weight 2 ranks a member
+ *    at half its target with another at its target). A member's pressure is its lateness × the fraction of its
+ *    extra (demand − floor) it still lacks; the next unit goes to the highest pressure. Ties: the smaller fraction
+ *    met, then the later member, then the name. Arrival order plays no part.
+ * 4. The order guard: a unit never goes where it would give a member a larger fraction of its extra than a
+ *    later member that is still short has. Pressure alone would, in units this coarse: extras of 1 and 10, at
+ *    lateness 1.0 and 1.1, two units to share: the second unit goes to the 10, not the 1, which is less late.
+ *
+ * When the demands fit the budget, every member gets its own (the pool covers every extra). Otherwise the pool
+ * fills a level L: a member at lateness p gets about 1 − L ÷ p of its extra, a member at or below L its floor
+ * only. The split is continuous in lateness, so two members close in lateness get close shares and a tick's
+ * small change in age moves a few units, not the whole pool (a winner-takes-all order would swing the pool to
+ * whichever is ahead by 0.1 each tick, and every swing is a pair of writes).
+ *
+ * What the rule guarantees, for every input it accepts (test/control/budget-allocation.test.ts):
+ * - Σ granted ≤ budget, and Σ granted = min(budget, Σ demand): the pool is never held back.
+ * - floor ≤ granted ≤ demand ≤ max(desired, floor), and granted ≤ cap.
+ * - The order (precisely): if member j is less late than member i, and i is short of its demand, then j's
+ *   fraction of its extra met is at most i's: (granted_j − floor_j) ÷ extra_j ≤ (granted_i − floor_i) ÷ extra_i.
+ *   A less-late member is never fed at the expense of one further behind.
+ * - It keeps no memory: a member whose desired fell gets at most the new value, and the units it freed go to the
+ *   others in the same call. An idle member (age 0) has no pressure, so in a shortfall it holds its floor only
+ *   while anyone late is short, and its own law shrinks its desired within its scale-down delay besides.
+ *
+ * An unknown age (no fresh datapoint) ranks last, below an idle member: its lateness cannot be compared, and a
+ * metric outage usually means a broken pipeline, not a late queue. Its own law holds on missing data
+ * (`hold:no-data`); a held value must not take budget from a member measured to be late. It keeps its floor.
+ *
+ * Worked example: budget 40; orders (age 240 s, target 60 s: lateness 4; floor 5, desired 29), billing
+ * (60 s of 30 s: 2; floor 5, desired 21), email (idle: 0; floor 4, desired 8, its law not yet shrunk).
+ * Demands sum to 58 > 40. Floors 5 + 5 + 4 = 14 leave a pool of 26 for extras of 24, 16 and 4. The level is
+ * L = 1: orders gets 1 − 1/4 = 3/4 of 24 = 18, billing 1 − 1/2 = 1/2 of 16 = 8 (26 units, both pressures end at
+ * 1), email nothing above its floor. Grants: orders 23, billing 13, email 4; Σ 40.
+ *
+ * @example
+ * allocateBudget(40, [
+ *   { name: 'orders', desired: 29, floor: 5, cap: 32, ageSeconds: 240, targetSeconds: 60 },
+ *   { name: 'billing', desired: 21, floor: 5, cap: 32, ageSeconds: 60, targetSeconds: 30 },
+ *   { name: 'email', desired: 8, floor: 4, cap: 16, ageSeconds: 0, targetSeconds: 60 },
+ * ]); // orders 23 (shortfall-share), billing 13 (shortfall-share), email 4 (floor)
+ */
+
+export interface BudgetMember {
+  /** Unique in the budget: ties are broken by it. */
+  readonly name: string;
+  /** Its own law's value (`decide(...).desired`). */
+  readonly desired: number;
+  /** Its floor (`minConcurrency`), granted first: an integer ≥ 1 (0 is an operator's pause, never ours). */
+  readonly floor: number;
+  /** Its cap (`maxConcurrency`): an integer ≥ floor. */
+  readonly cap: number;
+  /** Age of its oldest message; undefined (or not a non-negative number): unknown, ranks last. */
+  readonly ageSeconds?: number;
+  /** Its target age, > 0. */
+  readonly targetSeconds: number;
+  /** How much its lateness counts, > 0. @default 1 */
+  readonly weight?: number;
+}
+
+/** `own-desired`: its demand in full; `floor`: its floor only; `shortfall-share`: between the two. */
+export type GrantReason = 'own-desired' | 'floor' | 'shortfall-share';
+
+export interface BudgetGrant {
+  readonly name: string;
+  readonly granted: number;
+  readonly reason: GrantReason;
+  /** weight × age ÷ target; undefined: the age is unknown. */
+  readonly lateness: number | undefined;
+}
+
+export class BudgetError extends Error {
+  override name = 'BudgetError';
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid concurrency budget: ${problems.join('; ')}`);
+  }
+}
+
+/** A member as the split sees it: extra = demand − floor, rank = lateness, −∞ when unknown. */
+interface Claim {
+  readonly name: string;
+  readonly floor: number;
+  readonly extra: number;
+  readonly lateness: number | undefined;
+  readonly rank: number;
+}
+
+/**
+ * Each member's grant, most behind first (lateness descending, unknown last, ties by name): the order in which
+ * `planBudgetWrites` raises them, so the members furthest behind use the free headroom first.
+ */
+export function allocateBudget(budget: number, members: readonly BudgetMember[]): BudgetGrant[] {
+  const problems = budgetProblems(budget, members);
+  if (problems.length > 0) throw new BudgetError(problems);
+  const shares: Share[] = members
+    .map(claimOf)
+    .sort(byRank)
+    .map((claim) => ({ claim, met: 0 }));
+  let pool = budget - shares.reduce((sum, s) => sum + s.claim.floor, 0);
+  for (let next = nextUnit(shares); pool > 0 && next !== undefined; next = nextUnit(shares)) {
+    next.met += 1;
+    pool -= 1;
+  }
+  return shares.map(grantOf);
+}
+
+/** Every problem at once, each naming the member, the field and the value (the config validator's way). */
+export function budgetProblems(budget: number, members: readonly BudgetMember[]): string[] {
+  const problems: string[] = [];
+  if (!Number.isInteger(budget) || budget < 0) problems.push(`budget = ${budget}: must be an integer ≥ 0`);
+  const seen = new Set<string>();
+  for (const m of members) {
+    const who = m.name === '' ? '(unnamed)' : m.name;
+    if (m.name === '') problems.push('a member has an empty name: names break ties and must be unique');
+    else if (seen.has(m.name)) problems.push(`${who}: the name appears twice: names must be unique`);
+    seen.add(m.name);
+    if (!Number.isInteger(m.floor) || m.floor < 1) {
+      problems.push(`${who}.floor = ${m.floor}: must be an integer ≥ 1`);
+    }
+    if (!Number.isInteger(m.cap) || m.cap < m.floor) {
+      problems.push(`${who}.cap = ${m.cap}: must be an integer ≥ its floor (${m.floor})`);
+    }
+    if (!Number.isInteger(m.desired) || m.desired < 0) {
+      problems.push(`${who}.desired = ${m.desired}: must be an integer ≥ 0`);
+    }
+    if (!(Number.isFinite(m.targetSeconds) && m.targetSeconds > 0)) {
+      problems.push(`${who}.targetSeconds = ${m.targetSeconds}: must be a number > 0`);
+    }
+    const weight = m.weight ?? 1;
+    if (!(Number.isFinite(weight) && weight > 0)) {
+      problems.push(`${who}.weight = ${weight}: must be a number > 0`);
+    }
+  }
+  const floors = members.reduce((sum, m) => sum + m.floor, 0);
+  if (Number.isFinite(budget) && budget < floors) {
+    const each = members.map((m) => `${m.name} ${m.floor}`).join(', ');
+    problems.push(
+      `budget ${budget} is below the sum of the floors, ${floors} (${each}): raise the budget or lower a floor`,
+    );
+  }
+  return problems;
+}
+
+function claimOf(m: BudgetMember): Claim {
+  const demand = Math.min(m.cap, Math.max(m.floor, m.desired));
+  // Age is data, not configuration: a value that cannot be an age is unknown, as the law's sanitize treats it.
+  const known = m.ageSeconds !== undefined && Number.isFinite(m.ageSeconds) && m.ageSeconds >= 0;
+  const lateness = known ? ((m.weight ?? 1) * (m.ageSeconds ?? 0)) / m.targetSeconds : undefined;
+  return { name: m.name, floor: m.floor, extra: demand - m.floor, lateness, rank: lateness ?? -Infinity };
+}
+
+/** A claim and the units of the pool it has been given so far. */
+interface Share {
+  readonly claim: Claim;
+  met: number;
+}
+
+const short = (s: Share) => s.met < s.claim.extra;
+
+/** Most behind first; equal lateness (two unknown ages included) by name. */
+function byRank(a: Claim, b: Claim): number {
+  if (a.rank !== b.rank) return a.rank > b.rank ? -1 : 1;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/** Lateness × the fraction of its extra still lacking: 0 for an idle member (age 0), −∞ for an unknown age. */
+const pressure = ({ claim, met }: Share) =>
+  claim.rank === -Infinity ? -Infinity : (claim.rank * (claim.extra - met)) / claim.extra;
+
+/**
+ * The share the next unit goes to, or undefined when every extra is met. The highest-ranked share still short
+ * always qualifies (no later member is short), so a unit is always placed while anyone is short: the pool is
+ * never held back.
+ */
+function nextUnit(shares: readonly Share[]): Share | undefined {
+  let best: Share | undefined;
+  for (const s of shares) {
+    if (!short(s) || !keepsOrder(shares, s)) continue;
+    if (best === undefined || before(s, best)) best = s;
+  }
+  return best;
+}
+
+/** One more unit for j leaves its fraction met at most that of every later member still short. */
+function keepsOrder(shares: readonly Share[], j: Share): boolean {
+  return shares.every(
+    (i) => i.claim.rank <= j.claim.rank || !short(i) || (j.met + 1) * i.claim.extra <= i.met * j.claim.extra,
+  );
+}
+
+/** Higher pressure; then the smaller fraction met after the unit; then rank order (`shares` is sorted by it). */
+function before(j: Share, k: Share): boolean {
+  const pj = pressure(j);
+  const pk = pressure(k);
+  if (pj !== pk) return pj > pk;
+  return (j.met + 1) * k.claim.extra < (k.met + 1) * j.claim.extra;
+}
+
+function grantOf({ claim, met }: Share): BudgetGrant {
+  const reason: GrantReason = met === claim.extra ? 'own-desired' : met === 0 ? 'floor' : 'shortfall-share';
+  return { name: claim.name, granted: claim.floor + met, reason, lateness: claim.lateness };
+}
