@@ -708,7 +708,10 @@ function dropRedundantProviderDependency(start: Trigger): void {
   const provider = Stack.of(start).node.children.find((child) => TRIGGER_PROVIDER_ID.test(child.node.id));
   const handler = provider?.node.tryFindChild('Handler');
   const role = provider?.node.tryFindChild('Role');
-  if (handler instanceof CfnResource && role instanceof CfnResource) handler.removeDependency(role);
+  if (!(handler instanceof CfnResource && role instanceof CfnResource)) return;
+  // removeResourceDependency where this aws-cdk-lib has it (removeDependency, its older name, warns as deprecated).
+  const remove = handler.removeResourceDependency ?? handler.removeDependency;
+  remove.call(handler, role);
 }
 
 /** The id aws-cdk-lib gives the stack's trigger provider (`AWSCDK.TriggerCustomResourceProviderCustomResourceProvider`). */
