@@ -69,9 +69,10 @@ compute is the same for all and left out) and the reserved concurrency the age l
 observed columns, the observed max age and peak concurrency per hour or day beside the replay of --current.
 
 A trace bigger than the budget (or than the simulator's 50,000,000 messages a run) is replayed thinned by k < 1:
-each replayed message stands for 1/k of yours and does their work (rates × k, item times ÷ k), so concurrency,
-ages and costs stay your trace's; k is printed. A week peaking at 1,000/s (333 million messages) runs at
-k = 0.015.
+each replayed message stands for 1/k of yours and does their work (rates × k, item times ÷ k), so the need
+(rate × item time), the cap, the floor and the costs stay your trace's; k is printed. Ages and peaks are
+approximate below k = 0.1 (burstier arrivals, batches 1/k times longer): docs/operator-tools.md gives the
+measured error. A week peaking at 1,000/s (333 million messages) runs at k = 0.012.
 
 Exit status: 0 with a recommendation; 2 for a mistake (one line naming the option, the value and the range).
 

@@ -67,7 +67,8 @@ function, the range, the period and why, and how each column was derived.
 
 Read-only: cloudformation:DescribeStacks (with --stack), sqs:GetQueueAttributes,
 lambda:GetEventSourceMapping or lambda:ListEventSourceMappings, cloudwatch:GetMetricData; nothing is written but
---out. Exit status: 0 written, 2 a mistake in the command, a queue or stack not found, no data in the range.
+--out. Exit status: 0 written; 2 for anything it can explain in one line (a mistake in the command, a queue or
+stack not found, no data in the range, no credentials, an endpoint that does not answer).
 
 Examples:
   ${command} --stack QueueAgeScalerExample --since 7d --out my-queue.csv

@@ -331,7 +331,7 @@ export class QueueAgeScaler extends Construct {
       executeOnHandlerChange: false,
       executeAfter: [this.schedule],
     });
-    dropRedundantProviderDependency(start);
+    adjustTriggerProvider(start, CONTROLLER_RUNTIME);
   }
 
   /**
@@ -478,8 +478,13 @@ export class QueueAgeScaler extends Construct {
       maxEventAge: Duration.seconds(Math.max(MIN_EVENT_AGE_SECONDS, Math.round(1.5 * config.tickSeconds))),
       role,
       logGroup,
-      // The start trigger invokes a version of the controller; a deploy that changes it need not keep the old one.
-      currentVersionOptions: { removalPolicy: RemovalPolicy.DESTROY },
+      // The start trigger invokes a version of the controller: the same async settings as the function's (a
+      // version has its own), and a deploy that changes it need not keep the old one.
+      currentVersionOptions: {
+        removalPolicy: RemovalPolicy.DESTROY,
+        retryAttempts: 0,
+        maxEventAge: Duration.seconds(Math.max(MIN_EVENT_AGE_SECONDS, Math.round(1.5 * config.tickSeconds))),
+      },
       environment: {
         ...settingsToEnvironment(settingsOf(config)),
         ...resourceEnvironment,
@@ -700,15 +705,19 @@ function settingsOf(config: ScalerConfig): ScalerSettings {
 }
 
 /**
- * aws-cdk-lib's trigger provider (one per stack, shared by every Trigger) declares `DependsOn` its role next to a
- * `Fn::GetAtt` of the same role, which cfn-lint reports (W3005). The `GetAtt` orders them already: the redundant
- * `DependsOn` goes, so the stack lints clean.
+ * aws-cdk-lib's trigger provider (one per stack, shared by every Trigger), made deployable and lint-clean:
+ * - its runtime is the controller's: older aws-cdk-lib releases in the peer range give it `nodejs18.x`, which Lambda
+ *   no longer accepts for a new function (docs/aws-facts.md, "Lambda runtimes"); its handler is plain Node with the
+ *   runtime's AWS SDK, so any later Node runtime runs it;
+ * - it declares `DependsOn` its role next to a `Fn::GetAtt` of the same role, which cfn-lint reports (W3005). The
+ *   `GetAtt` orders them already: the redundant `DependsOn` goes.
  */
-function dropRedundantProviderDependency(start: Trigger): void {
+function adjustTriggerProvider(start: Trigger, runtime: Runtime): void {
   const provider = Stack.of(start).node.children.find((child) => TRIGGER_PROVIDER_ID.test(child.node.id));
   const handler = provider?.node.tryFindChild('Handler');
   const role = provider?.node.tryFindChild('Role');
   if (!(handler instanceof CfnResource && role instanceof CfnResource)) return;
+  handler.addPropertyOverride('Runtime', runtime.name);
   // removeResourceDependency where this aws-cdk-lib has it (removeDependency, its older name, warns as deprecated).
   const remove = handler.removeResourceDependency ?? handler.removeDependency;
   remove.call(handler, role);

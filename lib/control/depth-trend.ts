@@ -155,7 +155,7 @@ export function roseWithAppliedHeld(
   lastChangeAt: number | undefined,
 ): boolean {
   if (previous === undefined || !(sample.at > previous.at) || !Number.isFinite(applied)) return false;
-  if (lastChangeAt !== undefined && lastChangeAt > previous.at) return false;
+  if (previous.settled === false || (lastChangeAt !== undefined && lastChangeAt > previous.at)) return false;
   const inFlight = Math.max(previous.inFlight ?? 0, sample.inFlight ?? 0);
   return (
     sample.messages - previous.messages > DEPTH_NOISE_MESSAGES &&
@@ -170,9 +170,12 @@ export function roseWithAppliedHeld(
  * the concurrency that works the backlog off within the setpoint is at most applied × visible ÷ (drain ×
  * setpoint). Undefined when the depth is not falling, or falls fast enough. While a burst still arrives the drain
  * understates what the workers serve (the head then waits backlog ÷ service, not backlog ÷ drain): the caller
- * uses this only after the burst ended.
+ * uses this only after the burst ended. The bound is above 2 × applied whenever the setpoint is at most half the
+ * target (the default), so there the caller's doubling is what limits the step; it binds only for a setpoint
+ * closer to the target.
  * Worked example (60,000 messages in 20 s after half an hour of silence, 4 applied, target 60 s, setpoint 30 s):
- * 52,133 → 48,942 in 10 s is 319/s, 153 s to drain: up to 4 × 48,942 ÷ (319 × 30) → 21.
+ * 52,133 → 48,942 in 10 s is 319/s, 153 s to drain: a bound of 4 × 48,942 ÷ (319 × 30) → 21, so the step is the
+ * doubling, 4 → 8.
  */
 export function backlogLeftBehind(
   previous: DepthSample | undefined,

@@ -165,6 +165,7 @@ export function decideFast(
   const held =
     context.previous !== undefined &&
     sample.at > context.previous.at &&
+    context.previous.settled !== false &&
     (context.lastChangeAt === undefined || context.lastChangeAt <= context.previous.at);
   const rise: HeldRise | undefined =
     held && rising && context.previous !== undefined

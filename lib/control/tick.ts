@@ -120,7 +120,11 @@ export async function runFastSample(
     context: {
       ...decision.context,
       applied,
-      lastChangeAt: context.lastChangeAt,
+      // A value someone else changed (an operator, a refused raise) is a change: intervals across it are not held.
+      lastChangeAt: applied === context.applied ? context.lastChangeAt : now,
+      // A growth that did not land leaves the evidence of a rise at the value still applied.
+      roseAtApplied:
+        decision.desired > context.applied ? context.roseAtApplied : decision.context.roseAtApplied,
       ...(paused ? { frozen: 'paused' as const } : {}),
     },
   });

@@ -142,6 +142,17 @@ describe('the controller', () => {
     expect(trigger?.DependsOn).toEqual(
       expect.arrayContaining([logicalId('AWS::Events::Rule', 'ScalerSchedule')]),
     );
+    // AND the version it invokes is never retried, as the schedule's ticks are not (a retried start is stale)
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      Qualifier: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ScalerControllerCurrentVersion'), 'Version'] },
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 90,
+    });
+    // AND aws-cdk-lib's provider runs on the controller's runtime, whatever the aws-cdk-lib release would pick
+    const provider = Object.entries(template.findResources('AWS::Lambda::Function')).find(([id]) =>
+      id.startsWith('AWSCDKTriggerCustomResourceProvider'),
+    );
+    expect(provider?.[1].Properties.Runtime).toBe('nodejs24.x');
   });
 
   it('gets every setting and every resource through its environment', () => {
