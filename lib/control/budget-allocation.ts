@@ -66,10 +66,19 @@ export interface BudgetMember {
   readonly targetSeconds: number;
   /** How much its lateness counts, > 0. @default 1 */
   readonly weight?: number;
+  /**
+   * An operator's pause (reserved concurrency 0, or a disabled mapping): the value the member holds now. It is
+   * granted exactly that, so no write lands on it (a pause is never written over), and it takes no floor and no
+   * share; what it holds still counts against the budget.
+   */
+  readonly pausedAt?: number;
 }
 
-/** `own-desired`: its demand in full; `floor`: its floor only; `shortfall-share`: between the two. */
-export type GrantReason = 'own-desired' | 'floor' | 'shortfall-share';
+/**
+ * `own-desired`: its demand in full; `floor`: its floor only (a desired at or below the floor included);
+ * `shortfall-share`: between the two; `paused`: what an operator's pause holds.
+ */
+export type GrantReason = 'own-desired' | 'floor' | 'shortfall-share' | 'paused';
 
 export interface BudgetGrant {
   readonly name: string;
@@ -89,6 +98,7 @@ export class BudgetError extends Error {
 /** A member as the split sees it: extra = demand − floor, rank = lateness, −∞ when unknown. */
 interface Claim {
   readonly name: string;
+  readonly paused: boolean;
   readonly floor: number;
   readonly extra: number;
   readonly lateness: number | undefined;
@@ -140,10 +150,17 @@ export function budgetProblems(budget: number, members: readonly BudgetMember[])
     if (!(Number.isFinite(weight) && weight > 0)) {
       problems.push(`${who}.weight = ${weight}: must be a number > 0`);
     }
+    if (m.pausedAt !== undefined && !(Number.isInteger(m.pausedAt) && m.pausedAt >= 0)) {
+      problems.push(`${who}.pausedAt = ${m.pausedAt}: must be an integer ≥ 0`);
+    }
   }
-  const floors = members.reduce((sum, m) => sum + m.floor, 0);
+  // A paused member holds its value instead of its floor.
+  const held = (m: BudgetMember) => m.pausedAt ?? m.floor;
+  const floors = members.reduce((sum, m) => sum + held(m), 0);
   if (Number.isFinite(budget) && budget < floors) {
-    const each = members.map((m) => `${m.name} ${m.floor}`).join(', ');
+    const each = members
+      .map((m) => `${m.name} ${held(m)}${m.pausedAt === undefined ? '' : ' (paused)'}`)
+      .join(', ');
     problems.push(
       `budget ${budget} is below the sum of the floors, ${floors} (${each}): raise the budget or lower a floor`,
     );
@@ -152,11 +169,21 @@ export function budgetProblems(budget: number, members: readonly BudgetMember[])
 }
 
 function claimOf(m: BudgetMember): Claim {
+  if (m.pausedAt !== undefined) {
+    return { name: m.name, paused: true, floor: m.pausedAt, extra: 0, lateness: undefined, rank: -Infinity };
+  }
   const demand = Math.min(m.cap, Math.max(m.floor, m.desired));
   // Age is data, not configuration: a value that cannot be an age is unknown, as the law's sanitize treats it.
   const known = m.ageSeconds !== undefined && Number.isFinite(m.ageSeconds) && m.ageSeconds >= 0;
   const lateness = known ? ((m.weight ?? 1) * (m.ageSeconds ?? 0)) / m.targetSeconds : undefined;
-  return { name: m.name, floor: m.floor, extra: demand - m.floor, lateness, rank: lateness ?? -Infinity };
+  return {
+    name: m.name,
+    paused: false,
+    floor: m.floor,
+    extra: demand - m.floor,
+    lateness,
+    rank: lateness ?? -Infinity,
+  };
 }
 
 /** A claim and the units of the pool it has been given so far. */
@@ -207,6 +234,12 @@ function before(j: Share, k: Share): boolean {
 }
 
 function grantOf({ claim, met }: Share): BudgetGrant {
-  const reason: GrantReason = met === claim.extra ? 'own-desired' : met === 0 ? 'floor' : 'shortfall-share';
+  const reason: GrantReason = claim.paused
+    ? 'paused'
+    : met === 0
+      ? 'floor'
+      : met === claim.extra
+        ? 'own-desired'
+        : 'shortfall-share';
   return { name: claim.name, granted: claim.floor + met, reason, lateness: claim.lateness };
 }

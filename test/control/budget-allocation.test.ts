@@ -339,3 +339,36 @@ describe('allocation invariants', () => {
     );
   });
 });
+
+describe("an operator's pause in a budget", () => {
+  it('a paused member is granted what it holds, takes no floor and no share, and what it holds still counts', () => {
+    // GIVEN budget 20: a paused member holding 5 under a disabled mapping, and a late member wanting 30
+    const grants = allocateBudget(20, [
+      member('paused', { pausedAt: 5, desired: 12, ageSeconds: 6000 }),
+      member('late', { desired: 30, ageSeconds: 240 }),
+    ]);
+    // THEN the pause is left as it is (no write lands on it), and the late member gets the rest: 20 − 5
+    expect(grants.find((g) => g.name === 'paused')).toMatchObject({ granted: 5, reason: 'paused' });
+    expect(grants.find((g) => g.name === 'late')).toMatchObject({ granted: 15, reason: 'shortfall-share' });
+  });
+
+  it('reserved 0 is a pause at 0: its floor is not held for it', () => {
+    expect(granted(10, [member('stopped', { pausedAt: 0 }), member('busy', { desired: 10 })])).toEqual({
+      stopped: 0,
+      busy: 10,
+    });
+  });
+
+  it('what the pauses hold and the floors must fit the budget', () => {
+    expect(() => allocateBudget(6, [member('paused', { pausedAt: 5 }), member('b')])).toThrow(
+      /below the sum of the floors, 7 \(paused 5 \(paused\), b 2\)/,
+    );
+  });
+
+  it('a desired at or below its floor is granted the floor, and says so', () => {
+    expect(allocateBudget(40, [member('quiet', { desired: 1 })])[0]).toMatchObject({
+      granted: 2,
+      reason: 'floor',
+    });
+  });
+});

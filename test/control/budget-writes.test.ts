@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BudgetError } from '../../lib/control/budget-allocation.ts';
+import { allocateBudget, BudgetError } from '../../lib/control/budget-allocation.ts';
 import {
   afterFailedLowering,
   type BudgetWrite,
@@ -325,5 +325,26 @@ describe('budget write invariants', () => {
       }),
       RUNS,
     );
+  });
+});
+
+describe("an operator's pause, end to end", () => {
+  it('a paused member granted what it holds gets no write, and its held value is counted', () => {
+    // GIVEN budget 20; 'paused' holds 5 under a disabled mapping, 'late' runs 10 and wants 30
+    const grants = allocateBudget(20, [
+      { name: 'paused', desired: 12, floor: 2, cap: 32, ageSeconds: 6000, targetSeconds: 60, pausedAt: 5 },
+      { name: 'late', desired: 30, floor: 2, cap: 32, ageSeconds: 240, targetSeconds: 60 },
+    ]);
+    // WHEN the writes are planned
+    const plan = planBudgetWrites(
+      20,
+      [
+        { name: 'paused', applied: 5, cap: 32 },
+        { name: 'late', applied: 10, cap: 32 },
+      ],
+      grants,
+    );
+    // THEN nothing is written to the paused member; the late one is raised to what the pause leaves
+    expect(plan.map((w) => `${w.name} ${w.from}→${w.to}`)).toEqual(['late 10→15']);
   });
 });
