@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { checkWritable } from '../lib/operator/trace-out.ts';
 import { isoSeconds } from '../lib/operator/trace-range.ts';
 import { loadScenario, parseScenarioText } from '../lib/sim/scenario.ts';
+import { cliEnvironment } from '../test/operator/cli.ts';
 import { createConsumer, type HistoryPoint, putHistory } from '../test/operator/support/metric-history.ts';
 import { startMotoServer, TEST_REGION } from '../test/support/moto-server.ts';
 
@@ -118,15 +119,8 @@ try {
     {
       cwd: ROOT,
       stdio: 'inherit',
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        AWS_ACCESS_KEY_ID: 'test',
-        AWS_SECRET_ACCESS_KEY: 'test',
-        AWS_CONFIG_FILE: '/dev/null',
-        AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      },
+      // The tests' environment: dummy credentials, no AWS config, every call to the emulator's endpoint.
+      env: cliEnvironment(),
     },
   );
   if (trace.status !== 0) {

@@ -15,7 +15,7 @@ export interface CliResult {
  * Dummy credentials and no AWS config: every call goes to the endpoint the test passes. The SDK's Node 20
  * deprecation notice is switched off so stderr holds only the tool's own lines.
  */
-function cliEnvironment(): NodeJS.ProcessEnv {
+export function cliEnvironment(): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
