@@ -54,3 +54,23 @@ export const CONTROLLER_LOG_MESSAGES = {
   // The fast loop's one summary line: samples, growths, the largest depth, why it stopped.
   fastPathDone: 'fast path done',
 } as const;
+
+/**
+ * A shared budget's metrics (DownstreamBudget): one controller runs every member, publishes each member's own
+ * metrics under its `ScalerName` as above, and these under the budget's own dimension.
+ */
+export const BUDGET_DIMENSION = 'BudgetName';
+
+export const BUDGET_METRICS = {
+  // The budget itself (dimension BudgetName): the line the dashboard stacks the grants against.
+  limit: 'BudgetLimit',
+  // Σ over the members of their grants after the tick's writes (dimension BudgetName).
+  granted: 'BudgetGranted',
+  // 1 when the budget is fully granted and a member whose age is above its target got less than its own law
+  // asked (dimension BudgetName): shed, or raise the downstream's capacity. The `-budget-exhausted` alarm.
+  exhausted: 'BudgetExhausted',
+  // How many members are starved that way (dimension BudgetName).
+  starvedMembers: 'BudgetStarvedMembers',
+  // One member's grant (dimensions BudgetName and ScalerName): the dashboard's stacked shares.
+  memberGrant: 'BudgetGrant',
+} as const;
