@@ -1,0 +1,401 @@
+import { allocateBudget, type BudgetGrant, type BudgetMember, budgetProblems } from './budget-allocation.ts';
+import { afterFailedLowering, type BudgetWrite, planBudgetWrites } from './budget-writes.ts';
+import type { ScalerConfig } from './config.ts';
+import type { Decision } from './decision.ts';
+import { type FastPathContext, fastPathContext, fastPathOn } from './fast-path.ts';
+import { observe } from './observe.ts';
+import { decide } from './policy.ts';
+import type { ActuatorCondition } from './ports.ts';
+import type { ControllerState, QueueSnapshot } from './snapshot.ts';
+import { type FastSampleResult, runFastSample, type TickOptions, type TickPorts } from './tick.ts';
+
+/**
+ * One tick of a shared budget: every member's own law, then the split, then the writes in the order that keeps
+ * Σ applied ≤ budget at every instant. The budget's controller Lambda and the simulator's group controller both
+ * run exactly this, as a lone scaler's both run `runTick`.
+ *
+ * 1. Each member is read and decided as `runTick` does (its own snapshot, state and `decide`). A member that
+ *    cannot be read (its reads threw) counts at its last known value, or at its cap: nothing is written to it.
+ * 2. A member paused by an operator counts at what its pause holds, and is not written either.
+ * 3. `allocateBudget` splits the budget among the others by lateness; `planBudgetWrites` orders the writes,
+ *    lowerings first; a lowering that did not land drops the raises that needed it (`afterFailedLowering`).
+ * 4. When the held counts leave too little for the others' floors (a member unreadable at its cap, say), nothing
+ *    is raised this tick: each member is only lowered to its own law's value where that is lower. The sum can
+ *    only fall, and the next tick, with the member readable again, splits afresh.
+ *
+ * A member counts at its effective limit (lockstep: the lower of the mapping's maximum and reserved concurrency;
+ * what bounds the executions, and so what its consumer can put on the downstream). Lockstep raises reserved
+ * before the mapping and lowers the mapping first, so the effective limit never passes the planned value on the
+ * way (write-plan.ts).
+ */
+
+export interface BudgetTickMember {
+  /** Unique in the budget. */
+  readonly name: string;
+  readonly ports: TickPorts;
+  /** Its own settings: its floor, cap and target are the budget's floor, cap and lateness for it. */
+  readonly config: ScalerConfig;
+  /** How much its lateness counts. @default 1 */
+  readonly weight?: number;
+  /** What it was last known to hold, counted when it cannot be read. @default its cap */
+  readonly lastKnown?: number;
+}
+
+export interface BudgetMemberOutcome {
+  readonly name: string;
+  /** Undefined when its reads failed. */
+  readonly snapshot?: QueueSnapshot;
+  readonly decision?: Decision;
+  /** Why its reads failed. */
+  readonly readError?: unknown;
+  /** Why a write to it failed (it then counts at what it holds after the failure). */
+  readonly writeError?: unknown;
+  /** What it counted for before the writes. */
+  readonly counted: number;
+  /** What its own law asked, within [floor, cap] (its count, for a held member). */
+  readonly demand: number;
+  readonly granted: number;
+  /**
+   * Why it got what it got: the split's reason, `unreadable`, or `lowered-only` when the held counts left no room
+   * to split (rule 4).
+   */
+  readonly reason: BudgetGrant['reason'] | 'unreadable' | 'lowered-only';
+  readonly lateness?: number;
+  /** What it counts for after the writes. */
+  readonly appliedAfter: number;
+  /** Whether a write to it landed (a new value, or a repair of its limits). */
+  readonly wrote: boolean;
+  /** Its grant is below its own law's demand while its age is above its target. */
+  readonly starved: boolean;
+  /** Where its fast path goes on from, when it has one this minute. */
+  readonly fastContext?: FastPathContext;
+}
+
+export interface BudgetTickResult {
+  readonly budget: number;
+  /** The grant order: most behind first (the order the fast path samples them in). */
+  readonly members: readonly BudgetMemberOutcome[];
+  /** The writes as planned, and the raises a failed lowering dropped. */
+  readonly plan: readonly BudgetWrite[];
+  readonly dropped: readonly string[];
+  /** Σ granted. */
+  readonly grantedTotal: number;
+  /** Fully granted, and someone is starved: shed, or raise the downstream's capacity. */
+  readonly exhausted: boolean;
+  readonly starved: readonly string[];
+}
+
+export interface BudgetTickHooks {
+  /** Called after every write with every member's count then (the invariant's tests watch it). */
+  afterWrite?(counts: ReadonlyMap<string, number>): void;
+}
+
+type MemberReading =
+  | {
+      readonly ok: true;
+      readonly snapshot: QueueSnapshot;
+      readonly decision: Decision;
+      readonly state: ControllerState;
+      readonly current: number | undefined;
+      readonly condition: ActuatorCondition;
+    }
+  | { readonly ok: false; readonly error: unknown };
+
+/** A member's reads and its own law, as `runTick` does them; a failed read is kept, not thrown. */
+async function readAndDecide(
+  member: BudgetTickMember,
+  now: number,
+  options: TickOptions,
+): Promise<MemberReading> {
+  const { ports, config } = member;
+  try {
+    const [series, depth, current, condition, state] = await Promise.all([
+      ports.metrics.read(now, options.periodSeconds, options.windowSeconds),
+      ports.queue.depth(),
+      ports.concurrency.applied(),
+      ports.concurrency.condition?.() ?? Promise.resolve<ActuatorCondition>({}),
+      ports.state.load(now),
+    ]);
+    const snapshot = observe({
+      now,
+      periodSeconds: options.periodSeconds,
+      series,
+      depth,
+      appliedConcurrency: current ?? Number.POSITIVE_INFINITY,
+      paused: condition.paused,
+      peakWindowSeconds: config.scaleDownDelaySeconds,
+    });
+    return { ok: true, snapshot, decision: decide(snapshot, state, config), state, current, condition };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** What a member counts for in the budget: its applied limit, or its cap when nothing bounds it. */
+export function budgetCount(applied: number | undefined, cap: number): number {
+  return applied !== undefined && Number.isFinite(applied) ? applied : cap;
+}
+
+/** A member's demand: its own law's value within [floor, cap], as the split takes it. */
+function demandOf(decision: Decision, config: ScalerConfig): number {
+  return Math.min(config.maxConcurrency, Math.max(config.minConcurrency, decision.desired));
+}
+
+/** The age the member's decision used (the datapoint bounded by real-time depth), else the datapoint. */
+function ageOf(reading: Extract<MemberReading, { ok: true }>): number | undefined {
+  return reading.decision.inputs.ageSeconds ?? reading.snapshot.oldestAge?.seconds;
+}
+
+export async function runBudgetTick(
+  budget: number,
+  members: readonly BudgetTickMember[],
+  now: number,
+  options: TickOptions,
+  hooks: BudgetTickHooks = {},
+): Promise<BudgetTickResult> {
+  const readings = await Promise.all(members.map((m) => readAndDecide(m, now, options)));
+  const byName = new Map(
+    members.map((m, i) => [m.name, { member: m, reading: readings[i] as MemberReading }]),
+  );
+  const counts = new Map<string, number>();
+  for (const [name, { member, reading }] of byName) {
+    counts.set(
+      name,
+      reading.ok
+        ? budgetCount(reading.current, member.config.maxConcurrency)
+        : (member.lastKnown ?? member.config.maxConcurrency),
+    );
+  }
+  const held = (name: string) => {
+    const reading = byName.get(name)?.reading;
+    return reading === undefined || !reading.ok || reading.decision.reason === 'hold:paused';
+  };
+
+  const claims: BudgetMember[] = members.map((m) => {
+    const reading = byName.get(m.name)?.reading as MemberReading;
+    const base = {
+      name: m.name,
+      floor: m.config.minConcurrency,
+      cap: m.config.maxConcurrency,
+      targetSeconds: m.config.targetAgeSeconds,
+      weight: m.weight,
+    };
+    if (held(m.name)) return { ...base, desired: 0, pausedAt: counts.get(m.name) as number };
+    const ok = reading as Extract<MemberReading, { ok: true }>;
+    return { ...base, desired: ok.decision.desired, ageSeconds: ageOf(ok) };
+  });
+
+  const split = budgetProblems(budget, claims).length === 0;
+  const grants = split ? allocateBudget(budget, claims) : loweredOnly(members, byName, counts);
+  const heldTotal = members.filter((m) => held(m.name)).reduce((s, m) => s + (counts.get(m.name) ?? 0), 0);
+  const writable = grants.filter((g) => !held(g.name));
+  const limits = writable.map((g) => {
+    const { member, reading } = byName.get(g.name) as { member: BudgetTickMember; reading: MemberReading };
+    const current = reading.ok ? reading.current : undefined;
+    return { name: g.name, applied: current, cap: member.config.maxConcurrency };
+  });
+  // Rule 4 keeps the grants ≤ the counts: no raise, so the plan's budget check does not apply.
+  const plan = split
+    ? planBudgetWrites(budget - heldTotal, limits, writable)
+    : writable.flatMap((g): BudgetWrite[] => {
+        const from = counts.get(g.name) as number;
+        return g.granted < from ? [{ name: g.name, kind: 'lower', from, to: g.granted, needs: [] }] : [];
+      });
+
+  const wrote = new Set<string>();
+  const writeErrors = new Map<string, unknown>();
+  const write = async (name: string, value: number): Promise<number> => {
+    const { member, reading } = byName.get(name) as { member: BudgetTickMember; reading: MemberReading };
+    // What it holds before this write: as read, or as the previous write to it left it.
+    const applied =
+      wrote.has(name) || !reading.ok
+        ? (counts.get(name) as number)
+        : (reading.current ?? Number.POSITIVE_INFINITY);
+    try {
+      await member.ports.concurrency.apply(value, applied);
+    } catch (error) {
+      writeErrors.set(name, error);
+    }
+    const after = budgetCount(await member.ports.concurrency.applied(), member.config.maxConcurrency);
+    counts.set(name, after);
+    if (!writeErrors.has(name)) wrote.add(name);
+    hooks.afterWrite?.(counts);
+    return after;
+  };
+
+  // Repairs first: a member whose limits are out of step (an overpull, reserved left above the mapping) but
+  // whose grant needs no write is rewritten at its value. A repair never raises the effective limit.
+  const planned = new Set(plan.map((w) => w.name));
+  for (const g of writable) {
+    const reading = byName.get(g.name)?.reading;
+    if (!reading?.ok || planned.has(g.name) || !(reading.condition.outOfStep ?? false)) continue;
+    if (reading.current !== undefined) await write(g.name, reading.current);
+  }
+  let steps = [...plan];
+  const dropped: string[] = [];
+  while (steps.length > 0) {
+    const step = steps.shift() as BudgetWrite;
+    const after = await write(step.name, step.to);
+    if (step.kind === 'lower' && after > step.to) {
+      const kept = afterFailedLowering(steps, step.name);
+      for (const s of steps) if (!kept.includes(s) && s.kind === 'raise') dropped.push(s.name);
+      steps = kept;
+    }
+  }
+
+  const outcomes: BudgetMemberOutcome[] = [];
+  for (const g of grants) {
+    const { member, reading } = byName.get(g.name) as { member: BudgetTickMember; reading: MemberReading };
+    const counted = countedBefore(member, reading);
+    const appliedAfter = counts.get(g.name) as number;
+    if (!reading.ok) {
+      outcomes.push({
+        name: g.name,
+        readError: reading.error,
+        counted,
+        demand: counted,
+        granted: g.granted,
+        reason: 'unreadable',
+        appliedAfter,
+        wrote: false,
+        starved: false,
+      });
+      continue;
+    }
+    const { snapshot, decision, state } = reading;
+    const changed = appliedAfter !== counted || (reading.current === undefined && wrote.has(g.name));
+    const saved: ControllerState = { ...decision.state, lastChangeAt: changed ? now : state.lastChangeAt };
+    await member.ports.state.save(saved, now);
+    const demand = held(g.name) ? counted : demandOf(decision, member.config);
+    const age = ageOf(reading);
+    const starved = g.granted < demand && age !== undefined && age > member.config.targetAgeSeconds;
+    const fastContext =
+      fastPathOn(member.config) && Number.isFinite(appliedAfter)
+        ? fastPathContext(snapshot, { ...decision, state: saved }, appliedAfter, member.config)
+        : undefined;
+    outcomes.push({
+      name: g.name,
+      snapshot,
+      decision,
+      ...(writeErrors.has(g.name) ? { writeError: writeErrors.get(g.name) } : {}),
+      counted,
+      demand,
+      granted: g.granted,
+      reason: g.reason,
+      lateness: g.lateness,
+      appliedAfter,
+      wrote: wrote.has(g.name),
+      starved,
+      ...(fastContext ? { fastContext } : {}),
+    });
+  }
+  const grantedTotal = grants.reduce((sum, g) => sum + g.granted, 0);
+  const starved = outcomes.filter((o) => o.starved).map((o) => o.name);
+  return {
+    budget,
+    members: outcomes,
+    plan,
+    dropped,
+    grantedTotal,
+    exhausted: split && grantedTotal >= budget && starved.length > 0,
+    starved,
+  };
+}
+
+function countedBefore(member: BudgetTickMember, reading: MemberReading): number {
+  return reading.ok
+    ? budgetCount(reading.current, member.config.maxConcurrency)
+    : (member.lastKnown ?? member.config.maxConcurrency);
+}
+
+/** A grant as rule 4 makes it: the split's fields, with the reasons only rule 4 gives. */
+interface HeldGrant extends Omit<BudgetGrant, 'reason'> {
+  readonly reason: BudgetMemberOutcome['reason'];
+}
+
+/**
+ * Rule 4: the held counts leave no room for the others' floors. Each member keeps its count, or its own law's
+ * value where that is lower; the held ones keep theirs. In the members' order (no lateness to rank by).
+ */
+function loweredOnly(
+  members: readonly BudgetTickMember[],
+  byName: ReadonlyMap<string, { member: BudgetTickMember; reading: MemberReading }>,
+  counts: ReadonlyMap<string, number>,
+): HeldGrant[] {
+  return members.map((m) => {
+    const reading = byName.get(m.name)?.reading as MemberReading;
+    const count = counts.get(m.name) as number;
+    if (!reading.ok)
+      return { name: m.name, granted: count, reason: 'unreadable' as const, lateness: undefined };
+    if (reading.decision.reason === 'hold:paused')
+      return { name: m.name, granted: count, reason: 'paused' as const, lateness: undefined };
+    return {
+      name: m.name,
+      granted: Math.min(count, demandOf(reading.decision, m.config)),
+      reason: 'lowered-only' as const,
+      lateness: undefined,
+    };
+  });
+}
+
+export interface BudgetFastMember {
+  readonly name: string;
+  readonly ports: Pick<TickPorts, 'queue' | 'concurrency'>;
+  readonly config: ScalerConfig;
+  readonly context: FastPathContext;
+}
+
+export interface BudgetFastResult {
+  readonly results: ReadonlyMap<string, FastSampleResult>;
+  /** Members whose sample threw: they count at their cap until the next tick reads them. */
+  readonly failures: ReadonlyMap<string, unknown>;
+  /** Every member's count after the samples. */
+  readonly counts: ReadonlyMap<string, number>;
+}
+
+/**
+ * The most a member's fast path may grow to now: its cap, or what the budget leaves free above its count, if
+ * less. The fast path only grows; what it takes from the pool the next tick's split weighs again.
+ */
+export function fastGrowthLimit(
+  budget: number,
+  counts: ReadonlyMap<string, number>,
+  name: string,
+  config: ScalerConfig,
+): number {
+  let total = 0;
+  for (const c of counts.values()) total += c;
+  const own = counts.get(name) ?? config.maxConcurrency;
+  const free = Math.max(0, budget - total);
+  return Math.max(config.minConcurrency, Math.min(config.maxConcurrency, own + free));
+}
+
+/**
+ * One fast-path sample of every member in order (the tick's grant order: most behind first, so they take the
+ * free headroom first), each growing only within what the budget leaves free (`fastGrowthLimit`). `counts` holds
+ * every member's count, sampled or not (a paused or unreadable member counts as the tick left it).
+ */
+export async function runBudgetFastSample(
+  budget: number,
+  members: readonly BudgetFastMember[],
+  counts: ReadonlyMap<string, number>,
+  now: number,
+): Promise<BudgetFastResult> {
+  const next = new Map(counts);
+  const results = new Map<string, FastSampleResult>();
+  const failures = new Map<string, unknown>();
+  for (const m of members) {
+    const limit = fastGrowthLimit(budget, next, m.name, m.config);
+    const config = limit < m.config.maxConcurrency ? { ...m.config, maxConcurrency: limit } : m.config;
+    try {
+      const result = await runFastSample(m.ports, m.context, config, now);
+      results.set(m.name, result);
+      next.set(m.name, budgetCount(result.context.applied, m.config.maxConcurrency));
+    } catch (error) {
+      // A write may have landed before the error: count the most it could hold.
+      failures.set(m.name, error);
+      next.set(m.name, m.config.maxConcurrency);
+    }
+  }
+  return { results, failures, counts: next };
+}

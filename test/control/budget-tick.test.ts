@@ -1,0 +1,431 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  type BudgetTickMember,
+  fastGrowthLimit,
+  runBudgetFastSample,
+  runBudgetTick,
+} from '../../lib/control/budget-tick.ts';
+import { resolveScalerConfig, type ScalerConfig } from '../../lib/control/config.ts';
+import type { ActuatorCondition, Datapoint, MetricSeries } from '../../lib/control/ports.ts';
+import type { ControllerState } from '../../lib/control/snapshot.ts';
+import {
+  type ConsumerLimits,
+  effectiveConcurrency,
+  outOfStep,
+  overpulls,
+  planWrites,
+} from '../../lib/control/write-plan.ts';
+
+const NOW = 100_020;
+const OPTIONS = { periodSeconds: 60, windowSeconds: 3600 };
+
+/** What one member's queue looks like to CloudWatch: an age, and a steady rate of items of one time. */
+interface Load {
+  readonly ageSeconds?: number;
+  readonly ratePerSecond: number;
+  readonly itemSeconds: number;
+  readonly visible?: number;
+}
+
+/** Ten complete one-minute periods ending before NOW, each with the load's age and counts. */
+function seriesOf(load: Load): MetricSeries {
+  const points = (value: number): Datapoint[] =>
+    Array.from({ length: 10 }, (_, i) => ({ timestamp: 99_360 + 60 * i, value }));
+  const items = load.ratePerSecond * 60;
+  return {
+    ageOfOldestMessage: load.ageSeconds === undefined ? [] : points(load.ageSeconds),
+    messagesSent: points(items),
+    messagesDeleted: points(items),
+    consumerDurationMs: points(items * load.itemSeconds * 1000),
+    consumerInvocations: points(Math.ceil(items / 10)),
+  };
+}
+
+/**
+ * A lockstep consumer whose writes go through the shared write plan, one limit at a time, each of which can be
+ * refused (the actuator's call failed): the limits before the refusal stay written, as in AWS.
+ */
+class FakeConsumer {
+  limits: ConsumerLimits;
+  /** Decides, per write, whether it is refused. */
+  refuse: (target: 'reserved' | 'mapping', value: number) => boolean = () => false;
+  readFails = false;
+  state: ControllerState = { baselineItemSeconds: 0.02, baselineArrivalRate: 0 };
+  writes = 0;
+
+  constructor(
+    readonly name: string,
+    readonly config: ScalerConfig,
+    applied: number | undefined,
+    public load: Load,
+  ) {
+    this.limits = { reserved: applied, mapping: applied };
+  }
+
+  effective(): number | undefined {
+    return effectiveConcurrency('lockstep', this.limits);
+  }
+
+  member(weight?: number, lastKnown?: number): BudgetTickMember {
+    const fail = () => {
+      if (this.readFails) throw new Error(`${this.name}: read failed`);
+    };
+    return {
+      name: this.name,
+      config: this.config,
+      weight,
+      lastKnown,
+      ports: {
+        metrics: {
+          read: async () => {
+            fail();
+            return seriesOf(this.load);
+          },
+        },
+        queue: {
+          depth: async () => ({ visible: this.load.visible ?? 0, inFlight: 0, delayed: 0 }),
+        },
+        concurrency: {
+          applied: async () => this.effective(),
+          condition: async (): Promise<ActuatorCondition> => {
+            fail();
+            const paused = this.limits.reserved === 0 ? 'reserved-zero' : undefined;
+            return {
+              ...(paused ? { paused } : {}),
+              outOfStep: !paused && outOfStep('lockstep', this.limits),
+              overpull: overpulls('lockstep', this.limits),
+            };
+          },
+          apply: async (desired) => {
+            for (const write of planWrites('lockstep', this.limits, desired, this.config.maxConcurrency)) {
+              if (this.refuse(write.target, write.value)) throw new Error(`${this.name}: write refused`);
+              this.writes++;
+              this.limits = { ...this.limits, [write.target]: write.value };
+            }
+          },
+        },
+        state: {
+          load: async () => this.state,
+          save: async (s) => {
+            this.state = s;
+          },
+        },
+      },
+    };
+  }
+}
+
+const cfg = (settings: Parameters<typeof resolveScalerConfig>[0]) =>
+  resolveScalerConfig({ fastSampleSeconds: 10, ...settings });
+
+/** Orders is late (4 × its target), billing on target, email idle: each asks for what its own law gives. */
+function threeMembers() {
+  return [
+    new FakeConsumer('orders', cfg({ minConcurrency: 5, maxConcurrency: 30 }), 10, {
+      ageSeconds: 240,
+      ratePerSecond: 900,
+      itemSeconds: 0.02,
+      visible: 216_000,
+    }),
+    new FakeConsumer('billing', cfg({ minConcurrency: 5, maxConcurrency: 30 }), 10, {
+      ageSeconds: 60,
+      ratePerSecond: 600,
+      itemSeconds: 0.02,
+      visible: 36_000,
+    }),
+    new FakeConsumer('email', cfg({ minConcurrency: 4, maxConcurrency: 16 }), 8, {
+      ageSeconds: 0,
+      ratePerSecond: 10,
+      itemSeconds: 0.02,
+    }),
+  ];
+}
+
+const total = (consumers: readonly FakeConsumer[]) =>
+  consumers.reduce((sum, c) => sum + (c.effective() ?? c.config.maxConcurrency), 0);
+
+describe('runBudgetTick', () => {
+  it('gives every member its own law when the demands fit', async () => {
+    const consumers = threeMembers();
+    const result = await runBudgetTick(
+      200,
+      consumers.map((c) => c.member()),
+      NOW,
+      OPTIONS,
+    );
+    for (const o of result.members) {
+      expect(o.granted).toBe(o.demand);
+      expect(o.reason === 'own-desired' || o.reason === 'floor').toBe(true);
+    }
+    const orders = result.members.find((o) => o.name === 'orders');
+    expect(orders?.granted).toBeGreaterThan(10);
+    expect(consumers[0]?.effective()).toBe(orders?.granted);
+    expect(result.exhausted).toBe(false);
+  });
+
+  it('in a shortfall, the member furthest behind gets the pool, and the budget holds after every write', async () => {
+    const consumers = threeMembers();
+    const seen: number[] = [];
+    const result = await runBudgetTick(
+      40,
+      consumers.map((c) => c.member()),
+      NOW,
+      OPTIONS,
+      { afterWrite: (counts) => seen.push([...counts.values()].reduce((a, b) => a + b, 0)) },
+    );
+    expect(result.members.map((o) => o.name)).toEqual(['orders', 'billing', 'email']);
+    const [orders, billing, email] = result.members;
+    expect(result.grantedTotal).toBe(40);
+    expect(orders?.granted).toBeGreaterThan(billing?.granted ?? 0);
+    expect(orders?.reason).toBe('shortfall-share');
+    expect(email?.granted).toBe(4);
+    expect(orders?.starved).toBe(true);
+    expect(result.exhausted).toBe(true);
+    expect(result.starved).toContain('orders');
+    expect(seen.length).toBeGreaterThan(0);
+    for (const s of seen) expect(s).toBeLessThanOrEqual(40);
+    expect(total(consumers)).toBe(40);
+  });
+
+  it('a failed lowering blocks the raise that needed its units', async () => {
+    const consumers = threeMembers();
+    const [orders, billing, email] = consumers as [FakeConsumer, FakeConsumer, FakeConsumer];
+    // Budget 40, all three at the budget already: orders can rise only on what billing and email give up.
+    orders.limits = { reserved: 10, mapping: 10 };
+    billing.limits = { reserved: 18, mapping: 18 };
+    email.limits = { reserved: 12, mapping: 12 };
+    billing.refuse = (target) => target === 'mapping';
+    email.refuse = (target) => target === 'mapping';
+    const result = await runBudgetTick(
+      40,
+      consumers.map((c) => c.member()),
+      NOW,
+      OPTIONS,
+    );
+    expect(result.dropped).toContain('orders');
+    expect(orders.effective()).toBe(10);
+    expect(total(consumers)).toBe(40);
+    expect(result.members.find((o) => o.name === 'billing')?.writeError).toBeDefined();
+  });
+
+  it('an unreadable member counts at its cap (or its last known value) and is never written', async () => {
+    const consumers = threeMembers();
+    const [orders, billing, email] = consumers as [FakeConsumer, FakeConsumer, FakeConsumer];
+    billing.readFails = true;
+    const atCap = await runBudgetTick(
+      40,
+      consumers.map((c) => c.member()),
+      NOW,
+      OPTIONS,
+    );
+    expect(billing.writes).toBe(0);
+    const b = atCap.members.find((o) => o.name === 'billing');
+    expect(b?.reason).toBe('unreadable');
+    expect(b?.counted).toBe(30);
+    // 30 held leaves 10 for orders' and email's floors of 9: orders gets at most 40 − 30 − 4.
+    expect(orders.effective()).toBeLessThanOrEqual(6);
+    expect((orders.effective() ?? 0) + (email.effective() ?? 0) + 30).toBeLessThanOrEqual(40);
+
+    const known = threeMembers();
+    (known[1] as FakeConsumer).readFails = true;
+    await runBudgetTick(
+      40,
+      known.map((c, i) => c.member(undefined, i === 1 ? 10 : undefined)),
+      NOW,
+      OPTIONS,
+    );
+    expect(known[0]?.effective()).toBeGreaterThan(6);
+    expect((known[0]?.effective() ?? 0) + (known[2]?.effective() ?? 0) + 10).toBeLessThanOrEqual(40);
+  });
+
+  it('when the held counts leave no room for the floors, nothing is raised (rule 4)', async () => {
+    const consumers = threeMembers();
+    const [orders, billing, email] = consumers as [FakeConsumer, FakeConsumer, FakeConsumer];
+    billing.readFails = true; // counted at its cap, 30
+    orders.limits = { reserved: 6, mapping: 6 };
+    email.limits = { reserved: 8, mapping: 8 };
+    const result = await runBudgetTick(
+      36,
+      consumers.map((c) => c.member()),
+      NOW,
+      OPTIONS,
+    );
+    expect(result.members.find((o) => o.name === 'orders')?.reason).toBe('lowered-only');
+    expect(orders.effective()).toBe(6);
+    // email's own law is at or below 8: never raised, maybe lowered.
+    expect(email.effective()).toBeLessThanOrEqual(8);
+    expect(result.exhausted).toBe(false);
+  });
+
+  it('a paused member is granted what its pause holds and never written; its hold still counts', async () => {
+    const consumers = threeMembers();
+    const [orders, billing] = consumers as [FakeConsumer, FakeConsumer];
+    billing.limits = { reserved: 0, mapping: 20 };
+    const result = await runBudgetTick(
+      40,
+      consumers.map((c) => c.member()),
+      NOW,
+      OPTIONS,
+    );
+    expect(billing.limits).toEqual({ reserved: 0, mapping: 20 });
+    expect(result.members.find((o) => o.name === 'billing')?.reason).toBe('paused');
+    expect(orders.effective()).toBeLessThanOrEqual(40 - 0 - 4);
+    expect(total(consumers)).toBeLessThanOrEqual(40);
+  });
+
+  it('repairs a member whose limits are out of step without raising what it counts', async () => {
+    const consumers = threeMembers();
+    const email = consumers[2] as FakeConsumer;
+    // Reserved left above the mapping (a shrink's trailing reserved): effective 4, a repair lowers reserved.
+    email.limits = { reserved: 8, mapping: 4 };
+    email.load = { ...email.load };
+    await runBudgetTick(
+      200,
+      consumers.map((c) => c.member()),
+      NOW,
+      OPTIONS,
+    );
+    expect(email.limits.reserved).toBe(email.limits.mapping);
+  });
+
+  it('Σ counted ≤ budget after every write, for any loads, failures and starts within the budget', async () => {
+    const arbMember = fc.record({
+      floor: fc.integer({ min: 2, max: 5 }),
+      extra: fc.integer({ min: 0, max: 30 }),
+      appliedFraction: fc.double({ min: 0, max: 1, noNaN: true }),
+      // Late members with the depth behind their age press on the budget; idle ones give units back.
+      age: fc.option(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1200 })), {
+        nil: undefined,
+        freq: 8,
+      }),
+      rate: fc.integer({ min: 0, max: 3000 }),
+      refuseFraction: fc.constantFrom(0, 0, 0.3, 0.6, 1),
+      readFails: fc.boolean(),
+      paused: fc.boolean(),
+      weight: fc.constantFrom(0.5, 1, 2),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(arbMember, { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 0, max: 8 }),
+        fc.integer({ min: 1, max: 1_000_000 }),
+        async (specs, slack, seed) => {
+          let draws = seed;
+          const random = () => {
+            draws = (draws * 1_103_515_245 + 12_345) % 2_147_483_648;
+            return draws / 2_147_483_648;
+          };
+          const consumers = specs.map((s, i) => {
+            const config = cfg({ minConcurrency: s.floor, maxConcurrency: s.floor + s.extra });
+            const applied = Math.round(s.floor + s.appliedFraction * s.extra);
+            const c = new FakeConsumer(`m${i}`, config, applied, {
+              ageSeconds: s.age,
+              ratePerSecond: s.rate,
+              itemSeconds: 0.02,
+              visible: (s.age ?? 0) * s.rate,
+            });
+            c.readFails = s.readFails && i > 0;
+            if (s.paused && !c.readFails) c.limits = { reserved: 0, mapping: applied };
+            c.refuse = () => random() < s.refuseFraction;
+            return c;
+          });
+          const counted = (c: FakeConsumer) =>
+            c.readFails ? c.config.maxConcurrency : (c.effective() ?? c.config.maxConcurrency);
+          const start = consumers.reduce((sum, c) => sum + counted(c), 0);
+          const budget = start + slack;
+          let worst = start;
+          // Any order of the members: the split and the write order must not depend on it.
+          const order = consumers.map((c, i) => ({ c, i, key: random() })).sort((a, b) => a.key - b.key);
+          await runBudgetTick(
+            budget,
+            order.map(({ c, i }) => c.member(specs[i]?.weight)),
+            NOW,
+            OPTIONS,
+            {
+              afterWrite: (counts) =>
+                (worst = Math.max(
+                  worst,
+                  [...counts.values()].reduce((a, b) => a + b),
+                )),
+            },
+          );
+          expect(worst).toBeLessThanOrEqual(budget);
+          expect(consumers.reduce((sum, c) => sum + counted(c), 0)).toBeLessThanOrEqual(budget);
+          for (const c of consumers) {
+            if (c.limits.reserved === 0) continue;
+            const e = c.effective();
+            if (e !== undefined && !c.readFails) expect(e).toBeLessThanOrEqual(c.config.maxConcurrency);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('runBudgetFastSample', () => {
+  it('grows a member only within what the budget leaves free', async () => {
+    const consumers = threeMembers();
+    const tick = await runBudgetTick(
+      60,
+      consumers.map((c) => c.member()),
+      NOW,
+      OPTIONS,
+    );
+    // A surge on billing after the tick: its depth jumps.
+    const billing = consumers[1] as FakeConsumer;
+    billing.load = { ...billing.load, visible: 200_000 };
+    const counts = new Map(tick.members.map((o) => [o.name, o.appliedAfter]));
+    const members = tick.members.flatMap((o) => {
+      const c = consumers.find((x) => x.name === o.name) as FakeConsumer;
+      const m = c.member();
+      return o.fastContext
+        ? [{ name: o.name, ports: m.ports, config: c.config, context: o.fastContext }]
+        : [];
+    });
+    const free = 60 - [...counts.values()].reduce((a, b) => a + b, 0);
+    const before = billing.effective() ?? 0;
+    const sample = await runBudgetFastSample(60, members, counts, NOW + 10);
+    expect([...sample.counts.values()].reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(60);
+    expect((billing.effective() ?? 0) - before).toBeLessThanOrEqual(free);
+    expect(total(consumers)).toBeLessThanOrEqual(60);
+  });
+
+  it('fastGrowthLimit: the cap, or the count plus what is free, never below the floor', () => {
+    const c = cfg({ minConcurrency: 3, maxConcurrency: 20 });
+    expect(
+      fastGrowthLimit(
+        40,
+        new Map([
+          ['a', 5],
+          ['b', 30],
+        ]),
+        'a',
+        c,
+      ),
+    ).toBe(10);
+    expect(
+      fastGrowthLimit(
+        100,
+        new Map([
+          ['a', 5],
+          ['b', 30],
+        ]),
+        'a',
+        c,
+      ),
+    ).toBe(20);
+    expect(
+      fastGrowthLimit(
+        30,
+        new Map([
+          ['a', 2],
+          ['b', 30],
+        ]),
+        'a',
+        c,
+      ),
+    ).toBe(3);
+  });
+});
