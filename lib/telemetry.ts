@@ -53,6 +53,9 @@ export const CONTROLLER_LOG_MESSAGES = {
   fastPathFailed: 'fast path failed: holding until the next tick',
   // The fast loop's one summary line: samples, growths, the largest depth, why it stopped.
   fastPathDone: 'fast path done',
+  // A shared budget's one line per tick: each member's demand and grant; the exhausted one names the starved.
+  budget: 'budget',
+  budgetExhausted: 'budget exhausted: shed, or raise the downstream capacity',
 } as const;
 
 /**

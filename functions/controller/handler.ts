@@ -59,7 +59,7 @@ function failureOf(error: unknown) {
 }
 
 /** A failed tick, or a failed fast-path sample (the same fields: what failed, the error, what to check). */
-function failed(error: unknown): Extract<TickOutcome, { kind: 'failed' }> {
+export function failed(error: unknown): Extract<TickOutcome, { kind: 'failed' }> {
   const failure = failureOf(error);
   return {
     kind: 'failed',
@@ -227,7 +227,7 @@ async function fastLoop(
 }
 
 /** A fast-path write that failed, reported like a failed sample (what failed, the error, what to check). */
-function failedWrite(actuation: Extract<Actuation, { kind: 'failed' }>): FastOutcome {
+export function failedWrite(actuation: Extract<Actuation, { kind: 'failed' }>): FastOutcome {
   const failure =
     actuation.failure === 'unsafe' || actuation.failure === 'deadline' ? 'other' : actuation.failure;
   return {

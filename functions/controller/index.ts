@@ -1,23 +1,59 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { attachCallLog, createAwsClients } from '../../lib/aws/clients.ts';
+import { BUDGET_CONTROL_PLANE_PER_SECOND, paceControlPlane } from '../../lib/aws/control-plane-pacer.ts';
+import { createBudgetHandler } from './budget-handler.ts';
+import { createBudgetMetrics, powertoolsBudgetReporter } from './budget-report.ts';
+import { budgetSettingsFromEnvironment, isBudgetEnvironment } from './budget-resources.ts';
 import { createHandler } from './handler.ts';
 import { createMetrics, powertoolsReporter } from './report.ts';
 import { settingsFromEnvironment } from './resources.ts';
 
 // Init: a bad or missing variable fails the cold start here, with one message naming each variable.
-const settings = settingsFromEnvironment(process.env);
 const clients = createAwsClients();
+const clock = () => Date.now() / 1000;
 
-export const handler = createHandler({
-  settings,
-  clients,
-  calls: attachCallLog(clients),
-  reporter: powertoolsReporter(
-    createMetrics(settings.resources.scalerName),
-    new Logger({
-      serviceName: 'queue-age-scaler',
-      persistentKeys: { scaler: settings.resources.scalerName },
-    }),
-  ),
-  clock: () => Date.now() / 1000,
-});
+/** A lone scaler's controller, or a shared budget's (the construct lists the members then). */
+function createController() {
+  if (isBudgetEnvironment(process.env)) {
+    const settings = budgetSettingsFromEnvironment(process.env);
+    // One controller writes every member: keep its calls within the account's control-plane rate.
+    paceControlPlane(clients.lambda, BUDGET_CONTROL_PLANE_PER_SECOND);
+    const logger = (persistentKeys: Record<string, string>) =>
+      new Logger({ serviceName: 'queue-age-scaler', persistentKeys });
+    return createBudgetHandler({
+      settings,
+      clients,
+      calls: attachCallLog(clients),
+      reporters: new Map(
+        settings.members.map((m) => [
+          m.resources.scalerName,
+          powertoolsReporter(
+            createMetrics(m.resources.scalerName),
+            logger({ scaler: m.resources.scalerName, budget: settings.budgetName }),
+          ),
+        ]),
+      ),
+      budgetReporter: powertoolsBudgetReporter(
+        createBudgetMetrics(settings.budgetName),
+        logger({ budget: settings.budgetName }),
+      ),
+      clock,
+    });
+  }
+  const settings = settingsFromEnvironment(process.env);
+  return createHandler({
+    settings,
+    clients,
+    calls: attachCallLog(clients),
+    reporter: powertoolsReporter(
+      createMetrics(settings.resources.scalerName),
+      new Logger({
+        serviceName: 'queue-age-scaler',
+        persistentKeys: { scaler: settings.resources.scalerName },
+      }),
+    ),
+    clock,
+  });
+}
+
+export const handler = createController();

@@ -39,11 +39,16 @@ export interface ControllerTickPorts extends TickPorts {
   evidence(): Promise<StateEvidence>;
 }
 
+/**
+ * `sharedHistory`: the member's part of a read several scalers share (a budget's one `GetMetricData` for every
+ * member); by default the ports make their own call.
+ */
 export function createTickPorts(
   clients: AwsClients,
   resources: ControllerResources,
   config: ScalerConfig,
   now: number,
+  sharedHistory?: () => Promise<ControllerHistory>,
 ): ControllerTickPorts {
   const options = tickOptions(config);
   const actuator = new LambdaActuator(
@@ -59,6 +64,7 @@ export function createTickPorts(
   let depth: ReturnType<typeof queue.depth> | undefined;
   let history: Promise<ControllerHistory> | undefined;
   const readHistory = () => {
+    if (sharedHistory) return sharedHistory();
     history ??= (async () => {
       const { startTime, endTime } = metricWindow(now, options.periodSeconds, options.windowSeconds);
       const response = await clients.cloudwatch.send(

@@ -122,9 +122,17 @@ const QUERIES: readonly QuerySpec[] = [
   },
 ];
 
-export function buildMetricQueries(resources: ControllerResources, periodSeconds: number): MetricDataQuery[] {
+/**
+ * One scaler's queries. `idPrefix` keeps several scalers' queries apart in one request (a shared budget reads
+ * every member in one call): a lower-case letter then letters or digits, as the API's ids must start.
+ */
+export function buildMetricQueries(
+  resources: ControllerResources,
+  periodSeconds: number,
+  idPrefix = '',
+): MetricDataQuery[] {
   return QUERIES.map((q) => ({
-    Id: q.id,
+    Id: `${idPrefix}${q.id}`,
     ReturnData: true,
     MetricStat: {
       Metric: { Namespace: q.namespace, MetricName: q.metric, Dimensions: [q.dimension(resources)] },
@@ -164,7 +172,7 @@ function points(result: MetricDataResult): Datapoint[] {
  * Parses a `GetMetricData` response. A result marked `PartialData` (or missing, or with another non-Complete
  * status) counts as missing: its series is emptied and listed in `partial`.
  */
-export function parseMetricData(results: readonly MetricDataResult[]): ControllerHistory {
+export function parseMetricData(results: readonly MetricDataResult[], idPrefix = ''): ControllerHistory {
   const byId = new Map(results.map((r) => [r.Id, r]));
   const series: Record<SeriesName, Datapoint[]> = {
     ageOfOldestMessage: [],
@@ -182,7 +190,7 @@ export function parseMetricData(results: readonly MetricDataResult[]): Controlle
   };
   const partial: SeriesName[] = [];
   for (const q of QUERIES) {
-    const result = byId.get(q.id);
+    const result = byId.get(`${idPrefix}${q.id}`);
     const complete = result !== undefined && (result.StatusCode ?? 'Complete') === 'Complete';
     const data = complete ? points(result) : [];
     if ('series' in q.into) {

@@ -1,0 +1,173 @@
+import { DeleteFunctionCommand } from '@aws-sdk/client-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type MotoServer, startMotoServer } from '../support/moto-server.ts';
+import { type BudgetMemberSpec, BudgetWorld } from './support/budget-world.ts';
+import { busy, IDLE, repeat } from './support/minutes.ts';
+import type { World } from './support/world.ts';
+
+/**
+ * A shared budget of 20 over three members against moto's real APIs: the real budget handler, one GetMetricData
+ * for all three, the writes in the budget's order. After every write the emulator's limits are read back and
+ * summed: Σ effective ≤ budget at every instant, not only at the end.
+ */
+let server: MotoServer;
+beforeAll(async () => {
+  server = await startMotoServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const BUDGET = 20;
+// Each member: target 60 s, floor 2, cap 16; one tick per test (the fast path off).
+const SETTINGS = {
+  targetAgeSeconds: 60,
+  minConcurrency: 2,
+  maxConcurrency: 16,
+  scaleDownSurplusFraction: 0,
+  fastSampleSeconds: 0,
+};
+const member = (reserved: number, weight?: number): BudgetMemberSpec => ({
+  settings: SETTINGS,
+  reserved,
+  mappingMax: reserved,
+  ...(weight === undefined ? {} : { weight }),
+});
+
+/**
+ * orders 5 minutes behind and billing 2 minutes behind (0.1 message/s at 100 s per item: each alone needs 12),
+ * email idle: 12 + 12 + 2 = 26 does not fit in 20.
+ */
+async function seedShortfall(world: BudgetWorld): Promise<void> {
+  const [orders, billing, email] = world.members as [World, World, World];
+  await orders.seed([busy(300), ...repeat(9, busy(30))]);
+  await orders.sendMessages(30);
+  await billing.seed([busy(120), ...repeat(9, busy(30))]);
+  await billing.sendMessages(12);
+  await email.seed(repeat(10, IDLE));
+  for (const m of world.members) await m.seedControllerHistory((await world.effective(m)) ?? 2, 10);
+}
+
+const grants = (world: BudgetWorld) =>
+  Object.fromEntries(
+    (world.lastBudgetLog().fields.members as { name: string; granted: number }[]).map((m) => [
+      m.name,
+      m.granted,
+    ]),
+  );
+
+describe('a budget of 20 shared by three members, against moto', () => {
+  it('splits a shortfall by lateness, within the budget after every write, and says who is starved', async () => {
+    const world = await BudgetWorld.create(server, BUDGET, [member(2), member(2), member(2)]);
+    const [orders, billing, email] = world.members as [World, World, World];
+    await seedShortfall(world);
+    await world.tick();
+    expect(world.sums.length).toBeGreaterThan(0);
+    for (const s of world.sums) expect(s.sum).toBeLessThanOrEqual(BUDGET);
+    const granted = grants(world);
+    expect(granted[orders.names.scaler]).toBeGreaterThan(granted[billing.names.scaler] as number);
+    expect(granted[email.names.scaler]).toBe(2);
+    expect(await world.sum()).toBe(BUDGET);
+    expect(await world.effective(orders)).toBe(granted[orders.names.scaler]);
+    // Exhausted: fully granted, orders behind its target and short of its own 12.
+    const log = world.lastBudgetLog();
+    expect(log.message).toMatch(/^budget exhausted/);
+    expect(log.fields.starved).toContain(orders.names.scaler);
+    const budgetDoc = world.relay.documents.find(
+      (d) => d.BudgetName === world.budgetName && 'BudgetExhausted' in d,
+    );
+    expect(budgetDoc).toMatchObject({ BudgetLimit: 20, BudgetGranted: 20, BudgetExhausted: 1 });
+    // Each member's own metrics still go under its own ScalerName (its alarms and dashboard are unchanged).
+    const ordersDoc = world.relay.documents.find(
+      (d) => d.ScalerName === orders.names.scaler && 'AppliedConcurrency' in d,
+    );
+    expect(ordersDoc?.AppliedConcurrency).toBe(granted[orders.names.scaler]);
+  });
+
+  it('when the demands fit, each member gets its own law', async () => {
+    const world = await BudgetWorld.create(server, 48, [member(2), member(2), member(2)]);
+    await seedShortfall(world);
+    const run = await world.tick();
+    for (const m of world.members) {
+      const outcome = run.members.get(m.names.scaler);
+      if (outcome?.kind !== 'decided') throw new Error(`${m.names.scaler}: not decided`);
+      expect(await world.effective(m)).toBe(outcome.result.decision.desired);
+    }
+    expect(await world.effective(world.members[0] as World)).toBeGreaterThan(2);
+    expect(world.lastBudgetLog().message).toBe('budget');
+  });
+
+  it('a lowering that fails blocks the raise that needed it; the sum never passes the budget', async () => {
+    // billing holds 14 at 2 minutes behind, orders 2 at 5 minutes behind, email 4 idle: orders' raise needs
+    // units billing gives up.
+    const world = await BudgetWorld.create(server, BUDGET, [member(2), member(14), member(4)]);
+    const [orders, billing] = world.members as [World, World, World];
+    await seedShortfall(world);
+    world.fault = (command, input) =>
+      command === 'UpdateEventSourceMappingCommand' && input.UUID === billing.mappingUuid
+        ? Object.assign(new Error('Rate exceeded'), { name: 'TooManyRequestsException', $metadata: {} })
+        : undefined;
+    await world.tick();
+    for (const s of world.sums) expect(s.sum).toBeLessThanOrEqual(BUDGET);
+    expect(await world.effective(billing)).toBe(14);
+    const fields = world.lastBudgetLog().fields;
+    expect(fields.dropped).toContain(orders.names.scaler);
+    expect(await world.sum()).toBeLessThanOrEqual(BUDGET);
+  });
+
+  it('a member deleted counts at its cap and is not written; the others share what is left', async () => {
+    const world = await BudgetWorld.create(server, BUDGET, [member(2), member(2), member(2)]);
+    const [orders, billing, email] = world.members as [World, World, World];
+    await seedShortfall(world);
+    await billing.lambda.send(new DeleteFunctionCommand({ FunctionName: billing.names.consumer }));
+    await world.tick();
+    for (const s of world.sums) expect(s.sum).toBeLessThanOrEqual(BUDGET);
+    const entry = (
+      world.lastBudgetLog().fields.members as { name: string; reason: string; counted: number }[]
+    ).find((m) => m.name === billing.names.scaler);
+    expect(entry).toMatchObject({ reason: 'unreadable', counted: 16 });
+    // 20 − 16 leaves exactly the floors of the other two.
+    expect(await world.effective(orders)).toBe(2);
+    expect(await world.effective(email)).toBe(2);
+  });
+
+  it('a member paused by its operator (reserved 0) is never written; what its mapping holds still counts', async () => {
+    const world = await BudgetWorld.create(server, BUDGET, [member(2), member(8), member(2)]);
+    const [orders, billing] = world.members as [World, World, World];
+    await seedShortfall(world);
+    await billing.setApplied({ reserved: 0 });
+    const before = await billing.applied();
+    await world.tick();
+    expect(world.sums.length).toBeGreaterThan(0);
+    expect(await billing.applied()).toEqual(before);
+    // 20 − 8 held by billing's mapping − email's floor 2 = 10 at most for orders.
+    expect(await world.effective(orders)).toBeLessThanOrEqual(10);
+    const entry = (world.lastBudgetLog().fields.members as { name: string; reason: string }[]).find(
+      (m) => m.name === billing.names.scaler,
+    );
+    expect(entry?.reason).toBe('paused');
+  });
+
+  it('two overlapping invocations of the same event keep the sum within the budget at every write', async () => {
+    const world = await BudgetWorld.create(server, BUDGET, [member(2), member(14), member(4)]);
+    await seedShortfall(world);
+    const event = (world.members[0] as World).event();
+    await Promise.all([world.handler(event), world.handler(event)]);
+    await world.relay.flush();
+    expect(world.sums.length).toBeGreaterThan(0);
+    for (const s of world.sums) expect(s.sum).toBeLessThanOrEqual(BUDGET);
+    expect(await world.sum()).toBeLessThanOrEqual(BUDGET);
+  });
+
+  it('a duplicate delivery of a slot that already wrote is skipped for every member', async () => {
+    const world = await BudgetWorld.create(server, BUDGET, [member(2), member(2), member(2)]);
+    await seedShortfall(world);
+    const event = (world.members[0] as World).event();
+    await world.tick(event);
+    const writes = world.sums.length;
+    world.advance(5);
+    const again = await world.tick(event);
+    expect(again.budget).toMatchObject({ kind: 'skipped', reason: 'skip:repeat' });
+    expect(world.sums.length).toBe(writes);
+  });
+});
