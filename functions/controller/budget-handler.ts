@@ -27,7 +27,7 @@ import { type Actuation, pauseOverpulls, type WriteLog } from './actuator.ts';
 import type { BudgetMemberSettings, BudgetSettings } from './budget-resources.ts';
 import { scaleEventPeriod } from './carried-state.ts';
 import { failed, failedWrite, type InvocationContext } from './handler.ts';
-import type { FastOutcome, TickOutcome } from './outcome.ts';
+import type { FastLoopSummary, FastOutcome, TickOutcome } from './outcome.ts';
 import type { Reporter } from './report.ts';
 import { eventTime, isRepeat, isStale } from './schedule-event.ts';
 import {
@@ -253,7 +253,7 @@ export async function budgetTick(
       decision: o.decision,
       applied: o.snapshot.appliedConcurrency,
       changed: o.wrote,
-      repaired: false,
+      repaired: o.repaired,
     };
     outcomes.set(o.name, {
       kind: 'decided',
@@ -320,6 +320,9 @@ async function budgetFastLoop(
   let counts: ReadonlyMap<string, number> = start.counts;
   const samples = new Map<string, number>();
   const growths = new Map<string, number>();
+  const maxVisible = new Map<string, number>();
+  /** Why a member left the loop early; the others stop with the loop. */
+  const stopped = new Map<string, FastLoopSummary['stoppedBy']>();
   let stoppedBy: 'deadline' | 'remaining-time' = 'deadline';
   for (
     let at = slotStart + config.fastSampleSeconds;
@@ -359,17 +362,22 @@ async function budgetFastLoop(
     })();
     counts = outcome.counts;
     const drop = new Set<string>();
+    const leave = (name: string, why: FastLoopSummary['stoppedBy']) => {
+      drop.add(name);
+      stopped.set(name, why);
+    };
     for (const a of active) {
       const reporter = deps.reporters.get(a.name);
       const failure = outcome.failures.get(a.name);
       if (failure !== undefined) {
         reporter?.reportFast(failed(failure), deps.calls, now);
-        drop.add(a.name);
+        leave(a.name, 'error');
         continue;
       }
       const sample = outcome.results.get(a.name);
       if (sample === undefined) continue;
       samples.set(a.name, (samples.get(a.name) ?? 0) + 1);
+      maxVisible.set(a.name, Math.max(maxVisible.get(a.name) ?? 0, sample.depth.visible));
       a.context = sample.context;
       const { actuation, writes } = recordings.get(a.name) ?? {
         actuation: { kind: 'unchanged' },
@@ -377,12 +385,13 @@ async function budgetFastLoop(
       };
       if (sample.paused) {
         reporter?.reportFast({ kind: 'paused', paused: sample.paused, sample }, deps.calls, now);
-        drop.add(a.name);
+        leave(a.name, 'paused');
         continue;
       }
       if (actuation.kind === 'failed') {
-        if (actuation.failure !== 'deadline') reporter?.reportFast(failedWrite(actuation), deps.calls, now);
-        drop.add(a.name);
+        const deadline = actuation.failure === 'deadline';
+        if (!deadline) reporter?.reportFast(failedWrite(actuation), deps.calls, now);
+        leave(a.name, deadline ? 'deadline' : 'error');
         continue;
       }
       if (sample.changed || actuation.kind === 'clamped') {
@@ -397,7 +406,8 @@ async function budgetFastLoop(
           config: a.run.settings.config,
         };
         reporter?.reportFast(fast, deps.calls, now);
-        if (!sample.changed) drop.add(a.name);
+        // The account's headroom will not have grown in 10 s: the next tick asks again.
+        if (!sample.changed) leave(a.name, 'headroom');
       }
     }
     active = active.filter((a) => !drop.has(a.name));
@@ -407,9 +417,9 @@ async function budgetFastLoop(
     deps.reporters.get(name)?.reportFastLoop({
       samples: samples.get(name) ?? 0,
       growths: growths.get(name) ?? 0,
-      maxVisible: 0,
+      maxVisible: maxVisible.get(name) ?? 0,
       appliedAfter: m.run.ports.actuator.appliedNow,
-      stoppedBy: active.some((a) => a.name === name) ? stoppedBy : 'error',
+      stoppedBy: stopped.get(name) ?? stoppedBy,
     });
   }
 }

@@ -65,6 +65,8 @@ export interface BudgetMemberOutcome {
   readonly appliedAfter: number;
   /** Whether a write to it landed (a new value, or a repair of its limits). */
   readonly wrote: boolean;
+  /** Its limits overpulled (the mapping above reserved) before the writes, and no longer do. */
+  readonly repaired: boolean;
   /** Its grant is below its own law's demand while its age is above its target. */
   readonly starved: boolean;
   /** Where its fast path goes on from, when it has one this minute. */
@@ -258,11 +260,16 @@ export async function runBudgetTick(
         reason: 'unreadable',
         appliedAfter,
         wrote: false,
+        repaired: false,
         starved: false,
       });
       continue;
     }
     const { snapshot, decision, state } = reading;
+    // "Repaired" is what the limits are after the writes, not what was planned: a refused write repairs nothing.
+    const overpulled = reading.condition.overpull ?? false;
+    const after = overpulled && wrote.has(g.name) ? await member.ports.concurrency.condition?.() : undefined;
+    const repaired = overpulled && after !== undefined && !(after.overpull ?? false);
     const changed = appliedAfter !== counted || (reading.current === undefined && wrote.has(g.name));
     const saved: ControllerState = { ...decision.state, lastChangeAt: changed ? now : state.lastChangeAt };
     await member.ports.state.save(saved, now);
@@ -285,6 +292,7 @@ export async function runBudgetTick(
       lateness: g.lateness,
       appliedAfter,
       wrote: wrote.has(g.name),
+      repaired,
       starved,
       ...(fastContext ? { fastContext } : {}),
     });

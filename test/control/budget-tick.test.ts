@@ -289,6 +289,21 @@ describe('runBudgetTick', () => {
     expect(email.limits.reserved).toBe(email.limits.mapping);
   });
 
+  it('an overpull (the mapping above reserved) is repaired and reported as repaired', async () => {
+    const consumers = threeMembers();
+    const email = consumers[2] as FakeConsumer;
+    email.limits = { reserved: 4, mapping: 8 };
+    const result = await runBudgetTick(
+      200,
+      consumers.map((c) => c.member()),
+      NOW,
+      OPTIONS,
+    );
+    expect(overpulls('lockstep', email.limits)).toBe(false);
+    expect(result.members.find((o) => o.name === 'email')?.repaired).toBe(true);
+    expect(result.members.find((o) => o.name === 'orders')?.repaired).toBe(false);
+  });
+
   it('Σ counted ≤ budget after every write, for any loads, failures and starts within the budget', async () => {
     const arbMember = fc.record({
       floor: fc.integer({ min: 2, max: 5 }),

@@ -170,4 +170,31 @@ describe('a budget of 20 shared by three members, against moto', () => {
     expect(again.budget).toMatchObject({ kind: 'skipped', reason: 'skip:repeat' });
     expect(world.sums.length).toBe(writes);
   });
+
+  it('the fast path between ticks grows a surging member only within what the budget leaves free', async () => {
+    // Three quiet members at 2 each (1 message/s at 1 s items: 2 workers hold each), the fast path on.
+    const fast = { ...SETTINGS, maxConcurrency: 10, fastSampleSeconds: 10 };
+    const spec = (): BudgetMemberSpec => ({ settings: fast, reserved: 2, mappingMax: 2 });
+    const world = await BudgetWorld.create(server, 12, [spec(), spec(), spec()]);
+    const quiet = { age: 1, sent: 60, deleted: 60, durationMs: 60_000, invocations: 60 };
+    for (const m of world.members) {
+      await m.seed(repeat(10, quiet));
+      await m.seedControllerHistory(2, 10);
+    }
+    const orders = world.members[0] as World;
+    // WHEN 200 messages reach orders in the first 10 s (alone it would grow to 22, at most its cap of 10)
+    let sent = false;
+    world.duringSleep = async () => {
+      if (sent) return;
+      sent = true;
+      await orders.sendMessages(200);
+    };
+    await world.tick();
+    // THEN it grew between ticks, to what the budget left free: 12 − 2 − 2 = 8, and no further
+    const grew = world.logs.filter((l) => l.message === 'fast path');
+    expect(grew.length).toBeGreaterThan(0);
+    expect(await world.effective(orders)).toBe(8);
+    for (const s of world.sums) expect(s.sum).toBeLessThanOrEqual(12);
+    expect(await world.sum()).toBe(12);
+  });
 });

@@ -32,6 +32,8 @@ export class BudgetWorld {
   readonly sums: { command: string; sum: number }[] = [];
   readonly relay: EmfRelay;
   handler!: (event: unknown) => Promise<BudgetRun>;
+  /** Runs after each fast-path wait, at the virtual time it woke at (a test sends a surge there). */
+  duringSleep?: (now: number) => Promise<void>;
   /** Faults to inject before a command reaches moto: return an Error to fail it. */
   fault?: (command: string, input: Record<string, unknown>) => Error | undefined;
 
@@ -44,7 +46,11 @@ export class BudgetWorld {
     this.relay = new EmfRelay((members[0] as World).cloudwatch);
   }
 
-  static async create(server: MotoServer, budget: number, specs: readonly BudgetMemberSpec[]) {
+  static async create(
+    server: MotoServer,
+    budget: number,
+    specs: readonly BudgetMemberSpec[],
+  ): Promise<BudgetWorld> {
     const members: World[] = [];
     for (const spec of specs) {
       members.push(
@@ -111,7 +117,10 @@ export class BudgetWorld {
         logger,
       ),
       clock: () => this.now,
-      sleep: async (seconds) => this.advance(seconds),
+      sleep: async (seconds) => {
+        this.advance(seconds);
+        await this.duringSleep?.(this.now);
+      },
     });
   }
 
