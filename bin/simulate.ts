@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadSimConfig } from '../lib/sim/config-file.ts';
 import { describeDownstream } from '../lib/sim/downstream.ts';
+import { shippedGroups } from '../lib/sim/group-file.ts';
 import { prepareOutputDirectory, writeOutputs } from '../lib/sim/outputs.ts';
 import { phaseTable, runFooter } from '../lib/sim/phase-table.ts';
 import { PRESET_NAMES, PRESETS, type PresetName } from '../lib/sim/presets.ts';
@@ -11,12 +12,14 @@ import { terminalChart } from '../lib/sim/terminal-chart.ts';
 import { timelineCsv } from '../lib/sim/timeline-csv.ts';
 import { invokedAs, parseOptions, runCli, UsageError } from './cli-error.ts';
 import { quietOnClosedPipe, scaled, seedOption } from './sim-options.ts';
+import { simulateGroup } from './simulate-group.ts';
 
 const command = invokedAs('simulate');
 const HELP = `Replays a load through a model of SQS → Lambda (or the seed article's worker pool) driven by the
 queue-age controller, and reports what the controller did and what the downstream felt.
 
 Usage: ${command} [options]
+       ${command} --group FILE.json [--seed N] [--config FILE.json] [--json]
 
 Options:
   --scenario NAME     a shipped phase file (default seed-spike): ${shippedScenarios().join(', ')}
@@ -35,6 +38,14 @@ Options:
   --seed N            random seed for arrivals and item times, 0–4294967295 (default 1)
   --out DIR           where to write <scenario>.svg and <scenario>.csv (default out; checked before the run)
   --json              print one JSON object instead of the table and chart
+  --group FILE.json   several queues sharing one downstream (a group scenario: the downstream, the budget, each
+                      member's load file), or a shipped group: ${shippedGroups().join(', ')}.
+                      Runs it under four controllers on one seed and compares them: native with the static
+                      split (MaximumConcurrency budget ÷ n each), native with the full budget each, the age law
+                      per queue capped at the static split, and the shared budget (one controller for the
+                      group); per member p99 wait ÷ target, peak executions, dead letters; for the group the
+                      peak sums of limits and executions against the budget, pool waits, 429s and $ a month.
+                      Takes only --seed, --json and --config (its "simulator" settings, e.g. pollerScaleSeconds)
   --help              this text
 
 The run is bounded (at most 50,000,000 messages, 1,000,000 controller ticks, 100,000 phases, 30 days), so that
@@ -44,12 +55,29 @@ Examples:
   ${command.replace(/ --$/, '')}
   ${command} --preset seed --json
   ${command} --scenario trace-nasa-http-1995-07-13 --controller native
-  ${command} --scenario overload --config my-settings.json`;
+  ${command} --scenario overload --config my-settings.json
+  ${command} --group scenarios/groups/pool-40-three-shapes.json --seed 2`;
 
 async function main(): Promise<void> {
   const { values } = parseOptions(parse);
   if (values.help) {
     console.log(HELP);
+    return;
+  }
+  if (values.group !== undefined) {
+    const others = ['scenario', 'trace', 'rate-scale', 'time-scale', 'preset', 'controller', 'out'].filter(
+      (option) => values[option as keyof typeof values] !== undefined,
+    );
+    if (others.length > 0)
+      throw new UsageError(
+        `--group takes only --seed, --json and --config; not ${others.map((o) => `--${o}`).join(', ')}`,
+      );
+    await simulateGroup({
+      group: values.group,
+      seed: seedOption(values.seed),
+      json: values.json ?? false,
+      config: values.config,
+    });
     return;
   }
   if (values.scenario !== undefined && values.trace !== undefined)
@@ -137,6 +165,7 @@ function parse() {
       seed: { type: 'string' },
       out: { type: 'string' },
       json: { type: 'boolean' },
+      group: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,

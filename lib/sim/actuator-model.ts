@@ -4,6 +4,7 @@ import {
   assertWritable,
   type ConsumerLimits,
   effectiveConcurrency,
+  executionCeiling,
   outOfStep,
   overpulls,
   planWrites,
@@ -37,6 +38,11 @@ export class ActuatorModel {
   readonly changes: [number, number][] = [];
   /** Reserved concurrency held: an account has it; the in-process pool has none. */
   private readonly reservedMeter: LevelMeter | undefined;
+  /**
+   * Told after every write, at its instant: a group of consumers sharing a budget sums their limits then, so a
+   * sum over the budget between two writes of one tick is seen, not only the sum once the tick is done.
+   */
+  onChange: ((now: number) => void) | undefined;
 
   constructor(
     private readonly consumer: ConsumerMode,
@@ -89,6 +95,13 @@ export class ActuatorModel {
     return effectiveConcurrency(this.actuatorMode(consumer.actuator), this.limits());
   }
 
+  /** The most executions its limits let run (`executionCeiling`): what a shared budget counts it at. */
+  ceiling(): number | undefined {
+    const consumer = this.consumer;
+    if (consumer.kind !== 'controlled') return undefined;
+    return executionCeiling(this.actuatorMode(consumer.actuator), this.limits());
+  }
+
   /** Lockstep leaves reserved a tick behind a shrink, as the Lambda's writes do: the next tick lowers it. */
   condition(): ActuatorCondition {
     const consumer = this.consumer;
@@ -114,6 +127,12 @@ export class ActuatorModel {
     const after = effectiveConcurrency(mode, this.limits());
     this.reservedMeter?.set(now, this.reserved ?? 0);
     if (after !== undefined && after !== before) this.changes.push([now, after]);
+    this.onChange?.(now);
+  }
+
+  /** What this consumer counts for against a shared budget: the limit the controller reads, or the mapping's bound. */
+  limitInForce(): number {
+    return this.effective() ?? this.applied();
   }
 
   /** Reserved concurrency held over the run, in concurrency-seconds; null where there is no account. */

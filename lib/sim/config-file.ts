@@ -16,7 +16,8 @@ export interface SimConfigFile {
   readonly downstream?: DownstreamModel;
 }
 
-interface Limit {
+/** A numeric field's range: [min; max], or (min; max] with `minExclusive`. */
+export interface Limit {
   readonly min: number;
   readonly max: number;
   readonly minExclusive?: boolean;
@@ -42,7 +43,7 @@ const ENVIRONMENT_LIMITS: Partial<Record<keyof SimEnvironment, Limit>> = {
   controllerStartSeconds: { min: 0, max: 3600 },
 };
 
-const DOWNSTREAM_LIMITS: Record<keyof DownstreamModel, Limit> = {
+export const DOWNSTREAM_LIMITS: Record<keyof DownstreamModel, Limit> = {
   connectionPool: { min: 1, max: 100_000, integer: true },
   apiRatePerSecond: { min: 0, max: 1e9, minExclusive: true },
   callsPerItem: { min: 0, max: 1000, minExclusive: true },
@@ -50,12 +51,12 @@ const DOWNSTREAM_LIMITS: Record<keyof DownstreamModel, Limit> = {
 
 const KNOWN = [...Object.keys(ENVIRONMENT_LIMITS), 'downstream'];
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Checks `fields` against `limits` (own keys only: `constructor` or `__proto__` are not fields), collecting problems. */
-function numbers(
+export function checkedNumbers(
   prefix: string,
   fields: Record<string, unknown>,
   limits: Partial<Record<string, Limit>>,
@@ -102,13 +103,13 @@ export function parseSimConfig(text: string, source: string): SimConfigFile {
       problems.push(`simulator must be an object of ${KNOWN.join(', ')}`);
     } else {
       const { downstream: model, ...rest } = simulator;
-      environment = numbers('simulator.', rest, ENVIRONMENT_LIMITS, problems);
+      environment = checkedNumbers('simulator.', rest, ENVIRONMENT_LIMITS, problems);
       if (model !== undefined) {
         if (!isObject(model))
           problems.push(
             `simulator.downstream must be an object of ${Object.keys(DOWNSTREAM_LIMITS).join(', ')}`,
           );
-        else downstream = numbers('simulator.downstream.', model, DOWNSTREAM_LIMITS, problems);
+        else downstream = checkedNumbers('simulator.downstream.', model, DOWNSTREAM_LIMITS, problems);
       }
     }
   }

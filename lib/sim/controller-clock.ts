@@ -78,6 +78,20 @@ export class ControllerClock {
     if (result?.changed) this.state = { ...this.state, lastChangeAt: now };
   }
 
+  /**
+   * The ports for a controller outside this clock's schedule (one controller for a group of queues sharing a
+   * budget, as its Lambda will be): its reads see the system at `now`, and its writes land at `now`.
+   */
+  portsAt(now: number): TickPorts {
+    this.at = now;
+    return this.ports;
+  }
+
+  /** That outside controller's fast path wrote at `now`: the carried state learns of it, as `fastSample` does. */
+  fastPathWrote(now: number): void {
+    this.state = { ...this.state, lastChangeAt: now };
+  }
+
   private buildPorts({ metrics, queue, actuator, loops, instantAge }: ControlledParts): TickPorts {
     return {
       metrics: {
@@ -93,6 +107,7 @@ export class ControllerClock {
       },
       concurrency: {
         applied: async () => actuator.effective(),
+        ceiling: async () => actuator.ceiling(),
         condition: async () => actuator.condition(),
         apply: async (desired) => {
           actuator.apply(desired, this.at);

@@ -10,7 +10,8 @@ import type { SimController, TickReport } from './simulation.ts';
  * the Lambda runs it. The rest are baselines for the bench, each reading the same ports.
  */
 
-function tickOptions(env: SimEnvironment) {
+/** The metric period and window a tick reads with, from the modelled CloudWatch. */
+export function tickOptions(env: SimEnvironment) {
   return { periodSeconds: env.metricPeriodSeconds, windowSeconds: env.metricWindowSeconds };
 }
 

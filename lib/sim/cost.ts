@@ -56,6 +56,37 @@ export function ageLawMonthlyCost(config: Pick<ScalerConfig, 'tickSeconds' | 'fa
   );
 }
 
+/**
+ * What one more queue adds to a controller's reads a month: its 10 metrics in each tick's GetMetricData, and its
+ * depth read at the tick and at each fast-path sample (GetQueueAttributes). Per metric and per request, these grow
+ * with the queues read, whoever reads them.
+ */
+export function queueReadsMonthlyCost(
+  config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
+): number {
+  const ticks = SECONDS_PER_MONTH / config.tickSeconds;
+  const fast = config.fastSampleSeconds > 0 && config.fastSampleSeconds < config.tickSeconds;
+  const loopSeconds = fast ? config.tickSeconds - FAST_LOOP_END_BEFORE_TICK_SECONDS : 0;
+  const samples = fast ? Math.floor(loopSeconds / config.fastSampleSeconds) : 0;
+  return (
+    ticks * CONTROLLER.metricsPerTick * PRICES.metricRequested + ticks * (1 + samples) * PRICES.sqsRequest
+  );
+}
+
+/**
+ * A shared budget's controller a month, for `members` queues: ONE controller Lambda (its compute, its fast loop,
+ * its invocations, its own metrics and alarms: one scaler's, as the group's tick reads every member in parallel
+ * in about a lone tick's time, an assumption until the budget's Lambda is measured), plus every further member's
+ * reads (`queueReadsMonthlyCost`). N independent scalers cost N × `ageLawMonthlyCost`; most of that is the fast
+ * loop's compute and the metrics and alarms, which one controller pays once.
+ */
+export function budgetMonthlyCost(
+  config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
+  members: number,
+): number {
+  return ageLawMonthlyCost(config) + Math.max(0, members - 1) * queueReadsMonthlyCost(config);
+}
+
 /** Provisioned mode a month, at the run's mean of billed pollers (at least MinimumPollers, 2). */
 export function provisionedMonthlyCost(billedPollerSeconds: number, runSeconds: number): number {
   const meanPollers = billedPollerSeconds / runSeconds;

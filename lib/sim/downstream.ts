@@ -36,6 +36,8 @@ export class ConnectionPool<W> {
   private waitingHead = 0;
   peakInUse = 0;
   peakWaiting = 0;
+  /** Acquisitions that found every connection taken and had to wait in line (a shared pool's contention). */
+  waits = 0;
 
   constructor(readonly size: number) {}
 
@@ -51,6 +53,7 @@ export class ConnectionPool<W> {
       return true;
     }
     this.waiting.push(waiter);
+    this.waits++;
     this.peakWaiting = Math.max(this.peakWaiting, this.waiting.length - this.waitingHead);
     return false;
   }
@@ -156,6 +159,16 @@ export class Downstream<W> {
   /** Gives a connection back: the waiter it passes to, skipping those that `gone` says have left the line. */
   release(gone: (waiter: W) => boolean): W | undefined {
     return this.connections?.release(gone);
+  }
+
+  /** Items that had to wait for a connection so far (0 without a pool). */
+  get connectionWaits(): number {
+    return this.connections?.waits ?? 0;
+  }
+
+  /** Calls the rate limit refused so far, each an HTTP 429 (0 without a rate limit). */
+  get rejectedCalls(): number {
+    return this.rateLimit?.rejected ?? 0;
   }
 
   /** One item's calls at `now`: false when the rate limit refuses them (HTTP 429). */

@@ -13,6 +13,12 @@ import { type SimEvent, SLOT_FREE } from './sim-event.ts';
 
 /** One invocation (or one worker's item) in progress. */
 export interface Invocation {
+  /**
+   * The consumer it runs in. A pool shared by several queues' consumers hands a freed connection to whoever waits
+   * longest, maybe another consumer's invocation: its item must then run with its own consumer's item times,
+   * random draws and events, so the invocation carries who that is.
+   */
+  readonly owner: Invocations;
   readonly batch: Batch;
   /** Its item-done event, made once and pushed for each item (no allocation per item). */
   itemDone: SimEvent | undefined;
@@ -29,6 +35,11 @@ export interface Invocation {
 
 const hasEnded = (invocation: Invocation) => invocation.ended;
 
+/** A level several consumers add to (a group's concurrent executions): told of each change as it happens. */
+export interface SharedLevel {
+  change(now: number, delta: number): void;
+}
+
 /** What an invocation touches: the queue it deletes from, the loop it frees, the meters it reports to. */
 export interface InvocationsParts {
   readonly events: EventQueue<SimEvent>;
@@ -39,6 +50,8 @@ export interface InvocationsParts {
   readonly downstream: Downstream<Invocation>;
   readonly actuator: ActuatorModel;
   readonly random: Random;
+  /** The group's concurrent executions, when this consumer is one of several on a shared downstream. */
+  readonly groupExecutions?: SharedLevel;
 }
 
 /**
@@ -67,6 +80,7 @@ export class Invocations {
   private readonly downstream: Downstream<Invocation>;
   private readonly actuator: ActuatorModel;
   private readonly random: Random;
+  private readonly groupExecutions: SharedLevel | undefined;
 
   constructor(
     private readonly env: SimEnvironment,
@@ -80,6 +94,7 @@ export class Invocations {
     this.downstream = parts.downstream;
     this.actuator = parts.actuator;
     this.random = parts.random;
+    this.groupExecutions = parts.groupExecutions;
     const lambda = env.kind === 'lambda';
     // An in-process pool has no function timeout: an item takes as long as it takes.
     this.functionTimeoutSeconds = lambda ? env.functionTimeoutSeconds : Number.POSITIVE_INFINITY;
@@ -109,8 +124,10 @@ export class Invocations {
     }
     this.running++;
     this.executions.set(now, this.running);
+    this.groupExecutions?.change(now, 1);
     this.environments?.start(now);
     const invocation: Invocation = {
+      owner: this,
       batch,
       itemDone: undefined,
       receivedAt: now,
@@ -151,7 +168,11 @@ export class Invocations {
     this.serveItem(invocation, now);
   }
 
-  private serveItem(invocation: Invocation, now: number): void {
+  /**
+   * The item `invocation.next` starts against the downstream, its connection (if pooled) already held. Public
+   * because a shared pool's connection may be handed over by another consumer (`releaseConnection`).
+   */
+  serveItem(invocation: Invocation, now: number): void {
     const seconds = this.random.jitter(this.arrivals.phaseAt(now).itemMs / 1000, this.env.itemJitter);
     if (!this.downstream.admits(now)) {
       invocation.failed ??= new Uint8Array(invocation.batch.sentAt.length);
@@ -176,7 +197,8 @@ export class Invocations {
     const next = this.downstream.release(hasEnded);
     if (next !== undefined) {
       next.holdsConnection = true;
-      this.serveItem(next, now);
+      // The waiter may be another consumer's (a pool shared by a group): its item runs in its own consumer.
+      next.owner.serveItem(next, now);
     }
   }
 
@@ -186,6 +208,7 @@ export class Invocations {
     invocation.ended = true;
     this.running--;
     this.executions.set(now, this.running);
+    this.groupExecutions?.change(now, -1);
     this.environments?.finish(now);
     const metrics = this.metrics.at(now);
     metrics.durationMs += invocation.duration * 1000;

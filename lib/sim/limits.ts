@@ -61,3 +61,38 @@ export function checkRunSize(phases: readonly Phase[], tickSeconds: number): voi
     );
   if (problems.length > 0) throw new SimulationLimitError(`the run is too large: ${problems.join('; ')}`);
 }
+
+/**
+ * A group's run (several queues on one downstream, lib/sim/group-simulation.ts) is one run: the same bounds hold
+ * for the group as a whole, so a group that validates fits where a single run does. Messages and phases add up
+ * over the members; simulated time is the longest member's (they run side by side); every member records a
+ * timeline row a tick, so the ticks count once per member.
+ */
+export function checkGroupRunSize(members: readonly (readonly Phase[])[], tickSeconds: number): void {
+  const sizes = members.map((phases) => runSize(phases, tickSeconds));
+  const seconds = Math.max(0, ...sizes.map((s) => s.seconds));
+  const size: RunSize = {
+    messages: sizes.reduce((sum, s) => sum + s.messages, 0),
+    phases: sizes.reduce((sum, s) => sum + s.phases, 0),
+    seconds,
+    ticks: (seconds / tickSeconds) * members.length,
+  };
+  const problems: string[] = [];
+  if (size.phases > SIMULATION_LIMITS.phases)
+    problems.push(
+      `${grouped(size.phases)} phases over the members, more than ${grouped(SIMULATION_LIMITS.phases)} (each keeps its own wait percentiles): merge rows`,
+    );
+  if (size.seconds > SIMULATION_LIMITS.seconds)
+    problems.push(
+      `${grouped(size.seconds)} s of simulated time (the longest member), more than ${grouped(SIMULATION_LIMITS.seconds)} (30 days): shorten the loads`,
+    );
+  if (size.messages > SIMULATION_LIMITS.messages)
+    problems.push(
+      `${grouped(size.messages)} messages over the members (rate × duration, summed), more than ${grouped(SIMULATION_LIMITS.messages)} (so that a run fits in 2 GB and ends in minutes): thin or shorten the loads`,
+    );
+  if (size.ticks > SIMULATION_LIMITS.ticks)
+    problems.push(
+      `${grouped(size.ticks)} timeline rows (${grouped(seconds)} s ÷ tickSeconds ${tickSeconds} × ${members.length} members), more than ${grouped(SIMULATION_LIMITS.ticks)}: shorten the loads or use fewer members`,
+    );
+  if (problems.length > 0) throw new SimulationLimitError(`the group is too large: ${problems.join('; ')}`);
+}

@@ -1,10 +1,11 @@
+import type { TickPorts } from '../control/tick.ts';
 import { ActuatorModel, type ConsumerMode } from './actuator-model.ts';
 import { Arrivals, type PhaseTally } from './arrivals.ts';
-import { ControllerClock, type SimController } from './controller-clock.ts';
+import { ControllerClock, type SimController, type TickReport } from './controller-clock.ts';
 import { Downstream, type DownstreamModel, type DownstreamStats } from './downstream.ts';
 import type { SimEnvironment } from './environment.ts';
 import { EventQueue } from './event-queue.ts';
-import { type Invocation, Invocations } from './invocations.ts';
+import { type Invocation, Invocations, type SharedLevel } from './invocations.ts';
 import type { LevelMeter, LevelSegment, LevelSummary } from './level-meter.ts';
 import { MessageQueue } from './message-queue.ts';
 import { MetricPeriods } from './metric-periods.ts';
@@ -47,6 +48,20 @@ export interface SimulationInput {
   readonly seed: number;
   /** Called now and then with the fraction of virtual time done. */
   readonly onProgress?: (fraction: number) => void;
+  /**
+   * As one of a group's consumers (lib/sim/group-simulation.ts): the downstream the whole group calls (its pool
+   * and rate limit shared), and the group's sum of concurrent executions to add to. Absent: its own downstream.
+   */
+  readonly shared?: {
+    readonly downstream: Downstream<Invocation>;
+    readonly executions: SharedLevel;
+  };
+  /**
+   * A controller outside this simulation drives it (a group's shared budget, one controller for every queue, as
+   * its Lambda will be): no tick or fast-path sample of its own; the group calls `controlPorts` and `recordTick`.
+   * `controller` then only names it.
+   */
+  readonly externallyControlled?: boolean;
 }
 
 export interface SimulationResult {
@@ -77,6 +92,7 @@ export interface SimulationResult {
   readonly reservedSeconds: number | null;
   /** Provisioned mode's event-poller-seconds (billed per EPU-hour); 0 in standard mode. */
   readonly billedPollerSeconds: number;
+  /** The downstream's figures; absent with none, or when it is a group's (the group reports it once). */
   readonly downstream?: DownstreamStats;
 }
 
@@ -108,6 +124,8 @@ export class Simulation {
   private readonly timeline: Timeline;
   /** The phase whose segment the meters are in. */
   private meteredPhase = 0;
+  private tasks: PeriodicTask[] = [];
+  private nextProgress = 0;
 
   constructor(private readonly input: SimulationInput) {
     const env = input.environment;
@@ -118,7 +136,7 @@ export class Simulation {
     this.arrivals = new Arrivals(input.phases, random);
     this.queue = new MessageQueue(env.maxReceiveCount, lambda);
     this.metrics = new MetricPeriods(env);
-    this.downstream = new Downstream(input.downstream);
+    this.downstream = input.shared?.downstream ?? new Downstream(input.downstream);
     this.actuator = new ActuatorModel(input.consumer, lambda, input.floor, input.cap, input.controller.name);
     this.loops = new ReceiveLoops(env, input.consumer, this.actuator, this.queue, this.events);
     this.invocations = new Invocations(env, {
@@ -130,6 +148,7 @@ export class Simulation {
       downstream: this.downstream,
       actuator: this.actuator,
       random,
+      groupExecutions: input.shared?.executions,
     });
     this.clock = new ControllerClock(input.controller, input.tickSeconds, input.fastSampleSeconds, {
       metrics: this.metrics,
@@ -142,21 +161,22 @@ export class Simulation {
   }
 
   private periodicTasks(): PeriodicTask[] {
-    const tasks: PeriodicTask[] = [
-      {
+    const external = this.input.externallyControlled === true;
+    const tasks: PeriodicTask[] = [];
+    if (!external)
+      tasks.push({
         name: 'controller tick',
         everySeconds: this.input.tickSeconds,
         firstAt: this.env.controllerStartSeconds,
         run: (now) => this.onTick(now),
-      },
-      {
-        name: 'age sample',
-        everySeconds: this.env.ageSampleSeconds,
-        run: (now) => this.metrics.recordAge(now, this.queue.headAge(now)),
-      },
-    ];
+      });
+    tasks.push({
+      name: 'age sample',
+      everySeconds: this.env.ageSampleSeconds,
+      run: (now) => this.metrics.recordAge(now, this.queue.headAge(now)),
+    });
     const fast = this.clock.fastSampleSeconds;
-    if (fast !== undefined)
+    if (fast !== undefined && !external)
       tasks.push({
         name: 'fast-path sample',
         everySeconds: fast,
@@ -173,60 +193,92 @@ export class Simulation {
     return tasks;
   }
 
+  /** The whole run: start, every event in time order, finish. */
   async run(): Promise<SimulationResult> {
+    this.start();
+    while (this.nextTime() !== undefined) {
+      const pending = this.step();
+      if (pending !== undefined) await pending;
+    }
+    return this.finish();
+  }
+
+  /**
+   * Before the first event: the loops sized, the first arrival and every periodic task scheduled. `run` and a
+   * group (which steps several simulations in one virtual-time loop) both start so.
+   */
+  start(): void {
     this.loops.resize(0);
     this.scheduleArrival(0);
-    const tasks = this.periodicTasks();
-    const taskEvents: SimEvent[] = tasks.map((_, task) => ({ kind: 'periodic', task }));
-    tasks.forEach((task, i) => {
-      this.events.push(task.firstAt ?? task.everySeconds, taskEvents[i] as SimEvent);
+    this.tasks = this.periodicTasks();
+    this.tasks.forEach((task, i) => {
+      this.events.push(task.firstAt ?? task.everySeconds, { kind: 'periodic', task: i });
     });
+  }
+
+  /** The time of the next event, or undefined when the run is over (nothing left, or past the load's end). */
+  nextTime(): number | undefined {
+    const time = this.events.peekTime();
+    return time === undefined || time > this.arrivals.end ? undefined : time;
+  }
+
+  /**
+   * Handles the next event (call only when `nextTime` gave one). A promise only for a periodic task (the
+   * controller's ports are async): every other event is handled before it returns, with no await on the
+   * message path.
+   */
+  step(): Promise<void> | undefined {
     const events = this.events;
+    const time = events.peekTime() as number;
+    const event = events.peekItem() as SimEvent;
+    events.removeTop();
     const ends = this.arrivals.ends;
-    const end = this.arrivals.end;
     const last = ends.length - 1;
-    let nextProgress = 0;
-    for (;;) {
-      const time = events.peekTime();
-      if (time === undefined || time > end) break;
-      const event = events.peekItem() as SimEvent;
-      events.removeTop();
-      while (this.meteredPhase < last && time >= (ends[this.meteredPhase] as number)) this.cutPhase();
-      if (this.input.onProgress && time >= nextProgress) {
-        this.input.onProgress(time / end);
-        nextProgress += end / 50;
-      }
-      switch (event.kind) {
-        case 'arrival':
-          this.onArrival(time);
-          break;
-        case 'receive':
-          this.invocations.onReceive(time);
-          break;
-        case 'slot-free':
-          this.loops.freeSlot(time);
-          break;
-        case 'complete':
-          this.invocations.onComplete(event.invocation, time);
-          break;
-        case 'timeout':
-          this.invocations.onTimeout(event.invocation, time);
-          break;
-        case 'item-done':
-          this.invocations.onItemDone(event.invocation, time);
-          break;
-        case 'return':
-          this.queue.makeVisible(event.batch);
-          this.loops.dispatch(time);
-          break;
-        case 'periodic': {
-          const task = tasks[event.task] as PeriodicTask;
-          await task.run(time);
-          events.push(time + task.everySeconds, event);
-          break;
-        }
-      }
+    while (this.meteredPhase < last && time >= (ends[this.meteredPhase] as number)) this.cutPhase();
+    if (this.input.onProgress && time >= this.nextProgress) {
+      const end = this.arrivals.end;
+      this.input.onProgress(time / end);
+      this.nextProgress += end / 50;
     }
+    switch (event.kind) {
+      case 'arrival':
+        this.onArrival(time);
+        return undefined;
+      case 'receive':
+        this.invocations.onReceive(time);
+        return undefined;
+      case 'slot-free':
+        this.loops.freeSlot(time);
+        return undefined;
+      case 'complete':
+        this.invocations.onComplete(event.invocation, time);
+        return undefined;
+      case 'timeout':
+        this.invocations.onTimeout(event.invocation, time);
+        return undefined;
+      case 'item-done':
+        this.invocations.onItemDone(event.invocation, time);
+        return undefined;
+      case 'return':
+        this.queue.makeVisible(event.batch);
+        this.loops.dispatch(time);
+        return undefined;
+      case 'periodic':
+        return this.runPeriodic(event, time);
+    }
+  }
+
+  /** A periodic task, then its next run: scheduled after what the task itself scheduled (ties keep that order). */
+  private async runPeriodic(event: SimEvent & { kind: 'periodic' }, time: number): Promise<void> {
+    const task = this.tasks[event.task] as PeriodicTask;
+    await task.run(time);
+    this.events.push(time + task.everySeconds, event);
+  }
+
+  /** After the last event: the meters closed at the load's end, and the run's figures. */
+  finish(): SimulationResult {
+    const end = this.arrivals.end;
+    const last = this.arrivals.ends.length - 1;
     while (this.meteredPhase < last) this.cutPhase();
     const invocations = this.invocations;
     invocations.executions.cut(end);
@@ -251,8 +303,30 @@ export class Simulation {
       warmEnvironments: (invocations.environments?.warm ?? (this.loops.workers as LevelMeter)).summary(end),
       reservedSeconds: this.actuator.reservedSeconds(end),
       billedPollerSeconds: this.loops.billedPollerSeconds(end),
-      downstream: this.downstream.stats(),
+      downstream: this.input.shared === undefined ? this.downstream.stats() : undefined,
     };
+  }
+
+  // ---- driven from outside (a group's shared budget) ---------------------------------------------------------
+
+  /** The consumer's limits, for a group to sum: what it counts for against a shared budget. */
+  get limits(): ActuatorModel {
+    return this.actuator;
+  }
+
+  /** The ports an outside controller ticks or samples through at `now` (its writes land then). */
+  controlPorts(now: number): TickPorts {
+    return this.clock.portsAt(now);
+  }
+
+  /** An outside controller's fast path wrote at `now`: the carried state learns of it, as its own sample's does. */
+  fastPathWrote(now: number): void {
+    this.clock.fastPathWrote(now);
+  }
+
+  /** An outside controller's tick at `now` is done: the timeline's row, as this simulation's own tick records it. */
+  recordTick(now: number, report: TickReport): void {
+    this.record(now, report);
   }
 
   private cutPhase(): void {
@@ -274,7 +348,10 @@ export class Simulation {
   }
 
   private async onTick(now: number): Promise<void> {
-    const report = await this.clock.tick(now);
+    this.record(now, await this.clock.tick(now));
+  }
+
+  private record(now: number, report: TickReport): void {
     const applied = this.actuator.applied();
     const headAgeSeconds = this.queue.headAge(now);
     this.invocations.environments?.expire(now);

@@ -1,0 +1,99 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ageLawMonthlyCost, budgetMonthlyCost } from '../../lib/sim/cost.ts';
+import { groupAcceptance } from '../../lib/sim/group-acceptance.ts';
+import {
+  loadShippedGroup,
+  parseGroupScenario,
+  shippedGroups,
+  staticSplit,
+} from '../../lib/sim/group-file.ts';
+import { runGroup, runGroupComparison } from '../../lib/sim/group-run.ts';
+import { configFor } from '../../lib/sim/run.ts';
+
+describe('the shared budget on the shipped group scenarios', () => {
+  it('ships the two groups the issue names', () => {
+    expect(shippedGroups()).toEqual(['api-300-coinciding-bursts', 'pool-40-three-shapes']);
+  });
+
+  it.each(shippedGroups())(
+    'keeps the sum of the limits within the budget at every instant, both pollers readings: %s',
+    async (name) => {
+      const group = loadShippedGroup(name);
+      const split = staticSplit(group.budget, group.members.length);
+      for (const pollerScaleSeconds of [10, 60]) {
+        const run = await runGroup({
+          group,
+          controller: 'shared-budget',
+          seed: 1,
+          environment: { pollerScaleSeconds },
+        });
+        // THEN the per-instant maximum of Σ limits (every write counted as it lands) is within the budget
+        expect(run.peakLimitSum).toBeLessThanOrEqual(group.budget);
+        // AND not by leaving it unused: the members reached it together, and the units moved between them (a
+        // member above the static split at some time, the peaks summing past the budget)
+        expect(run.peakLimitSum).toBe(group.budget);
+        const peaks = run.members.map((m) => m.summary.peakConcurrency);
+        expect(Math.max(...peaks)).toBeGreaterThan(split);
+        expect(peaks.reduce((a, b) => a + b, 0)).toBeGreaterThan(group.budget);
+        expect(run.lost).toBe(0);
+      }
+    },
+  );
+
+  it('of one member runs exactly as the age law alone: the same tick, the same fast path', async () => {
+    // GIVEN one queue whose need (10) fits its budget (15): the split grants its own law's value every tick
+    const group = parseGroupScenario(
+      JSON.stringify({
+        downstream: { apiRatePerSecond: 300 },
+        budget: 15,
+        members: [{ name: 'orders', load: '../scenarios/groups/api-orders.csv' }],
+      }),
+      join(import.meta.dirname, '..', 'one.json'),
+    );
+    for (const pollerScaleSeconds of [10, 60]) {
+      const environment = { pollerScaleSeconds };
+      const alone = await runGroup({ group, controller: 'age-law-split', seed: 3, environment });
+      const budgeted = await runGroup({ group, controller: 'shared-budget', seed: 3, environment });
+      // THEN every change of its limit, every wait and every execution are the same
+      const [a, b] = [alone.result.members[0], budgeted.result.members[0]];
+      expect(b?.concurrencyChanges).toEqual(a?.concurrencyChanges);
+      expect(b?.tally).toEqual(a?.tally);
+      expect(b?.executions).toEqual(a?.executions);
+      expect(b?.timeline.map((t) => t.reason)).toEqual(a?.timeline.map((t) => t.reason));
+      // (and the fast path did grow it between ticks: a change off the minute)
+      expect(a?.concurrencyChanges.some(([t]) => t % 60 !== 0)).toBe(true);
+    }
+  });
+
+  it('compares it with native at the full budget each, which puts n × the budget on the downstream', async () => {
+    const group = loadShippedGroup('api-300-coinciding-bursts');
+    const runs = await runGroupComparison({ group, seed: 1 });
+    const full = runs.get('native-full');
+    expect(full?.peakLimitSum).toBe(2 * group.budget);
+    expect(full?.rejectedCalls).toBeGreaterThan(0);
+    const checks = groupAcceptance(runs);
+    // Every check is reported, pass or miss, with its figures.
+    expect(checks.map((c) => c.id)).toEqual([
+      'limits',
+      'executions',
+      'meets-native-split',
+      'better-native-split',
+      'meets-age-law-split',
+      'better-age-law-split',
+      'contention',
+    ]);
+    expect(checks.find((c) => c.id === 'limits')?.pass).toBe(true);
+    expect(checks.find((c) => c.id === 'contention')?.pass).toBe(true);
+    for (const check of checks) expect(check.detail).not.toBe('');
+  });
+
+  it("costs one controller's compute for the group, and every member's reads", () => {
+    const config = configFor('lambda');
+    expect(budgetMonthlyCost(config, 1)).toBeCloseTo(ageLawMonthlyCost(config), 9);
+    const three = budgetMonthlyCost(config, 3);
+    // More than one scaler (two more queues' GetMetricData, about $4.32 each), far less than three.
+    expect(three).toBeGreaterThan(ageLawMonthlyCost(config) + 2 * 4.32);
+    expect(three).toBeLessThan(2 * ageLawMonthlyCost(config));
+  });
+});
