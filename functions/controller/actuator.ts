@@ -13,6 +13,7 @@ import {
   type ConsumerLimits,
   EVENT_SOURCE_MAX_CONCURRENCY,
   effectiveConcurrency,
+  executionCeiling,
   outOfStep,
   overpulls,
   type PauseKind,
@@ -169,6 +170,12 @@ export class LambdaActuator implements ConcurrencyPort {
     // During a pause the level to resume at is the mapping's (reserved 0 is the pause, not a level).
     if (limits.reserved === 0) return this.target.mode === 'reserved' ? 0 : limits.mapping;
     return effectiveConcurrency(this.target.mode, limits);
+  }
+
+  /** The most executions the limits as known now let run (read, then written): what a shared budget counts. */
+  async ceiling(): Promise<number | undefined> {
+    await this.read();
+    return executionCeiling(this.target.mode, this.#limits as ConsumerLimits);
   }
 
   /** The pause of the last reading, and whether the limits as known now (read, then written) are out of step. */

@@ -8,47 +8,52 @@
  *    one there; the clamp keeps both bounds whatever the caller passes).
  * 2. Every floor is granted first: a floor is the least that member runs with, and the budget was checked to hold
  *    them all (a budget below the sum of the floors is refused).
- * 3. The rest of the budget, the pool, goes one unit at a time to whoever is furthest behind, never past a
- *    member's demand. Lateness is weight × age ÷ target (2 means twice its target behind; weight 2 ranks a member
- *    at half its target with another at its target). A member's pressure is its lateness × the fraction of its
- *    extra (demand − floor) it still lacks; the next unit goes to the highest pressure. Ties: the smaller fraction
- *    met, then the later member, then the name. Arrival order plays no part.
- * 4. The order guard: a unit never goes where it would give a member a larger fraction of its extra than a
+ * 3. Then every member's share: the pool above the floors split by weight (equal weights: the static split), each
+ *    member taking of its share only what its demand asks. A member the static split would have kept on target
+ *    keeps that here: no one is cut below its share to feed another, however late.
+ * 4. What is left, the shares some members did not need, goes one unit at a time to whoever is furthest behind,
+ *    never past a member's demand. Lateness is weight × age ÷ target (2 means twice its target behind; weight 2
+ *    ranks a member at half its target with another at its target). A member's pressure is its lateness × the
+ *    fraction of its extra (demand − floor) it still lacks; the next unit goes to the highest pressure. Ties: the
+ *    smaller fraction met, then the later member, then the name. Arrival order plays no part.
+ * 5. The order guard: a unit never goes where it would give a member a larger fraction of its extra than a
  *    later member that is still short has. Pressure alone would, in units this coarse: extras of 1 and 10, at
  *    lateness 1.0 and 1.1, two units to share: the second unit goes to the 10, not the 1, which is less late.
  *
- * When the demands fit the budget, every member gets its own (the pool covers every extra). Otherwise the pool
- * fills a level L: a member at lateness p gets about 1 − L ÷ p of its extra, a member at or below L its floor
- * only. The split is continuous in lateness, so two members close in lateness get close shares and a tick's
- * small change in age moves a few units, not the whole pool (a winner-takes-all order would swing the pool to
- * whichever is ahead by 0.1 each tick, and every swing is a pair of writes).
+ * When the demands fit the budget, every member gets its own. Otherwise the leftover fills a level L: a member at
+ * lateness p gets about 1 − L ÷ p of its extra (at least its share), a member at or below L its share only. The
+ * split is continuous in lateness, so two members close in lateness get close shares and a tick's small change in
+ * age moves a few units, not the whole pool (a winner-takes-all order would swing the pool to whichever is ahead
+ * by 0.1 each tick, and every swing is a pair of writes).
  *
  * What the rule guarantees, for every input it accepts (test/control/budget-allocation.test.ts):
  * - Σ granted ≤ budget, and Σ granted = min(budget, Σ demand): the pool is never held back.
  * - floor ≤ granted ≤ demand ≤ max(desired, floor), and granted ≤ cap.
- * - The order (precisely): if member j is less late than member i, and i is short of its demand, then j's
- *   fraction of its extra met is at most i's: (granted_j − floor_j) ÷ extra_j ≤ (granted_i − floor_i) ÷ extra_i.
- *   A less-late member is never fed at the expense of one further behind.
+ * - Every member gets at least min(demand, floor + its share).
+ * - The order (precisely): if member j got more than its share and is less late than member i, and i is short of
+ *   its demand, then j's fraction of its extra met is at most i's: (granted_j − floor_j) ÷ extra_j ≤
+ *   (granted_i − floor_i) ÷ extra_i. Beyond the shares, a less-late member is never fed at the expense of one
+ *   further behind.
  * - It keeps no memory: a member whose desired fell gets at most the new value, and the units it freed go to the
- *   others in the same call. An idle member (age 0) has no pressure, so in a shortfall it holds its floor only
- *   while anyone late is short, and its own law shrinks its desired within its scale-down delay besides.
+ *   others in the same call. An idle member (age 0) has no pressure: in a shortfall it keeps what its own law asks
+ *   up to its share, and its law shrinks that within its scale-down delay, returning the units to the pool.
  *
- * An unknown age (no fresh datapoint) ranks last, below an idle member: its lateness cannot be compared, and a
- * metric outage usually means a broken pipeline, not a late queue. Its own law holds on missing data
- * (`hold:no-data`); a held value must not take budget from a member measured to be late. It keeps its floor.
+ * An unknown age (no fresh datapoint) ranks last for the leftover, below an idle member: its lateness cannot be
+ * compared, and a metric outage usually means a broken pipeline, not a late queue. Its own law holds on missing
+ * data (`hold:no-data`); it keeps what that asks up to its share, and takes nothing from a member measured late.
  *
  * Worked example: budget 40; orders (age 240 s, target 60 s: lateness 4; floor 5, desired 29), billing
  * (60 s of 30 s: 2; floor 5, desired 21), email (idle: 0; floor 4, desired 8, its law not yet shrunk).
- * Demands sum to 58 > 40. Floors 5 + 5 + 4 = 14 leave a pool of 26 for extras of 24, 16 and 4. The level is
- * L = 1: orders gets 1 − 1/4 = 3/4 of 24 = 18, billing 1 − 1/2 = 1/2 of 16 = 8 (26 units, both pressures end at
- * 1), email nothing above its floor. Grants: orders 23, billing 13, email 4; Σ 40.
+ * Demands sum to 58 > 40. Floors 5 + 5 + 4 = 14 leave a pool of 26: shares of 8 each. Orders takes 8 of its
+ * extra of 24, billing 8 of 16, email 4 (all it asks). The 6 left go to orders: its pressure, 4 × 16/24, stays
+ * above billing's 2 × 8/16 = 1. Grants: orders 19, billing 13, email 8; Σ 40.
  *
  * @example
  * allocateBudget(40, [
  *   { name: 'orders', desired: 29, floor: 5, cap: 32, ageSeconds: 240, targetSeconds: 60 },
  *   { name: 'billing', desired: 21, floor: 5, cap: 32, ageSeconds: 60, targetSeconds: 30 },
  *   { name: 'email', desired: 8, floor: 4, cap: 16, ageSeconds: 0, targetSeconds: 60 },
- * ]); // orders 23 (shortfall-share), billing 13 (shortfall-share), email 4 (floor)
+ * ]); // orders 19 (shortfall-share), billing 13 (share), email 8 (own-desired)
  */
 
 export interface BudgetMember {
@@ -64,7 +69,7 @@ export interface BudgetMember {
   readonly ageSeconds?: number;
   /** Its target age, > 0. */
   readonly targetSeconds: number;
-  /** How much its lateness counts, > 0. @default 1 */
+  /** Its share of the budget and how much its lateness counts, > 0. @default 1 */
   readonly weight?: number;
   /**
    * An operator's pause (reserved concurrency 0, or a disabled mapping): the value the member holds now. It is
@@ -75,10 +80,11 @@ export interface BudgetMember {
 }
 
 /**
- * `own-desired`: its demand in full; `floor`: its floor only (a desired at or below the floor included);
- * `shortfall-share`: between the two; `paused`: what an operator's pause holds.
+ * `own-desired`: its demand in full; `floor`: its floor only (a desired at or below the floor included); `share`:
+ * its share of the budget, short of its demand; `shortfall-share`: more than its share, short of its demand;
+ * `paused`: what an operator's pause holds.
  */
-export type GrantReason = 'own-desired' | 'floor' | 'shortfall-share' | 'paused';
+export type GrantReason = 'own-desired' | 'floor' | 'share' | 'shortfall-share' | 'paused';
 
 export interface BudgetGrant {
   readonly name: string;
@@ -99,6 +105,7 @@ export class BudgetError extends Error {
 interface Claim {
   readonly name: string;
   readonly paused: boolean;
+  readonly weight: number;
   readonly floor: number;
   readonly extra: number;
   readonly lateness: number | undefined;
@@ -115,8 +122,17 @@ export function allocateBudget(budget: number, members: readonly BudgetMember[])
   const shares: Share[] = members
     .map(claimOf)
     .sort(byRank)
-    .map((claim) => ({ claim, met: 0 }));
+    .map((claim) => ({ claim, met: 0, guaranteed: 0 }));
   let pool = budget - shares.reduce((sum, s) => sum + s.claim.floor, 0);
+  // Rule 3: each member's share of the pool by weight, as far as its own law asks for it.
+  const sharing = shares.filter((s) => !s.claim.paused);
+  const weights = sharing.reduce((sum, s) => sum + s.claim.weight, 0);
+  const shareable = pool;
+  for (const s of sharing) {
+    s.guaranteed = Math.min(s.claim.extra, Math.floor((shareable * s.claim.weight) / weights + 1e-9));
+    s.met = s.guaranteed;
+    pool -= s.guaranteed;
+  }
   for (let next = nextUnit(shares); pool > 0 && next !== undefined; next = nextUnit(shares)) {
     next.met += 1;
     pool -= 1;
@@ -170,7 +186,15 @@ export function budgetProblems(budget: number, members: readonly BudgetMember[])
 
 function claimOf(m: BudgetMember): Claim {
   if (m.pausedAt !== undefined) {
-    return { name: m.name, paused: true, floor: m.pausedAt, extra: 0, lateness: undefined, rank: -Infinity };
+    return {
+      name: m.name,
+      paused: true,
+      weight: m.weight ?? 1,
+      floor: m.pausedAt,
+      extra: 0,
+      lateness: undefined,
+      rank: -Infinity,
+    };
   }
   const demand = Math.min(m.cap, Math.max(m.floor, m.desired));
   // Age is data, not configuration: a value that cannot be an age is unknown, as the law's sanitize treats it.
@@ -179,6 +203,7 @@ function claimOf(m: BudgetMember): Claim {
   return {
     name: m.name,
     paused: false,
+    weight: m.weight ?? 1,
     floor: m.floor,
     extra: demand - m.floor,
     lateness,
@@ -186,10 +211,11 @@ function claimOf(m: BudgetMember): Claim {
   };
 }
 
-/** A claim and the units of the pool it has been given so far. */
+/** A claim and the units of the pool it has been given so far (its guaranteed share first). */
 interface Share {
   readonly claim: Claim;
   met: number;
+  guaranteed: number;
 }
 
 const short = (s: Share) => s.met < s.claim.extra;
@@ -233,13 +259,15 @@ function before(j: Share, k: Share): boolean {
   return (j.met + 1) * k.claim.extra < (k.met + 1) * j.claim.extra;
 }
 
-function grantOf({ claim, met }: Share): BudgetGrant {
+function grantOf({ claim, met, guaranteed }: Share): BudgetGrant {
   const reason: GrantReason = claim.paused
     ? 'paused'
-    : met === 0
-      ? 'floor'
-      : met === claim.extra
-        ? 'own-desired'
-        : 'shortfall-share';
+    : met === claim.extra && met > 0
+      ? 'own-desired'
+      : met === 0
+        ? 'floor'
+        : met === guaranteed
+          ? 'share'
+          : 'shortfall-share';
   return { name: claim.name, granted: claim.floor + met, reason, lateness: claim.lateness };
 }

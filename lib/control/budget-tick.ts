@@ -61,7 +61,7 @@ export interface BudgetMemberOutcome {
    */
   readonly reason: BudgetGrant['reason'] | 'unreadable' | 'lowered-only';
   readonly lateness?: number;
-  /** What it counts for after the writes. */
+  /** What it counts for after the writes (its execution ceiling: see `executionCeiling`). */
   readonly appliedAfter: number;
   /** Whether a write to it landed (a new value, or a repair of its limits). */
   readonly wrote: boolean;
@@ -80,6 +80,11 @@ export interface BudgetTickResult {
   /** The writes as planned, and the raises a failed lowering dropped. */
   readonly plan: readonly BudgetWrite[];
   readonly dropped: readonly string[];
+  /**
+   * The raises that wait for units a lowering freed but that are not free yet: in lockstep, reserved trails the
+   * mapping down by a tick while the invocations the old maximum started finish. The next tick raises them.
+   */
+  readonly deferred: readonly string[];
   /** Σ granted. */
   readonly grantedTotal: number;
   /** Fully granted, and someone is starved: shed, or raise the downstream's capacity. */
@@ -99,6 +104,8 @@ type MemberReading =
       readonly decision: Decision;
       readonly state: ControllerState;
       readonly current: number | undefined;
+      /** What it counts for: its execution ceiling where the port knows it, else its applied limit. */
+      readonly ceiling: number | undefined;
       readonly condition: ActuatorCondition;
     }
   | { readonly ok: false; readonly error: unknown };
@@ -111,10 +118,11 @@ async function readAndDecide(
 ): Promise<MemberReading> {
   const { ports, config } = member;
   try {
-    const [series, depth, current, condition, state] = await Promise.all([
+    const [series, depth, current, ceiling, condition, state] = await Promise.all([
       ports.metrics.read(now, options.periodSeconds, options.windowSeconds),
       ports.queue.depth(),
       ports.concurrency.applied(),
+      ceilingOf(ports.concurrency),
       ports.concurrency.condition?.() ?? Promise.resolve<ActuatorCondition>({}),
       ports.state.load(now),
     ]);
@@ -127,13 +135,19 @@ async function readAndDecide(
       paused: condition.paused,
       peakWindowSeconds: config.scaleDownDelaySeconds,
     });
-    return { ok: true, snapshot, decision: decide(snapshot, state, config), state, current, condition };
+    const decision = decide(snapshot, state, config);
+    return { ok: true, snapshot, decision, state, current, ceiling, condition };
   } catch (error) {
     return { ok: false, error };
   }
 }
 
-/** What a member counts for in the budget: its applied limit, or its cap when nothing bounds it. */
+/** The port's execution ceiling, or its applied limit where it has none (the simulator's pool). */
+function ceilingOf(port: TickPorts['concurrency']): Promise<number | undefined> {
+  return port.ceiling ? port.ceiling() : port.applied();
+}
+
+/** What a member counts for in the budget: its execution ceiling, or its cap when nothing bounds it. */
 export function budgetCount(applied: number | undefined, cap: number): number {
   return applied !== undefined && Number.isFinite(applied) ? applied : cap;
 }
@@ -164,7 +178,7 @@ export async function runBudgetTick(
     counts.set(
       name,
       reading.ok
-        ? budgetCount(reading.current, member.config.maxConcurrency)
+        ? budgetCount(reading.ceiling, member.config.maxConcurrency)
         : (member.lastKnown ?? member.config.maxConcurrency),
     );
   }
@@ -193,8 +207,8 @@ export async function runBudgetTick(
   const writable = grants.filter((g) => !held(g.name));
   const limits = writable.map((g) => {
     const { member, reading } = byName.get(g.name) as { member: BudgetTickMember; reading: MemberReading };
-    const current = reading.ok ? reading.current : undefined;
-    return { name: g.name, applied: current, cap: member.config.maxConcurrency };
+    const counted = reading.ok ? reading.ceiling : undefined;
+    return { name: g.name, applied: counted, cap: member.config.maxConcurrency };
   });
   // Rule 4 keeps the grants ≤ the counts: no raise, so the plan's budget check does not apply.
   const plan = split
@@ -206,6 +220,8 @@ export async function runBudgetTick(
 
   const wrote = new Set<string>();
   const writeErrors = new Map<string, unknown>();
+  /** Each written member's applied limit after its last write (the law's value, not its count). */
+  const effective = new Map<string, number | undefined>();
   const write = async (name: string, value: number): Promise<number> => {
     const { member, reading } = byName.get(name) as { member: BudgetTickMember; reading: MemberReading };
     // What it holds before this write: as read, or as the previous write to it left it.
@@ -218,7 +234,8 @@ export async function runBudgetTick(
     } catch (error) {
       writeErrors.set(name, error);
     }
-    const after = budgetCount(await member.ports.concurrency.applied(), member.config.maxConcurrency);
+    const after = budgetCount(await ceilingOf(member.ports.concurrency), member.config.maxConcurrency);
+    effective.set(name, await member.ports.concurrency.applied());
     counts.set(name, after);
     if (!writeErrors.has(name)) wrote.add(name);
     hooks.afterWrite?.(counts);
@@ -235,12 +252,19 @@ export async function runBudgetTick(
   }
   let steps = [...plan];
   const dropped: string[] = [];
+  const deferred: string[] = [];
   while (steps.length > 0) {
     const step = steps.shift() as BudgetWrite;
     const after = await write(step.name, step.to);
     if (step.kind === 'lower' && after > step.to) {
+      // Not free yet: the write failed, or (lockstep) the mapping came down and reserved trails it by a tick
+      // while the invocations the old maximum started finish. Either way the raises that needed it wait.
+      const landed =
+        !writeErrors.has(step.name) && (effective.get(step.name) ?? Number.POSITIVE_INFINITY) <= step.to;
       const kept = afterFailedLowering(steps, step.name);
-      for (const s of steps) if (!kept.includes(s) && s.kind === 'raise') dropped.push(s.name);
+      for (const s of steps) {
+        if (!kept.includes(s) && s.kind === 'raise') (landed ? deferred : dropped).push(s.name);
+      }
       steps = kept;
     }
   }
@@ -250,6 +274,7 @@ export async function runBudgetTick(
     const { member, reading } = byName.get(g.name) as { member: BudgetTickMember; reading: MemberReading };
     const counted = countedBefore(member, reading);
     const appliedAfter = counts.get(g.name) as number;
+    // (appliedAfter is the member's count: its execution ceiling.)
     if (!reading.ok) {
       outcomes.push({
         name: g.name,
@@ -270,15 +295,19 @@ export async function runBudgetTick(
     const overpulled = reading.condition.overpull ?? false;
     const after = overpulled && wrote.has(g.name) ? await member.ports.concurrency.condition?.() : undefined;
     const repaired = overpulled && after !== undefined && !(after.overpull ?? false);
-    const changed = appliedAfter !== counted || (reading.current === undefined && wrote.has(g.name));
+    const appliedBefore = reading.current;
+    const changed =
+      wrote.has(g.name) && (effective.has(g.name) ? effective.get(g.name) !== appliedBefore : false);
     const saved: ControllerState = { ...decision.state, lastChangeAt: changed ? now : state.lastChangeAt };
     await member.ports.state.save(saved, now);
     const demand = held(g.name) ? counted : demandOf(decision, member.config);
     const age = ageOf(reading);
     const starved = g.granted < demand && age !== undefined && age > member.config.targetAgeSeconds;
+    // The fast path grows from the member's applied limit (what the law sees), not its count.
+    const applied = effective.has(g.name) ? effective.get(g.name) : reading.current;
     const fastContext =
-      fastPathOn(member.config) && Number.isFinite(appliedAfter)
-        ? fastPathContext(snapshot, { ...decision, state: saved }, appliedAfter, member.config)
+      fastPathOn(member.config) && applied !== undefined && Number.isFinite(applied)
+        ? fastPathContext(snapshot, { ...decision, state: saved }, applied, member.config)
         : undefined;
     outcomes.push({
       name: g.name,
@@ -304,6 +333,7 @@ export async function runBudgetTick(
     members: outcomes,
     plan,
     dropped,
+    deferred,
     grantedTotal,
     exhausted: split && grantedTotal >= budget && starved.length > 0,
     starved,
@@ -398,7 +428,7 @@ export async function runBudgetFastSample(
     try {
       const result = await runFastSample(m.ports, m.context, config, now);
       results.set(m.name, result);
-      next.set(m.name, budgetCount(result.context.applied, m.config.maxConcurrency));
+      next.set(m.name, budgetCount(await ceilingOf(m.ports.concurrency), m.config.maxConcurrency));
     } catch (error) {
       // A write may have landed before the error: count the most it could hold.
       failures.set(m.name, error);

@@ -56,6 +56,7 @@ export {
   assertWritable,
   type ConsumerLimits,
   effectiveConcurrency,
+  executionCeiling,
   outOfStep,
   overpulls,
   planWrites,

@@ -60,6 +60,11 @@ export interface ActuatorCondition {
 export interface ConcurrencyPort {
   /** The concurrency applied now (undefined when none is set: nothing bounds the consumer). */
   applied(): Promise<number | undefined>;
+  /**
+   * The most executions the limits as known now let run (`executionCeiling`): what a shared budget counts.
+   * @default `applied()`
+   */
+  ceiling?(): Promise<number | undefined>;
   /** Pause and lockstep findings on the limits as known now (read, then written). @default neither */
   condition?(): Promise<ActuatorCondition>;
   /**

@@ -30,6 +30,21 @@ export function effectiveConcurrency(mode: ActuatorMode, limits: ConsumerLimits)
 }
 
 /**
+ * The most executions the consumer may have running now, as a shared budget counts it (undefined: nothing bounds
+ * it). Lowering a limit stops no invocation already running, so the lower limit alone is not it:
+ * - lockstep: the larger of the two. A shrink lowers the mapping first and reserved trails it by a tick, by which
+ *   time the batches the old maximum started have finished (when invocations end within a tick); reserved then comes
+ *   down and the units are free. Counting the larger keeps a raise elsewhere from using them before.
+ * - reserved: reserved concurrency (no mapping is driven).
+ * - event-source: the mapping's maximum, or reserved where that is lower (the user's, at or above the cap).
+ */
+export function executionCeiling(mode: ActuatorMode, limits: ConsumerLimits): number | undefined {
+  if (mode !== 'lockstep') return effectiveConcurrency(mode, limits);
+  const set = [limits.reserved, limits.mapping].filter((v): v is number => v !== undefined);
+  return set.length === 0 ? undefined : Math.max(...set);
+}
+
+/**
  * The pollers may pull more than the function may run: the mapping's maximum above reserved concurrency. Pollers
  * above reserved are throttled, messages return and their receive count climbs toward the DLQ. Reserved 0 is an
  * operator's pause, judged apart (`pauseOverpulls` in the actuator). Reserved mode drives no mapping.

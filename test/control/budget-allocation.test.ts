@@ -25,31 +25,47 @@ describe('the allocation rule', () => {
       expected: { a: 12, b: 8 },
     },
     {
-      comment: 'floors first: an idle member keeps its floor although a late one would take the whole budget',
+      comment:
+        'floors, then shares: an idle member keeps what its own law still asks, up to its share, until the law shrinks it',
       budget: 10,
       members: [
         member('late', { desired: 20, ageSeconds: 600 }),
         member('idle', { desired: 6, floor: 4, ageSeconds: 0 }),
       ],
-      expected: { late: 6, idle: 4 },
+      // Floors 2 + 4 leave a pool of 4: a share of 2 each; idle asks 2 above its floor, late 18.
+      expected: { late: 4, idle: 6 },
+    },
+    {
+      comment: 'an idle member asking less than its share leaves the rest to the late one',
+      budget: 20,
+      members: [
+        member('late', { desired: 20, ageSeconds: 600 }),
+        member('idle', { desired: 3, ageSeconds: 0 }),
+      ],
+      // Pool 16, shares 8: idle takes 1 of its 8, late its 8 and the 7 left.
+      expected: { late: 17, idle: 3 },
     },
     {
       comment:
         'the shortfall goes by age ÷ target: the same age is four times later against a target a quarter as long',
-      budget: 22,
+      budget: 30,
       members: [
         member('short-target', { desired: 22, ageSeconds: 60, targetSeconds: 15 }),
         member('long-target', { desired: 22, ageSeconds: 60, targetSeconds: 60 }),
+        member('quiet', { desired: 2, ageSeconds: 0 }),
       ],
-      // Pool 18 over extras of 20: the level L solves 20(1 − L/4) + 20(1 − L) = 18 → L = 0.88: 15.6 and 2.4.
-      expected: { 'short-target': 2 + 16, 'long-target': 2 + 2 },
+      // Floors 6, pool 24, shares 8: quiet takes none of its; the two late ones have 8 each, 8 left over for
+      // extras of 20 at lateness 4 and 1: pressure 4 × (20 − m)/20 = 1 × (20 − 8)/20 first at m = 17, then the
+      // rest side by side, the order guard keeping long-target's fraction at most short-target's: 18 + 10 ahead.
+      expected: { 'short-target': 2 + 16, 'long-target': 2 + 8, quiet: 2 },
     },
     {
-      comment: 'weight scales lateness: weight 2 at the same age and target gets the larger share',
+      comment:
+        'weight scales the share and the lateness: weight 2 at the same age and target gets twice the share',
       budget: 22,
       members: [member('heavy', { desired: 22, weight: 2 }), member('plain', { desired: 22 })],
-      // 20(1 − L/2) + 20(1 − L) = 18 → L = 0.73: 12.7 and 5.3 of 20.
-      expected: { heavy: 2 + 13, plain: 2 + 5 },
+      // Pool 18 by weight 2 : 1: 12 and 6.
+      expected: { heavy: 2 + 12, plain: 2 + 6 },
     },
     {
       comment: 'never above its own desired: the latest member stops at 6, the rest of the pool goes on',
@@ -62,31 +78,35 @@ describe('the allocation rule', () => {
     },
     {
       comment:
-        'an unknown age ranks last, below an idle member: the pool reaches it only once every known extra is met',
+        'an unknown age keeps its share and ranks last for the rest: what is left goes to the late member first',
       budget: 30,
       members: [
         member('unknown', { desired: 20, ageSeconds: undefined }),
         member('idle', { desired: 8, ageSeconds: 0 }),
         member('late', { desired: 16, ageSeconds: 120 }),
       ],
-      expected: { late: 16, idle: 8, unknown: 6 },
+      // Floors 6, pool 24, shares 8: late 8, idle 6 (all it asks), unknown 8; the 2 left go to late.
+      expected: { late: 12, idle: 8, unknown: 10 },
     },
     {
-      comment: 'a value that cannot be an age (NaN, negative) is unknown, not zero',
-      budget: 12,
+      comment:
+        'a value that cannot be an age (NaN, negative) is unknown, not zero: it ranks below an idle member',
+      budget: 13,
       members: [
         member('nan', { desired: 10, ageSeconds: Number.NaN }),
         member('idle', { desired: 10, ageSeconds: 0 }),
       ],
-      expected: { idle: 10, nan: 2 },
+      // Pool 9, shares 4 each; the odd unit goes to idle (lateness 0 ranks above unknown).
+      expected: { idle: 7, nan: 6 },
     },
     {
       comment:
         'order guard: a unit never lifts a less-late member above the fraction met of one further behind',
-      // Pressure alone would give the second unit to `small` (1.0 × 1/1 against 1.1 × 9/10 = 0.99).
+      // Shares of a pool of 2 are 0 at weight 0.1 against 1. Pressure alone would give the second unit to
+      // `small` (1.0 × 1/1 against 1.1 × 9/10 = 0.99): lateness 0.1 × 600 ÷ 60 = 1 and 66 ÷ 60 = 1.1.
       budget: 4,
       members: [
-        member('small', { desired: 2, floor: 1, ageSeconds: 60 }),
+        member('small', { desired: 2, floor: 1, ageSeconds: 600, weight: 0.1 }),
         member('large', { desired: 11, floor: 1, ageSeconds: 66 }),
       ],
       expected: { small: 1, large: 3 },
@@ -107,26 +127,29 @@ describe('the allocation rule', () => {
     expect(granted(budget, members)).toEqual(expected);
   });
 
-  it('the worked example: budget 40 split 23 / 13 / 4 by lateness 4, 2 and 0', () => {
+  it('the worked example: budget 40 split 19 / 13 / 8 by shares, then lateness 4, 2 and 0', () => {
     const grants = allocateBudget(40, [
       member('email', { desired: 8, floor: 4, cap: 16, ageSeconds: 0 }),
       member('billing', { desired: 21, floor: 5, ageSeconds: 60, targetSeconds: 30 }),
       member('orders', { desired: 29, floor: 5, ageSeconds: 240 }),
     ]);
     // Most behind first: the order the write planner raises them in.
+    // Floors 14, pool 26, shares 8: orders 8, billing 8, email 4 (all its law asks); the 6 left go to orders,
+    // whose pressure 4 × (24 − 8)/24 stays above billing's 2 × (16 − 8)/16 = 1 for all six.
     expect(grants).toEqual([
-      { name: 'orders', granted: 23, reason: 'shortfall-share', lateness: 4 },
-      { name: 'billing', granted: 13, reason: 'shortfall-share', lateness: 2 },
-      { name: 'email', granted: 4, reason: 'floor', lateness: 0 },
+      { name: 'orders', granted: 19, reason: 'shortfall-share', lateness: 4 },
+      { name: 'billing', granted: 13, reason: 'share', lateness: 2 },
+      { name: 'email', granted: 8, reason: 'own-desired', lateness: 0 },
     ]);
   });
 
   it('a member whose desired fell frees its units to the others in the same call', () => {
     const late = member('late', { desired: 30, ageSeconds: 300 });
-    // 30 + 20 > 40: the cooling member (lateness 0.5) holds 11 while the late one (5) is 1 short.
+    // 30 + 20 > 40: above the floors of 2, shares of 18 each. The cooling member (lateness 0.5) asks exactly its
+    // floor and share, 20, and keeps them: the late one (lateness 5) cannot take a member's share from it.
     expect(granted(40, [late, member('cooling', { desired: 20, ageSeconds: 30 })])).toEqual({
-      late: 29,
-      cooling: 11,
+      late: 20,
+      cooling: 20,
     });
     // Its law shrank it to 10: the share it held goes back at once, the late member gets its own.
     expect(granted(40, [late, member('cooling', { desired: 10, ageSeconds: 30 })])).toEqual({
@@ -143,7 +166,7 @@ describe('the allocation rule', () => {
       m: member('a', { desired: 8, floor: 3 }),
       reason: 'floor',
     },
-    { comment: 'a member between', budget: 5, m: member('a', { desired: 8 }), reason: 'shortfall-share' },
+    { comment: 'a member at its share', budget: 5, m: member('a', { desired: 8 }), reason: 'share' },
   ])('reason: $comment', ({ budget, m, reason }) => {
     expect(allocateBudget(budget, [m])[0]?.reason).toBe(reason);
   });
@@ -252,6 +275,15 @@ const arbBudget = fc
   });
 
 const demandOf = (m: BudgetMember) => Math.min(m.cap, Math.max(m.floor, m.desired));
+/** A member's share of the pool above the floors, by weight (the pool the allocation splits first). */
+function shareOf(m: BudgetMember, budget: number, members: readonly BudgetMember[]): number {
+  const pool = budget - members.reduce((sum, x) => sum + (x.pausedAt ?? x.floor), 0);
+  const weights = members
+    .filter((x) => x.pausedAt === undefined)
+    .reduce((sum, x) => sum + (x.weight ?? 1), 0);
+  return Math.floor((pool * (m.weight ?? 1)) / weights + 1e-9);
+}
+
 const rankOf = (m: BudgetMember) =>
   m.ageSeconds === undefined ? -Infinity : ((m.weight ?? 1) * m.ageSeconds) / m.targetSeconds;
 
@@ -289,7 +321,21 @@ describe('allocation invariants', () => {
     );
   });
 
-  it('order: a less-late member never has a larger fraction of its extra met than a later one still short', () => {
+  it('every member gets at least its share: min(its demand, floor + its weight’s part of the pool above the floors)', () => {
+    fc.assert(
+      fc.property(arbBudget, ({ budget, members }) => {
+        const grants = granted(budget, members);
+        for (const m of members) {
+          expect(grants[m.name]).toBeGreaterThanOrEqual(
+            Math.min(demandOf(m), m.floor + shareOf(m, budget, members)),
+          );
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('order: beyond its share, a less-late member never has a larger fraction of its extra met than a later one still short', () => {
     fc.assert(
       fc.property(arbBudget, ({ budget, members }) => {
         const grants = granted(budget, members);
@@ -299,7 +345,8 @@ describe('allocation invariants', () => {
             const extraJ = demandOf(j) - j.floor;
             const metI = (grants[i.name] ?? 0) - i.floor;
             const metJ = (grants[j.name] ?? 0) - j.floor;
-            if (rankOf(j) < rankOf(i) && metI < extraI) {
+            const beyondShare = metJ > Math.min(extraJ, shareOf(j, budget, members));
+            if (beyondShare && rankOf(j) < rankOf(i) && metI < extraI) {
               // metJ / extraJ ≤ metI / extraI, cross-multiplied to stay in integers.
               expect(metJ * extraI).toBeLessThanOrEqual(metI * extraJ);
             }
@@ -349,7 +396,7 @@ describe("an operator's pause in a budget", () => {
     ]);
     // THEN the pause is left as it is (no write lands on it), and the late member gets the rest: 20 − 5
     expect(grants.find((g) => g.name === 'paused')).toMatchObject({ granted: 5, reason: 'paused' });
-    expect(grants.find((g) => g.name === 'late')).toMatchObject({ granted: 15, reason: 'shortfall-share' });
+    expect(grants.find((g) => g.name === 'late')).toMatchObject({ granted: 15, reason: 'share' });
   });
 
   it('reserved 0 is a pause at 0: its floor is not held for it', () => {
