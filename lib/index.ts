@@ -2,10 +2,17 @@
  * The package's entry point: the construct and what goes with it. Nothing here may import a dev dependency
  * (cdk-nag, esbuild, the example stack): an app that installs the package has only its peers and dependencies.
  */
+
+export { MAX_BUDGET_MEMBERS } from './budget-environment.ts';
 export { ScalerAlarms, type ScalerAlarmsProps } from './cdk/alarms.ts';
 export { ScalerDashboard, type ScalerDashboardProps } from './cdk/dashboard.ts';
 export { MIN_MAX_RECEIVE_COUNT, VISIBILITY_TIMEOUT_FACTOR } from './cdk/deployment-checks.ts';
-export { ScalerMetricFactory, type ScalerMetricFactoryProps } from './cdk/metrics.ts';
+export { DownstreamBudget, type DownstreamBudgetProps } from './cdk/downstream-budget.ts';
+export {
+  BudgetMetricFactory,
+  ScalerMetricFactory,
+  type ScalerMetricFactoryProps,
+} from './cdk/metrics.ts';
 export {
   CONTROLLER_RESOURCE_ENVIRONMENT,
   QueueAgeScaler,
@@ -26,4 +33,10 @@ export {
   type ScalerSettings,
   SETTING_NAMES,
 } from './control/config.ts';
-export { CONTROLLER_METRICS, METRIC_NAMESPACE, SCALER_DIMENSION } from './telemetry.ts';
+export {
+  BUDGET_DIMENSION,
+  BUDGET_METRICS,
+  CONTROLLER_METRICS,
+  METRIC_NAMESPACE,
+  SCALER_DIMENSION,
+} from './telemetry.ts';

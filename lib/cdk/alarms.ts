@@ -8,7 +8,7 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
-import { ONE_MINUTE, type ScalerMetricFactory } from './metrics.ts';
+import { type BudgetMetricFactory, ONE_MINUTE, type ScalerMetricFactory } from './metrics.ts';
 
 /**
  * "More than a minute, continuously" at one-minute resolution: the two most recent one-minute datapoints both
@@ -414,4 +414,36 @@ function consumerThrottlesAlarm(on: AlarmContext): Alarm {
     datapointsToAlarm: 2,
     treatMissingData: TreatMissingData.NOT_BREACHING,
   });
+}
+
+/** What a shared budget's alarm is built from. */
+export interface BudgetExhaustedAlarmProps {
+  readonly metrics: BudgetMetricFactory;
+  /** Prefix of the alarm's name. */
+  readonly budgetName: string;
+  /** The runbook line (CloudWatch allows 1024 characters). */
+  readonly description: string;
+  readonly actions: readonly IAlarmAction[];
+}
+
+/**
+ * The budget is fully granted and a member above its target got less than its own law asked, for more than a
+ * minute continuously: the controller's `BudgetExhausted` flag in the two most recent one-minute periods, as
+ * `-saturated` is for one scaler (the shared downstream, not the controller, is the limit). Missing = not
+ * breaching: a controller that stopped publishing is each member's `-controller-unhealthy` alarm's job.
+ */
+export function budgetExhaustedAlarm(scope: Construct, id: string, props: BudgetExhaustedAlarmProps): Alarm {
+  const alarm = new Alarm(scope, id, {
+    alarmName: `${props.budgetName}-budget-exhausted`,
+    alarmDescription: props.description,
+    metric: props.metrics.metricExhausted(),
+    threshold: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: CONTINUOUS_MINUTES,
+    datapointsToAlarm: CONTINUOUS_MINUTES,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+  alarm.addAlarmAction(...props.actions);
+  alarm.addOkAction(...props.actions);
+  return alarm;
 }

@@ -1,6 +1,8 @@
 import { Duration } from 'aws-cdk-lib';
 import {
+  type Alarm,
   AlarmStatusWidget,
+  AlarmWidget,
   Dashboard,
   GraphWidget,
   type GraphWidgetProps,
@@ -9,7 +11,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import type { ScalerAlarms } from './alarms.ts';
-import type { ScalerMetricFactory } from './metrics.ts';
+import type { BudgetMetricFactory, ScalerMetricFactory } from './metrics.ts';
 
 export interface ScalerDashboardProps {
   readonly dashboardName: string;
@@ -135,5 +137,63 @@ export class ScalerDashboard extends Construct {
       periodOverride: PeriodOverride.INHERIT,
       widgets,
     });
+  }
+}
+
+/** What a shared budget's dashboard row shows. */
+export interface BudgetRowProps {
+  readonly budgetName: string;
+  /** The budget, in concurrent executions: the line the grants stack against. */
+  readonly budget: number;
+  readonly metrics: BudgetMetricFactory;
+  readonly exhausted: Alarm;
+  /** The members' scaler names so far; later ones are added with `addMember`. */
+  readonly members: readonly string[];
+}
+
+/**
+ * The budget's row on a member's dashboard: every member's grant stacked against the budget's line (a stacked
+ * graph stacks each of its series, so the line is an annotation at the budget, which `BudgetLimit` also reports),
+ * the `-budget-exhausted` alarm, and the budget's total with the starved members.
+ */
+export class BudgetRow {
+  readonly widgets: IWidget[];
+  private readonly grants: GraphWidget;
+
+  constructor(private readonly props: BudgetRowProps) {
+    const m = props.metrics;
+    this.grants = new GraphWidget({
+      title: `Budget ${props.budgetName}: granted per member (stacked) vs the budget`,
+      width: WIDTH,
+      height: HEIGHT,
+      left: props.members.map((name) => m.metricGrant(name)),
+      stacked: true,
+      leftAnnotations: [{ value: props.budget, label: `budget ${props.budget}` }],
+      leftYAxis: { min: 0 },
+    });
+    this.widgets = [
+      this.grants,
+      new AlarmWidget({
+        title: `Budget ${props.budgetName}: exhausted with a member starved`,
+        alarm: props.exhausted,
+        width: WIDTH / 2,
+        height: HEIGHT,
+        leftYAxis: { min: 0, max: 1 },
+      }),
+      new GraphWidget({
+        title: `Budget ${props.budgetName}: granted vs limit, starved members`,
+        width: WIDTH / 2,
+        height: HEIGHT,
+        left: [m.metricGranted(), m.metricLimit()],
+        right: [m.metricStarvedMembers()],
+        leftYAxis: { min: 0 },
+        rightYAxis: { min: 0 },
+      }),
+    ];
+  }
+
+  /** A member that joined after this row was made. */
+  addMember(scalerName: string): void {
+    this.grants.addLeftMetric(this.props.metrics.metricGrant(scalerName));
   }
 }

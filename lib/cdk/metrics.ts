@@ -2,7 +2,13 @@ import { Duration } from 'aws-cdk-lib';
 import { MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
-import { CONTROLLER_METRICS, METRIC_NAMESPACE, SCALER_DIMENSION } from '../telemetry.ts';
+import {
+  BUDGET_DIMENSION,
+  BUDGET_METRICS,
+  CONTROLLER_METRICS,
+  METRIC_NAMESPACE,
+  SCALER_DIMENSION,
+} from '../telemetry.ts';
 
 /**
  * Every metric a scaler's alarms and dashboard use, built in one place (cdk-monitoring-constructs' metric
@@ -219,5 +225,56 @@ export class ScalerMetricFactory {
   /** The visible depth the controller read at each tick (real time; SQS's own metric may be missing). */
   metricVisibleMessagesSeen(): Metric {
     return this.controllerMetric('visibleMessages', 'Maximum', 'visible (controller)');
+  }
+}
+
+/**
+ * A shared budget's metrics (`DownstreamBudget`), as its controller publishes them: the budget's own under the
+ * `BudgetName` dimension, each member's grant under `BudgetName` and its `ScalerName`.
+ */
+export class BudgetMetricFactory {
+  constructor(private readonly budgetName: string) {}
+
+  private budgetMetric(
+    name: keyof typeof BUDGET_METRICS,
+    statistic: string,
+    label: string,
+    scalerName?: string,
+  ): Metric {
+    return new Metric({
+      namespace: METRIC_NAMESPACE,
+      metricName: BUDGET_METRICS[name],
+      dimensionsMap: {
+        [BUDGET_DIMENSION]: this.budgetName,
+        ...(scalerName === undefined ? {} : { [SCALER_DIMENSION]: scalerName }),
+      },
+      statistic,
+      period: ONE_MINUTE,
+      label,
+    });
+  }
+
+  /** The budget itself: the line the members' grants stack against. */
+  metricLimit(): Metric {
+    return this.budgetMetric('limit', 'Maximum', 'budget');
+  }
+
+  /** Σ of the members' grants after the tick's writes. */
+  metricGranted(): Metric {
+    return this.budgetMetric('granted', 'Maximum', 'granted (all members)');
+  }
+
+  /** 1 when the budget is fully granted and a member above its target got less than its own law asked. */
+  metricExhausted(): Metric {
+    return this.budgetMetric('exhausted', 'Maximum', 'budget exhausted, a member starved');
+  }
+
+  metricStarvedMembers(): Metric {
+    return this.budgetMetric('starvedMembers', 'Maximum', 'starved members');
+  }
+
+  /** One member's grant (its applied limit), labelled with its name. */
+  metricGrant(scalerName: string): Metric {
+    return this.budgetMetric('memberGrant', 'Maximum', scalerName, scalerName);
   }
 }

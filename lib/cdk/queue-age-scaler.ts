@@ -1,37 +1,16 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import {
-  Annotations,
-  ArnFormat,
-  CfnOutput,
-  CfnResource,
-  Duration,
-  Names,
-  RemovalPolicy,
-  Stack,
-  Token,
-} from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Names, Stack, Token } from 'aws-cdk-lib';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { AnyPrincipal, Effect, Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Key } from 'aws-cdk-lib/aws-kms';
+import type { Rule } from 'aws-cdk-lib/aws-events';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import {
-  Architecture,
-  Code,
   type IEventSourceMapping,
   type IFunction,
   Function as LambdaFunctionResource,
-  Runtime,
-  RuntimeFamily,
 } from 'aws-cdk-lib/aws-lambda';
 import type { SqsEventSource, SqsEventSourceProps } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
-import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { type IQueue, Queue } from 'aws-cdk-lib/aws-sqs';
-import { InvocationType, Trigger } from 'aws-cdk-lib/triggers';
-import { Construct, type IConstruct } from 'constructs';
+import { Construct } from 'constructs';
 import { controllerTimeoutSeconds } from '../aws/call-budget.ts';
 import {
   ConfigError,
@@ -43,15 +22,34 @@ import {
   settingsToEnvironment,
 } from '../control/index.ts';
 import { METRIC_NAMESPACE } from '../telemetry.ts';
+import { createAlarmTopic } from './alarm-topic.ts';
 import { ScalerAlarms } from './alarms.ts';
+import { addWarning, checkedAlarmEmail, checkedName } from './checked-props.ts';
 import { type ConcurrencyOwner, concurrencyOwnerOf, unqualifiedFunctionArn } from './concurrency-owner.ts';
+import {
+  createControllerFunction,
+  createControllerSchedule,
+  startControllerAtDeploy,
+} from './controller-function.ts';
+import {
+  eventSourceMappingArn,
+  mappingUpdateConditions,
+  writesMapping,
+  writesReservedConcurrency,
+} from './controller-permissions.ts';
 import { ScalerDashboard } from './dashboard.ts';
 import { checkAttachedResources } from './deployment-checks.ts';
+import type { DownstreamBudget } from './downstream-budget.ts';
 import { attachMapping } from './event-source.ts';
 import { ScalerMetricFactory } from './metrics.ts';
-import { acknowledgeNagFinding } from './nag-acknowledgement.ts';
-import { dependOnRolePoliciesOnly } from './role-dependency.ts';
-import { propName, type QueueAgeScalerSettings, settingsFromProps } from './scaler-settings.ts';
+import {
+  propName,
+  type QueueAgeScalerSettings,
+  settingsFromProps,
+  wholeMinuteTickProblem,
+} from './scaler-settings.ts';
+
+export { CONTROLLER_ASSET_DIR, CONTROLLER_HANDLER } from './controller-function.ts';
 
 /** The controller's resource variables (its settings use `settingsToEnvironment`'s names). */
 export const CONTROLLER_RESOURCE_ENVIRONMENT = {
@@ -63,21 +61,6 @@ export const CONTROLLER_RESOURCE_ENVIRONMENT = {
   scalerName: 'SCALER_NAME',
   metricNamespace: 'METRIC_NAMESPACE',
 } as const;
-
-/**
- * The pre-built controller: `functions/controller/index.ts` bundled once by `npm run build` (scripts/build.ts),
- * with everything it imports, into one ESM file. This module sits two levels below the package root both in the
- * sources (lib/cdk/) and in the published package (dist/lib/), so the same path serves the repo and an install:
- * the user's synth bundles nothing (no esbuild, no Docker).
- */
-export const CONTROLLER_ASSET_DIR = join(import.meta.dirname, '..', '..', 'assets', 'controller');
-export const CONTROLLER_HANDLER = 'index.handler';
-
-/**
- * The controller's runtime, named rather than taken from `Runtime.NODEJS_24_X` (added in aws-cdk-lib 2.224):
- * the name works with every aws-cdk-lib in the peer range.
- */
-const CONTROLLER_RUNTIME = new Runtime('nodejs24.x', RuntimeFamily.NODEJS, { supportsInlineCode: true });
 
 /** The stack outputs `queue-age-scaler status --stack` reads (lib/operator/stack-outputs.ts names them). */
 export const SCALER_OUTPUTS = [
@@ -167,18 +150,29 @@ export interface QueueAgeScalerProps extends QueueAgeScalerSettings {
    * @default true
    */
   readonly stackOutputs?: boolean;
+  /**
+   * The downstream budget this scaler's consumer shares with other scalers' (a database's connections, an API's
+   * rate): their applied limits never add up to more than it. The scaler then creates no controller, schedule or
+   * start trigger of its own: the budget's one controller runs its tick with every other member's. It keeps its own
+   * floor (`minConcurrency`, granted first), cap, alarms, dashboard (with the budget's row) and outputs.
+   * @default no budget: the scaler's own controller, bounded only by its cap
+   */
+  readonly budget?: DownstreamBudget;
+  /**
+   * How much this member's lateness counts when the budget is short: 2 ranks it at half its target with another
+   * member at its target. Only with `budget`. Valid: (0; 1000].
+   * @default 1
+   */
+  readonly weight?: number;
 }
 
-const NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
-const EMAIL_PATTERN = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 // Above a tick of a minute, 10 minutes hold at most 10 changes: a threshold of 10 could never be exceeded.
 const OSCILLATION_THRESHOLD_RANGE = { min: 1, max: 9 } as const;
 const THROTTLE_THRESHOLD_RANGE = { min: 1, max: 1_000_000 } as const;
 const DEFAULT_OSCILLATION_THRESHOLD = 3;
 const DEFAULT_THROTTLE_THRESHOLD = 1;
-// The controller's event is worthless after one and a half periods (drop events older than ~1.5 periods); Lambda
-// accepts a maximum event age of 60 s to 6 h (docs/aws-facts.md, "EventBridge schedules").
-const MIN_EVENT_AGE_SECONDS = 60;
+const WEIGHT_RANGE = { min: 0, max: 1000 } as const;
+const DEFAULT_WEIGHT = 1;
 // Marks scalers across copies of this module (an app may load two), for the one-scaler-per-consumer check.
 const SCALER_MARK = Symbol.for('queue-age-scaler.QueueAgeScaler');
 
@@ -195,7 +189,8 @@ function initialMaximumConcurrency(config: ScalerConfig): number {
 /**
  * Holds an SQS queue's oldest-message age at a target with the least consumer concurrency: a controller
  * Lambda, run once a tick, reads the age and sets the consumer's reserved concurrency and its mapping's
- * MaximumConcurrency within [floor, cap]. Attaches to any standard queue and its consumer.
+ * MaximumConcurrency within [floor, cap]. Attaches to any standard queue and its consumer. With a `budget`, the
+ * budget's one controller runs it, with the other consumers that share the downstream.
  *
  * Every mistake it can see at synth (a bad setting, a mapping of another queue, a second scaler on the same
  * consumer, …) is reported as an error annotation on this construct, all at once: `cdk synth` then lists each
@@ -210,12 +205,18 @@ export class QueueAgeScaler extends Construct {
   /** The validated settings (the defaults when synth reports a setting as invalid). */
   readonly config: ScalerConfig;
   readonly scalerName: string;
+  /** The controller that runs this scaler: its own, or its budget's. */
   readonly controller: LambdaFunctionResource;
+  /** The controller's schedule: its own, or its budget's. */
   readonly schedule: Rule;
   readonly alarmTopic: ITopic;
   readonly metrics: ScalerMetricFactory;
   readonly alarms: ScalerAlarms;
   readonly dashboard: ScalerDashboard;
+  /** The budget this scaler is a member of, if any. */
+  readonly budget?: DownstreamBudget;
+  /** How much its lateness counts in its budget's shortfall (1 without a budget). */
+  readonly weight: number;
   /** The id of the event source mapping the scaler drives. */
   readonly eventSourceMappingId: string;
   /**
@@ -234,6 +235,7 @@ export class QueueAgeScaler extends Construct {
     // Every invalid value is reported and replaced by its default, so the app's own code and CDK's checks
     // downstream run to the end and synth lists every problem at once, never a stack trace.
     const problems: string[] = [];
+    const budget = props.budget;
     const validated = validatedConfig(props, problems);
     const config = validated ?? resolveScalerConfig({});
     this.config = config;
@@ -242,13 +244,18 @@ export class QueueAgeScaler extends Construct {
       Names.uniqueResourceName(this, { maxLength: 64, separator: '-' }),
       problems,
     );
+    this.budget = budget;
+    this.weight = options.weight;
 
     this.owner = concurrencyOwnerOf(props.consumer);
     this.concurrencyOwner = this.owner.function;
     const rival = this.scalerOfSameConsumer();
     if (rival) {
+      const budgets = [budget, rival.budget].some((b) => b !== undefined)
+        ? ' (a consumer joins at most one budget, through one scaler)'
+        : '';
       problems.push(
-        `the consumer ${this.concurrencyOwner.node.path} already has a queue-age scaler, ${rival.node.path}: one scaler per consumer, or the two would fight over its reserved concurrency; attach one scaler, or give each queue its own consumer`,
+        `the consumer ${this.concurrencyOwner.node.path} already has a queue-age scaler, ${rival.node.path}: one scaler per consumer, or the two would fight over its reserved concurrency${budgets}; attach one scaler, or give each queue its own consumer`,
       );
     }
 
@@ -269,15 +276,37 @@ export class QueueAgeScaler extends Construct {
     const deadLetterQueue =
       props.deadLetterQueue ??
       (props.queue instanceof Queue ? props.queue.deadLetterQueue?.queue : undefined);
-    this.controller = this.createController(props, config, options.scalerName, deadLetterQueue);
-    this.schedule = this.createSchedule(config, options.scalerName);
-    this.startAtDeploy();
-    this.alarmTopic = props.alarmTopic ?? this.createTopic(options.alarmEmail);
+    let controllerToWatch: IFunction;
+    if (budget) {
+      this.controller = budget.controller;
+      this.schedule = budget.schedule;
+      // A member in another stack is refused (the budget says why); its alarms then name no function of the
+      // budget's stack, or the two stacks would import from each other.
+      controllerToWatch =
+        Stack.of(budget) === Stack.of(this)
+          ? budget.controller
+          : LambdaFunctionResource.fromFunctionName(
+              this,
+              'RefusedBudgetController',
+              'refused-budget-controller',
+            );
+    } else {
+      this.controller = this.createController(props, config, options.scalerName, deadLetterQueue);
+      this.schedule = createControllerSchedule(
+        this,
+        this.controller,
+        config.tickSeconds,
+        `Runs the queue-age scaler ${options.scalerName} every ${config.tickSeconds / 60} minute(s)`,
+      );
+      startControllerAtDeploy(this, this.controller, this.schedule);
+      controllerToWatch = this.controller;
+    }
+    this.alarmTopic = props.alarmTopic ?? createAlarmTopic(this, options.alarmEmail);
     this.metrics = new ScalerMetricFactory({
       queue: props.queue,
       deadLetterQueue,
       consumer: this.concurrencyOwner,
-      controller: this.controller,
+      controller: controllerToWatch,
       scalerName: options.scalerName,
     });
     this.alarms = new ScalerAlarms(this, 'Alarms', {
@@ -300,44 +329,27 @@ export class QueueAgeScaler extends Construct {
       minConcurrency: config.minConcurrency,
       oscillationThreshold: options.oscillationThreshold,
     });
-    if (props.stackOutputs ?? true) this.createOutputs(props.queue);
-  }
-
-  /** The schedule: one tick per `tick`, never retried (a retried tick is stale by the next one). */
-  private createSchedule(config: ScalerConfig, scalerName: string): Rule {
-    return new Rule(this, 'Schedule', {
-      description: `Runs the queue-age scaler ${scalerName} every ${config.tickSeconds / 60} minute(s)`,
-      schedule: Schedule.rate(Duration.minutes(config.tickSeconds / 60)),
-      targets: [
-        // EventBridge delivers at least once; a retried tick is stale by the next one, so none are retried.
-        new LambdaFunction(this.controller, {
-          retryAttempts: 0,
-          maxEventAge: Duration.seconds(MIN_EVENT_AGE_SECONDS),
-        }),
-      ],
+    if (props.stackOutputs ?? true) this.createOutputs(props.queue, controllerToWatch);
+    budget?.addMember({
+      scaler: this,
+      scalerName: options.scalerName,
+      config: validated,
+      tickGivenSeconds: tickGivenSeconds(props),
+      weight: options.weight,
+      queue: props.queue,
+      deadLetterQueue,
+      consumerFunctionArn: this.owner.functionArn,
+      consumerFunctionName: this.owner.functionName,
+      eventSourceMappingId: this.eventSourceMappingId,
+      dashboard: this.dashboard.dashboard,
     });
-  }
-
-  /**
-   * The controller's first run, when the scaler is created: an EventBridge rate schedule first fires up to a tick
-   * after it is created, and a new queue's producers may start sooner. Invoked once, asynchronously (the deploy does
-   * not wait for the tick and its fast path); with the schedule's own run, the controller's reserved concurrency of
-   * 1 keeps them one at a time. Not on later deploys: the schedule is running by then.
-   */
-  private startAtDeploy(): void {
-    const start = new Trigger(this, 'Start', {
-      handler: this.controller,
-      invocationType: InvocationType.EVENT,
-      executeOnHandlerChange: false,
-      executeAfter: [this.schedule],
-    });
-    adjustTriggerProvider(start, CONTROLLER_RUNTIME);
   }
 
   /**
    * Another scaler of this app on the same consumer function: aliases and versions count as their function, and
    * ARNs are compared without their qualifier (`…:orders-consumer:live` is `…:orders-consumer`). The other scaler's
-   * ARN is stripped here rather than read from it, since it may come from another copy of this library.
+   * ARN is stripped here rather than read from it, since it may come from another copy of this library. Scalers in
+   * budgets count like any other: a consumer joins at most one budget.
    */
   private scalerOfSameConsumer(): QueueAgeScaler | undefined {
     const owner = this.concurrencyOwner;
@@ -352,103 +364,13 @@ export class QueueAgeScaler extends Construct {
       );
   }
 
+  /** The lone scaler's own controller: its role names this queue, this consumer and this mapping. */
   private createController(
     props: QueueAgeScalerProps,
     config: ScalerConfig,
     scalerName: string,
     deadLetterQueue: IQueue | undefined,
   ): LambdaFunctionResource {
-    if (!existsSync(join(CONTROLLER_ASSET_DIR, 'index.mjs'))) {
-      // Only a checkout of the sources can lack it: the package ships it built.
-      throw new Error(
-        `the controller's pre-built bundle is missing from ${CONTROLLER_ASSET_DIR}: run npm run build (or npm run build:controller) in the queue-age-scaler checkout`,
-      );
-    }
-    const stack = Stack.of(this);
-    const logGroup = new LogGroup(this, 'ControllerLogs', {
-      retention: RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    // A role of our own, without AWSLambdaBasicExecutionRole: its logs statement covers every log group.
-    const role = new Role(this, 'ControllerRole', {
-      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: `The queue-age scaler ${scalerName}: reads its queue's age, sets its consumer's concurrency`,
-    });
-    logGroup.grantWrite(role);
-    role.addToPolicy(
-      new PolicyStatement({
-        sid: 'ReadQueueDepth',
-        actions: ['sqs:GetQueueAttributes'],
-        resources: [props.queue.queueArn],
-      }),
-    );
-    role.addToPolicy(
-      new PolicyStatement({
-        sid: 'SetConsumerConcurrency',
-        // Event-source mode reads reserved concurrency (it bounds the mapping) and never writes it: the template owns it.
-        actions:
-          config.actuator === 'event-source'
-            ? ['lambda:GetFunctionConcurrency']
-            : ['lambda:GetFunctionConcurrency', 'lambda:PutFunctionConcurrency'],
-        resources: [this.owner.functionArn],
-      }),
-    );
-    const mappingArn = stack.formatArn({
-      service: 'lambda',
-      resource: 'event-source-mapping',
-      resourceName: this.eventSourceMappingId,
-      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-    });
-    // Every mode reads the mapping (a disabled mapping is a pause); the `reserved` actuator never writes it.
-    role.addToPolicy(
-      new PolicyStatement({
-        sid: 'ReadMapping',
-        actions: ['lambda:GetEventSourceMapping'],
-        resources: [mappingArn],
-      }),
-    );
-    if (config.actuator !== 'reserved') {
-      role.addToPolicy(
-        new PolicyStatement({
-          sid: 'SetMappingMaximumConcurrency',
-          actions: ['lambda:UpdateEventSourceMapping'],
-          resources: [mappingArn],
-          // AWS (Service Authorization Reference, Lambda): UpdateEventSourceMapping takes lambda:FunctionArn, the
-          // function the mapping invokes. It may be an alias or version of the consumer, hence `:*` beside the
-          // bare ARN. The role then cannot point the mapping at another function; it can still change the other
-          // fields of this one (BatchSize, Enabled, …): IAM has no condition key for them (docs/deploy.md).
-          conditions: {
-            ArnLike: { 'lambda:FunctionArn': [this.owner.functionArn, `${this.owner.functionArn}:*`] },
-          },
-        }),
-      );
-    }
-    // The actions with no resource type live in a policy of their own, so the one acknowledgement below
-    // covers exactly them.
-    const unscoped = new Policy(this, 'ControllerUnscopedPolicy', {
-      statements: [
-        new PolicyStatement({
-          sid: 'ReadMetricsAndAccountLimits',
-          actions: ['cloudwatch:GetMetricData', 'lambda:GetAccountSettings'],
-          resources: ['*'],
-        }),
-        new PolicyStatement({
-          sid: 'PublishOwnMetrics',
-          effect: Effect.ALLOW,
-          actions: ['cloudwatch:PutMetricData'],
-          resources: ['*'],
-          conditions: { StringEquals: { 'cloudwatch:namespace': METRIC_NAMESPACE } },
-        }),
-      ],
-    });
-    unscoped.attachToRole(role);
-    acknowledgeNagFinding(unscoped, {
-      rule: 'AwsSolutions-IAM5',
-      finding: 'Resource::*',
-      reason:
-        'cloudwatch:GetMetricData and lambda:GetAccountSettings have no resource type, so IAM accepts only "*"; cloudwatch:PutMetricData has none either and is limited to the QueueAgeScaler namespace by the cloudwatch:namespace condition',
-    });
-
     const resourceEnvironment: Record<string, string> = {
       [CONTROLLER_RESOURCE_ENVIRONMENT.queueUrl]: props.queue.queueUrl,
       [CONTROLLER_RESOURCE_ENVIRONMENT.queueName]: props.queue.queueName,
@@ -461,97 +383,62 @@ export class QueueAgeScaler extends Construct {
     if (deadLetterQueue) {
       resourceEnvironment[CONTROLLER_RESOURCE_ENVIRONMENT.deadLetterQueueName] = deadLetterQueue.queueName;
     }
-
-    const controller = new LambdaFunctionResource(this, 'Controller', {
+    const { function: controller, role } = createControllerFunction(this, {
       description: `Queue-age scaler ${scalerName}: holds the oldest message's age at ${config.targetAgeSeconds} s`,
-      code: Code.fromAsset(CONTROLLER_ASSET_DIR),
-      handler: CONTROLLER_HANDLER,
-      runtime: CONTROLLER_RUNTIME,
-      architecture: Architecture.ARM_64,
-      memorySize: 256,
-      // A tick is a handful of calls; with the fast path the invocation then samples the depth until 10 s before
-      // the next tick (controllerTimeoutSeconds says why the timeout is a tick plus 10 s).
+      roleDescription: `The queue-age scaler ${scalerName}: reads its queue's age, sets its consumer's concurrency`,
+      tickSeconds: config.tickSeconds,
       timeout: Duration.seconds(controllerTimeoutSeconds(config)),
-      // One tick at a time: two concurrent ticks would race on the same absolute target.
-      reservedConcurrentExecutions: 1,
-      retryAttempts: 0,
-      maxEventAge: Duration.seconds(Math.max(MIN_EVENT_AGE_SECONDS, Math.round(1.5 * config.tickSeconds))),
-      role,
-      logGroup,
-      // The start trigger invokes a version of the controller: the same async settings as the function's (a
-      // version has its own), and a deploy that changes it need not keep the old one.
-      currentVersionOptions: {
-        removalPolicy: RemovalPolicy.DESTROY,
-        retryAttempts: 0,
-        maxEventAge: Duration.seconds(Math.max(MIN_EVENT_AGE_SECONDS, Math.round(1.5 * config.tickSeconds))),
-      },
-      environment: {
-        ...settingsToEnvironment(settingsOf(config)),
-        ...resourceEnvironment,
-      },
+      environment: { ...settingsToEnvironment(settingsOf(config)), ...resourceEnvironment },
     });
-    dependOnRolePoliciesOnly(controller, [role.node.tryFindChild('DefaultPolicy'), unscoped]);
+    role.addToPolicy(
+      new PolicyStatement({
+        sid: 'ReadQueueDepth',
+        actions: ['sqs:GetQueueAttributes'],
+        resources: [props.queue.queueArn],
+      }),
+    );
+    role.addToPolicy(
+      new PolicyStatement({
+        sid: 'SetConsumerConcurrency',
+        actions: writesReservedConcurrency(config.actuator)
+          ? ['lambda:GetFunctionConcurrency', 'lambda:PutFunctionConcurrency']
+          : ['lambda:GetFunctionConcurrency'],
+        resources: [this.owner.functionArn],
+      }),
+    );
+    const mappingArn = eventSourceMappingArn(this, this.eventSourceMappingId);
+    role.addToPolicy(
+      new PolicyStatement({
+        sid: 'ReadMapping',
+        actions: ['lambda:GetEventSourceMapping'],
+        resources: [mappingArn],
+      }),
+    );
+    if (writesMapping(config.actuator)) {
+      role.addToPolicy(
+        new PolicyStatement({
+          sid: 'SetMappingMaximumConcurrency',
+          actions: ['lambda:UpdateEventSourceMapping'],
+          resources: [mappingArn],
+          conditions: mappingUpdateConditions(this.owner.functionArn),
+        }),
+      );
+    }
     return controller;
-  }
-
-  private createTopic(alarmEmail: string | undefined): Topic {
-    const key = new Key(this, 'AlarmTopicKey', {
-      description: 'Encrypts the queue-age scaler alarm topic',
-      enableKeyRotation: true,
-      removalPolicy: RemovalPolicy.DESTROY,
-      pendingWindow: Duration.days(7),
-    });
-    // CloudWatch must be able to encrypt what it publishes to the topic.
-    key.addToResourcePolicy(
-      new PolicyStatement({
-        sid: 'AllowCloudWatchAlarmsToPublish',
-        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
-        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-        resources: ['*'],
-        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
-      }),
-    );
-    const topic = new Topic(this, 'AlarmTopic', {
-      displayName: 'Queue-age scaler alarms',
-      masterKey: key,
-    });
-    // TLS only (the statement `enforceSSL: true` writes, spelt out: that prop needs aws-cdk-lib 2.129).
-    topic.addToResourcePolicy(
-      new PolicyStatement({
-        sid: 'AllowPublishThroughSSLOnly',
-        effect: Effect.DENY,
-        principals: [new AnyPrincipal()],
-        actions: ['sns:Publish'],
-        resources: [topic.topicArn],
-        conditions: { Bool: { 'aws:SecureTransport': 'false' } },
-      }),
-    );
-    // A topic policy replaces SNS's default one: allow CloudWatch alarms of this account explicitly.
-    topic.addToResourcePolicy(
-      new PolicyStatement({
-        sid: 'AllowCloudWatchAlarmsToPublish',
-        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
-        actions: ['sns:Publish'],
-        resources: [topic.topicArn],
-        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
-      }),
-    );
-    if (alarmEmail) topic.addSubscription(new EmailSubscription(alarmEmail));
-    return topic;
   }
 
   /**
    * The outputs the operator tools read from a stack, under the exact keys they look for. Another output of the
    * stack with one of these keys (a second scaler's, or the app's own) is reported rather than overwritten.
    */
-  private createOutputs(queue: IQueue): void {
+  private createOutputs(queue: IQueue, controller: IFunction): void {
     const stack = Stack.of(this);
     const values: Record<(typeof SCALER_OUTPUTS)[number], string> = {
       QueueUrl: queue.queueUrl,
       QueueName: queue.queueName,
       ConsumerFunctionName: this.owner.functionName,
       EventSourceMappingUuid: this.eventSourceMappingId,
-      ControllerFunctionName: this.controller.functionName,
+      ControllerFunctionName: controller.functionName,
       ScalerName: this.scalerName,
       AlarmTopicArn: this.alarmTopic.topicArn,
       DashboardName: this.dashboard.dashboard.dashboardName,
@@ -576,13 +463,14 @@ export class QueueAgeScaler extends Construct {
   }
 }
 
-/** A warning the app can acknowledge by id, where this aws-cdk-lib supports it. */
 /**
  * The control law's settings from the props, validated; undefined (with the problems added) where any is
- * invalid. The schedule runs in whole minutes, so a tick must be one.
+ * invalid. The schedule runs in whole minutes, so a tick must be one. A member of a budget that gives no tick
+ * takes the budget's.
  */
 function validatedConfig(props: QueueAgeScalerProps, problems: string[]): ScalerConfig | undefined {
-  const given = settingsFromProps(props);
+  const tick = props.tick ?? (props.budget ? Duration.seconds(props.budget.tickSeconds) : undefined);
+  const given = settingsFromProps({ ...props, tick });
   problems.push(...given.problems);
   let validated: ScalerConfig | undefined;
   try {
@@ -591,13 +479,20 @@ function validatedConfig(props: QueueAgeScalerProps, problems: string[]): Scaler
     if (!(error instanceof ConfigError)) throw error;
     problems.push(...error.problems);
   }
-  if (validated && validated.tickSeconds % 60 !== 0) {
-    problems.push(
-      `tick = ${validated.tickSeconds} s: the schedule runs in whole minutes (EventBridge rate expressions), so it must be Duration.minutes(1), Duration.minutes(2), …`,
-    );
+  const tickProblem = validated && wholeMinuteTickProblem(validated.tickSeconds);
+  if (tickProblem) {
+    problems.push(tickProblem);
     return undefined;
   }
   return validated;
+}
+
+/** The tick the app gave, in seconds, where synth can read it. */
+function tickGivenSeconds(props: QueueAgeScalerProps): number | undefined {
+  const tick = props.tick as Partial<Duration> | undefined;
+  if (typeof tick?.toSeconds !== 'function') return undefined;
+  const seconds = tick.toSeconds({ integral: false });
+  return Token.isUnresolved(seconds) ? undefined : seconds;
 }
 
 /** The props that are not control-law settings, each checked, an invalid one replaced by its default. */
@@ -607,19 +502,7 @@ interface CheckedOptions {
   readonly alarmEmail?: string;
   readonly oscillationThreshold: number;
   readonly throttleThreshold: number;
-}
-
-/** A concrete name outside 1–`max` characters of A–Z a–z 0–9 - _ is a problem, and the fallback is used. */
-function checkedName(
-  field: string,
-  value: string,
-  max: number,
-  fallback: string,
-  problems: string[],
-): string {
-  if (Token.isUnresolved(value) || (NAME_PATTERN.test(value) && value.length <= max)) return value;
-  problems.push(`${field} = '${value}': must be 1–${max} characters of A–Z a–z 0–9 - _`);
-  return fallback;
+  readonly weight: number;
 }
 
 function checkedThreshold(
@@ -633,6 +516,31 @@ function checkedThreshold(
   if (integerIn(value, range)) return value;
   problems.push(`${field} = ${value}: must be an integer in [${range.min}; ${range.max}] (${unit})`);
   return fallback;
+}
+
+/** A member's weight: a number in (0; 1000], and only with a budget. */
+function checkedWeight(props: QueueAgeScalerProps, problems: string[]): number {
+  const weight = props.weight;
+  if (weight === undefined) return DEFAULT_WEIGHT;
+  if (props.budget === undefined) {
+    problems.push(
+      `weight = ${weight} is given without a budget: a weight ranks a member of a DownstreamBudget when the budget is short; give budget: <the DownstreamBudget> as well, or leave weight out`,
+    );
+    return DEFAULT_WEIGHT;
+  }
+  if (
+    typeof weight !== 'number' ||
+    Token.isUnresolved(weight) ||
+    !Number.isFinite(weight) ||
+    weight <= WEIGHT_RANGE.min ||
+    weight > WEIGHT_RANGE.max
+  ) {
+    problems.push(
+      `weight = ${weight}: must be a number in (${WEIGHT_RANGE.min}; ${WEIGHT_RANGE.max}] known at synth (how much this member's lateness counts; 1 by default)`,
+    );
+    return DEFAULT_WEIGHT;
+  }
+  return weight;
 }
 
 function checkedOptions(
@@ -654,16 +562,7 @@ function checkedOptions(
     scalerName,
     problems,
   );
-  let alarmEmail = props.alarmEmail;
-  if (alarmEmail !== undefined && !Token.isUnresolved(alarmEmail) && !EMAIL_PATTERN.test(alarmEmail)) {
-    problems.push(`alarmEmail = '${alarmEmail}': must be an e-mail address such as ops@example.com`);
-    alarmEmail = undefined;
-  }
-  if (props.alarmEmail !== undefined && props.alarmTopic !== undefined) {
-    problems.push(
-      'alarmEmail is given with alarmTopic: subscribe the address to your own topic, or leave alarmTopic out so the scaler creates one',
-    );
-  }
+  const alarmEmail = checkedAlarmEmail(props, 'scaler', problems);
   return {
     scalerName,
     dashboardName,
@@ -684,15 +583,8 @@ function checkedOptions(
       DEFAULT_THROTTLE_THRESHOLD,
       problems,
     ),
+    weight: checkedWeight(props, problems),
   };
-}
-
-function addWarning(scope: IConstruct, id: string, message: string): void {
-  const annotations = Annotations.of(scope) as Annotations & {
-    addWarningV2?: (id: string, message: string) => void;
-  };
-  if (typeof annotations.addWarningV2 === 'function') annotations.addWarningV2(id, message);
-  else annotations.addWarning(message);
 }
 
 function settingsOf(config: ScalerConfig): ScalerSettings {
@@ -703,25 +595,3 @@ function settingsOf(config: ScalerConfig): ScalerSettings {
   }
   return settings as ScalerSettings;
 }
-
-/**
- * aws-cdk-lib's trigger provider (one per stack, shared by every Trigger), made deployable and lint-clean:
- * - its runtime is the controller's: older aws-cdk-lib releases in the peer range give it `nodejs18.x`, which Lambda
- *   no longer accepts for a new function (docs/aws-facts.md, "Lambda runtimes"); its handler is plain Node with the
- *   runtime's AWS SDK, so any later Node runtime runs it;
- * - it declares `DependsOn` its role next to a `Fn::GetAtt` of the same role, which cfn-lint reports (W3005). The
- *   `GetAtt` orders them already: the redundant `DependsOn` goes.
- */
-function adjustTriggerProvider(start: Trigger, runtime: Runtime): void {
-  const provider = Stack.of(start).node.children.find((child) => TRIGGER_PROVIDER_ID.test(child.node.id));
-  const handler = provider?.node.tryFindChild('Handler');
-  const role = provider?.node.tryFindChild('Role');
-  if (!(handler instanceof CfnResource && role instanceof CfnResource)) return;
-  handler.addPropertyOverride('Runtime', runtime.name);
-  // removeResourceDependency where this aws-cdk-lib has it (removeDependency, its older name, warns as deprecated).
-  const remove = handler.removeResourceDependency ?? handler.removeDependency;
-  remove.call(handler, role);
-}
-
-/** The id aws-cdk-lib gives the stack's trigger provider (`AWSCDK.TriggerCustomResourceProviderCustomResourceProvider`). */
-const TRIGGER_PROVIDER_ID = /TriggerCustomResourceProvider/;

@@ -246,3 +246,9 @@ export function propsFromSettings(settings: ScalerSettings): QueueAgeScalerSetti
   }
   return props as QueueAgeScalerSettings;
 }
+
+/** The schedule runs in whole minutes (EventBridge rate expressions): any other tick is a problem. */
+export function wholeMinuteTickProblem(tickSeconds: number): string | undefined {
+  if (tickSeconds % 60 === 0) return undefined;
+  return `tick = ${tickSeconds} s: the schedule runs in whole minutes (EventBridge rate expressions), so it must be Duration.minutes(1), Duration.minutes(2), …`;
+}

@@ -4,14 +4,18 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pythonWithTools } from '../support/python-tools.ts';
+import { synthesizeBudgetApp } from './budget-app.ts';
 import { type SynthesizedExample, synthesizeExample } from './example-app.ts';
 
 // GIVEN the example app, synthesized once. Its synthesis already ran cdk-nag's AwsSolutions pack as a policy
-// validation plugin (examples/app.ts) and would have thrown on any unacknowledged finding.
+// validation plugin (examples/app.ts) and would have thrown on any unacknowledged finding. And a stack with a
+// shared budget of three members (one per actuator), whose one controller drives them all.
 let example: SynthesizedExample;
+let budget: ReturnType<typeof synthesizeBudgetApp>;
 
 beforeAll(() => {
   example = synthesizeExample();
+  budget = synthesizeBudgetApp();
 });
 
 interface Acknowledgement {
@@ -79,31 +83,54 @@ describe('cdk-nag AwsSolutions (v3 validation plugin)', () => {
   });
 });
 
+describe('cdk-nag AwsSolutions on a shared budget and its members', () => {
+  it("reports no findings, and acknowledges only the controller's unscoped policy", () => {
+    // GIVEN a budget the construct accepts
+    const errors = budget.app.node
+      .findAll()
+      .flatMap((c) =>
+        c.node.metadata.filter((m) => m.type === 'aws:cdk:error').map((m) => `${c.node.path} ${m.data}`),
+      );
+    expect(errors).toEqual([]);
+    // WHEN
+    const report = new AwsSolutionsChecks().validateScope(budget.app);
+    // THEN
+    expect(report.violations).toEqual([]);
+    expect(acknowledgements(budget.app).map((a) => `${a.path} ${a.id}`)).toEqual([
+      `${budget.stack.stackName}/OrdersDb/ControllerUnscopedPolicy AwsSolutions-IAM5[Resource::*]`,
+    ]);
+  });
+});
+
+/** cfn-lint's findings on a template (the module's runner; `python -m cfnlint` has no __main__). */
+function cfnLint(templatePath: string): { output: string; status: number } {
+  const python = pythonWithTools();
+  try {
+    const output = execFileSync(
+      python,
+      [
+        '-c',
+        'import sys; from cfnlint.runner import main; sys.exit(main())',
+        '--format',
+        'parseable',
+        templatePath,
+      ],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    return { output, status: 0 };
+  } catch (error) {
+    const failure = error as { status: number; stdout: string; stderr: string };
+    return { output: `${failure.stdout}${failure.stderr}`, status: failure.status };
+  }
+}
+
 describe('cfn-lint', () => {
   it('finds no error and no warning in the synthesized template', () => {
-    // WHEN cfn-lint (the module's runner; `python -m cfnlint` has no __main__) lints the template
-    const python = pythonWithTools();
-    let output = '';
-    let status = 0;
-    try {
-      output = execFileSync(
-        python,
-        [
-          '-c',
-          'import sys; from cfnlint.runner import main; sys.exit(main())',
-          '--format',
-          'parseable',
-          example.templatePath,
-        ],
-        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
-      );
-    } catch (error) {
-      const failure = error as { status: number; stdout: string; stderr: string };
-      status = failure.status;
-      output = `${failure.stdout}${failure.stderr}`;
-    }
-    // THEN: exit 0 means no errors, warnings or informational findings
-    expect(output).toBe('');
-    expect(status).toBe(0);
+    // WHEN / THEN: exit 0 means no errors, warnings or informational findings
+    expect(cfnLint(example.templatePath)).toEqual({ output: '', status: 0 });
+  });
+
+  it("finds no error and no warning in the shared budget's template", () => {
+    expect(cfnLint(budget.templatePath)).toEqual({ output: '', status: 0 });
   });
 });

@@ -43,9 +43,11 @@ const ESM_APP_WITH_CDK_NAG = `#!/usr/bin/env node
 import * as cdk from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { OrdersStack } from '../lib/orders-stack.js';
+import { SharedDbStack } from '../lib/shared-db-stack.js';
 
 const app = new cdk.App();
 const stack = new OrdersStack(app, 'OrdersStack', {});
+new SharedDbStack(app, 'SharedDbStack', {});
 const nag = app.node.tryGetContext('nag');
 // cdk-nag 2: its rules run as an Aspect over the app.
 if (nag === 'v2' || nag === 'v2-unacknowledged') cdk.Aspects.of(app).add(new AwsSolutionsChecks());
@@ -234,6 +236,37 @@ describe(`a CommonJS app (cdk init's shape) on aws-cdk-lib ${MIN_AWS_CDK_LIB}`, 
     });
   });
 
+  it("synthesizes the README's budget: two scalers, one controller that lists both, the budget's alarm", () => {
+    const shared = readTemplate(cjsOut, 'SharedDbStack');
+    const functions = resourcesOf(shared, 'AWS::Lambda::Function');
+    // The two consumers, the budget's controller and aws-cdk-lib's trigger provider: no controller per scaler.
+    expect(functions.map(([id]) => id).filter((id) => /Controller/.test(id))).toEqual([
+      expect.stringMatching(/^OrdersDbController/),
+    ]);
+    const controller = (
+      functions.find(([id]) => id.startsWith('OrdersDbController')) as [string, Template['Resources'][string]]
+    )[1];
+    expect(controller.Properties).toMatchObject({
+      Runtime: 'nodejs24.x',
+      Handler: 'index.handler',
+      ReservedConcurrentExecutions: 1,
+      Environment: { Variables: { BUDGET_CONCURRENCY: '40', METRIC_NAMESPACE: 'QueueAgeScaler' } },
+    });
+    const members = JSON.stringify(
+      (controller.Properties.Environment as { Variables: Record<string, unknown> }).Variables.BUDGET_MEMBERS,
+    );
+    expect(members).toContain('OrdersScaler');
+    expect(members).toContain('RefundsScaler');
+    expect(members).toContain('\\"weight\\":2');
+    expect(resourcesOf(shared, 'AWS::Events::Rule')).toHaveLength(1);
+    const alarms = resourcesOf(shared, 'AWS::CloudWatch::Alarm').map(
+      ([, a]) => a.Properties.AlarmName as string,
+    );
+    expect(alarms.filter((name) => name.endsWith('-budget-exhausted'))).toHaveLength(1);
+    // Each member keeps its ten alarms.
+    expect(alarms).toHaveLength(21);
+  });
+
   it(
     'every mistake the construct refuses fails synth with its message under its construct path, and no stack trace',
     async () => {
@@ -266,6 +299,14 @@ describe(`a CommonJS app (cdk init's shape) on aws-cdk-lib ${MIN_AWS_CDK_LIB}`, 
           /^consumer reservedConcurrentExecutions = 5: below the cap 32 up to which actuator 'event-source' raises the mapping's MaximumConcurrency, and the mapping starts at 20.*ScalerActuator.LOCKSTEP$/,
         ],
         ['FifoQueue/Scaler', /^the queue is a FIFO queue: the scaler does not support FIFO yet/],
+        [
+          'BudgetTooSmall/Budget',
+          /^the members' floors \(minConcurrency\) add up to 12, above the budget 10 \(BudgetTooSmall\/First 6, BudgetTooSmall\/Second 6\).*raise the budget's limit to 12 if the downstream takes it$/,
+        ],
+        [
+          'BudgetTooSmall/Second',
+          /^maxConcurrency = 32: above the budget BudgetTooSmall\/Budget, 10: .*set maxConcurrency \(or dbPoolSize\) to at most 10 on this scaler/,
+        ],
       ];
       expect(annotationsPrinted(printed, 'ERROR')).toEqual(
         expected.map(([path, message]) => ({ path, message: expect.stringMatching(message) })),
@@ -381,6 +422,11 @@ describe(`an ESM app on aws-cdk-lib ${ESM_AWS_CDK_LIB}, with cdk-nag 2`, () => {
       ];
       const onScaler = (result: { stdout: string; stderr: string }) =>
         findings(result).filter((a) => a.path.startsWith('OrdersStack/Scaler/'));
+      // The README's budget: its controller and its members' own resources.
+      const onBudget = (result: { stdout: string; stderr: string }) =>
+        findings(result).filter((a) =>
+          /^SharedDbStack\/(OrdersDb|OrdersScaler|RefundsScaler)\//.test(a.path),
+        );
       // The pack ran (it reports the app's own consumer, left as a user would write it)...
       expect(findings(acknowledged)).toContainEqual({
         path: 'OrdersStack/OrdersConsumer/Resource',
@@ -388,6 +434,7 @@ describe(`an ESM app on aws-cdk-lib ${ESM_AWS_CDK_LIB}, with cdk-nag 2`, () => {
       });
       // ...found nothing on the scaler, and would have found its one wildcard without the acknowledgement.
       expect(onScaler(acknowledged)).toEqual([]);
+      expect(onBudget(acknowledged)).toEqual([]);
       expect(onScaler(control)).toEqual([
         {
           path: 'OrdersStack/Scaler/ControllerUnscopedPolicy/Resource',

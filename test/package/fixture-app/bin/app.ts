@@ -2,9 +2,12 @@
 import * as cdk from 'aws-cdk-lib';
 import { addFixedMistakes, addMistakes } from '../lib/mistakes.js';
 import { OrdersStack } from '../lib/orders-stack.js';
+import { SharedDbStack } from '../lib/shared-db-stack.js';
 
 const app = new cdk.App();
 new OrdersStack(app, 'OrdersStack', {});
+// The README's budget: two scalers sharing one database.
+new SharedDbStack(app, 'SharedDbStack', {});
 const mistakes = app.node.tryGetContext('mistakes');
 if (mistakes === 'errors') addMistakes(app);
 if (mistakes === 'fixed') addFixedMistakes(app);

@@ -3,7 +3,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { QueueAgeScaler, ScalerActuator } from 'queue-age-scaler';
+import { DownstreamBudget, QueueAgeScaler, ScalerActuator } from 'queue-age-scaler';
 
 /** A stack with a queue (DLQ, visibility 3 minutes) and a consumer (30 s timeout): a sound start for one mistake. */
 class Parts extends cdk.Stack {
@@ -94,6 +94,36 @@ export function addMistakes(app: cdk.App): void {
     // A FIFO queue.
     const s = new Parts(app, 'FifoQueue', { fifo: true });
     new QueueAgeScaler(s, 'Scaler', { queue: s.queue, consumer: s.consumer });
+  }
+  {
+    // A budget its members' floors do not fit in (checked once every member has joined), and a member whose
+    // cap is above the budget.
+    const s = new Parts(app, 'BudgetTooSmall');
+    const other = new sqs.Queue(s, 'Other', {
+      visibilityTimeout: cdk.Duration.minutes(3),
+      deadLetterQueue: { queue: new sqs.Queue(s, 'OtherDlq'), maxReceiveCount: 5 },
+    });
+    const otherConsumer = new lambda.Function(s, 'OtherConsumer', {
+      runtime: lambda.Runtime.NODEJS_20_X,
+      handler: 'index.handler',
+      code: lambda.Code.fromInline('exports.handler = async () => ({});'),
+      timeout: cdk.Duration.seconds(30),
+    });
+    const budget = new DownstreamBudget(s, 'Budget', { dbPoolSize: 10 });
+    new QueueAgeScaler(s, 'First', {
+      queue: s.queue,
+      consumer: s.consumer,
+      budget,
+      minConcurrency: 6,
+      maxConcurrency: 10,
+    });
+    new QueueAgeScaler(s, 'Second', {
+      queue: other,
+      consumer: otherConsumer,
+      budget,
+      minConcurrency: 6,
+      stackOutputs: false,
+    });
   }
 }
 
