@@ -67,7 +67,7 @@ export function statusQueries(
   });
 }
 
-function points(result: MetricDataResult): Datapoint[] {
+export function points(result: MetricDataResult): Datapoint[] {
   const t = result.Timestamps ?? [];
   const v = result.Values ?? [];
   const out: Datapoint[] = [];

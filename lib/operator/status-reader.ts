@@ -76,7 +76,7 @@ export function parseAlarms(alarms: readonly MetricAlarm[]): AlarmState[] {
 }
 
 /** The error as one line of bounded length, to stand where the value would have been shown. */
-function message(error: unknown): string {
+export function oneLineError(error: unknown): string {
   const text = (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).replace(
     /\s+/g,
     ' ',
@@ -100,7 +100,7 @@ export async function readStatus(
     try {
       return await read();
     } catch (error) {
-      problems.push({ part, error: message(error) });
+      problems.push({ part, error: oneLineError(error) });
       return undefined;
     }
   };

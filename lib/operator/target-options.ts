@@ -19,7 +19,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const STACK = /^([a-zA-Z][-a-zA-Z0-9]{0,127}|arn:[-a-zA-Z0-9:/._+]{1,2000})$/;
 // CloudWatch Logs log group name, 1–512.
 const LOG_GROUP = /^[.\-_/#A-Za-z0-9]{1,512}$/;
-// The construct's scalerName (lib/cdk/queue-age-scaler.ts): the ScalerName dimension and the alarms' prefix.
+// The construct's scalerName (lib/cdk/queue-age-scaler.ts): the ScalerName dimension and the alarms' prefix; a
+// DownstreamBudget's budgetName takes the same.
 const SCALER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** The value as typed, quoted; a long one cut short so the line stays one line. */
@@ -91,6 +92,15 @@ export function checkScalerName(value: string): string {
   if (!SCALER_NAME.test(value))
     throw new OperatorError(
       `--scaler-name ${quoted(value)}: must be a scaler name (1–64 of letters, digits, - and _)`,
+    );
+  return value;
+}
+
+/** A DownstreamBudget's budgetName (lib/cdk/downstream-budget.ts): the BudgetName dimension of its metrics. */
+export function checkBudgetName(value: string): string {
+  if (!SCALER_NAME.test(value))
+    throw new OperatorError(
+      `--budget ${quoted(value)}: must be a budget name (1–64 of letters, digits, - and _)`,
     );
   return value;
 }
