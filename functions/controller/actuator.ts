@@ -60,6 +60,8 @@ export interface ConsumerReading extends ConsumerLimits {
   readonly mappingModifiedAt?: number;
   /** Whether the mapping polls; undefined where it was not read. */
   readonly mappingEnabled?: boolean;
+  /** The mapping's batching window, seconds; undefined where it was not read. */
+  readonly batchingWindowSeconds?: number;
 }
 
 /** An operator's pause: reserved 0 (the console's "Throttle"), or the mapping disabled. */
@@ -142,6 +144,7 @@ export class LambdaActuator implements ConcurrencyPort {
         mapping: mapping?.applied,
         mappingModifiedAt: mapping?.mappingModifiedAt,
         mappingEnabled: mapping?.enabled,
+        batchingWindowSeconds: mapping?.batchingWindowSeconds,
       };
       this.#limits = reading;
       this.#read = reading;
@@ -186,6 +189,9 @@ export class LambdaActuator implements ConcurrencyPort {
       paused: pauseOf({ ...(this.#read ?? reading), ...limits }),
       outOfStep: outOfStep(this.target.mode, limits),
       overpull: overpulls(this.target.mode, limits),
+      ...(reading.batchingWindowSeconds === undefined
+        ? {}
+        : { batchingWindowSeconds: reading.batchingWindowSeconds }),
     };
   }
 

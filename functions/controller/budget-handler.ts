@@ -265,7 +265,13 @@ export async function budgetTick(
       config: run.settings.config,
     });
     if (o.fastContext && fastPathOn(run.settings.config)) {
-      fastMembers.push({ run, context: o.fastContext });
+      fastMembers.push({
+        run,
+        context: o.fastContext,
+        releaseAt: o.releaseAt,
+        deferredTo: o.deferredTo,
+        share: o.share,
+      });
     }
   }
   const counts = new Map(result.members.map((o) => [o.name, o.appliedAfter]));
@@ -279,6 +285,12 @@ export async function budgetTick(
 interface FastMemberStart {
   readonly run: MemberRun;
   readonly context: FastPathContext;
+  /** When its trailing reserved concurrency may come down (the tick's `releaseAt`). */
+  readonly releaseAt?: number;
+  /** Its grant, when the tick's raise waited for units not free yet (the tick's `deferredTo`). */
+  readonly deferredTo?: number;
+  /** Its share, held for it between ticks. */
+  readonly share: number;
 }
 
 /** What the fast path starts from: the members that have one (in the grant order), and every member's count. */
@@ -315,6 +327,9 @@ async function budgetFastLoop(
       run: m.run,
       queue: sqsQueuePort(deps.clients.sqs, m.run.settings.resources.queueUrl),
       context: m.context,
+      releaseAt: m.releaseAt,
+      deferredTo: m.deferredTo as number | undefined,
+      share: m.share,
     };
   });
   let counts: ReadonlyMap<string, number> = start.counts;
@@ -348,6 +363,9 @@ async function budgetFastLoop(
       ports: { queue: a.queue, concurrency: a.run.ports.actuator },
       config: a.run.settings.config,
       context: a.context,
+      releaseAt: a.releaseAt,
+      deferredTo: a.deferredTo,
+      share: a.share,
     }));
     const recordings = new Map<string, { actuation: Actuation; writes: WriteLog[] }>();
     const outcome = await (async () => {
@@ -376,6 +394,9 @@ async function budgetFastLoop(
       }
       const sample = outcome.results.get(a.name);
       if (sample === undefined) continue;
+      // The tick's deferred raise ran in this sample: a growth like the fast path's own.
+      const raised = outcome.raised.has(a.name);
+      if (raised) a.deferredTo = undefined;
       samples.set(a.name, (samples.get(a.name) ?? 0) + 1);
       maxVisible.set(a.name, Math.max(maxVisible.get(a.name) ?? 0, sample.depth.visible));
       a.context = sample.context;
@@ -394,10 +415,11 @@ async function budgetFastLoop(
         leave(a.name, deadline ? 'deadline' : 'error');
         continue;
       }
-      if (sample.changed || actuation.kind === 'clamped') {
-        if (sample.changed) growths.set(a.name, (growths.get(a.name) ?? 0) + 1);
+      const grew = sample.changed || raised;
+      if (grew || actuation.kind === 'clamped') {
+        if (grew) growths.set(a.name, (growths.get(a.name) ?? 0) + 1);
         const fast: FastOutcome = {
-          kind: sample.changed ? 'grew' : 'clamped',
+          kind: grew ? 'grew' : 'clamped',
           sample,
           actuation,
           writes,
@@ -407,7 +429,7 @@ async function budgetFastLoop(
         };
         reporter?.reportFast(fast, deps.calls, now);
         // The account's headroom will not have grown in 10 s: the next tick asks again.
-        if (!sample.changed) leave(a.name, 'headroom');
+        if (!grew) leave(a.name, 'headroom');
       }
     }
     active = active.filter((a) => !drop.has(a.name));

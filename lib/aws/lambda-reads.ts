@@ -13,6 +13,8 @@ export interface ActuatorReading {
   readonly mappingModifiedAt?: number;
   /** Whether the mapping polls (`State` is not `Disabled` or `Disabling`), where the mapping was read. */
   readonly enabled?: boolean;
+  /** The mapping's `MaximumBatchingWindowInSeconds` (0–300), where the mapping was read. */
+  readonly batchingWindowSeconds?: number;
 }
 
 // A mapping being disabled has stopped, or is stopping, its pollers: an operator's pause.
@@ -38,7 +40,10 @@ function epochSeconds(value: unknown): number | undefined {
 }
 
 export function parseMapping(
-  output: Pick<GetEventSourceMappingCommandOutput, 'ScalingConfig' | 'LastModified' | 'State'>,
+  output: Pick<
+    GetEventSourceMappingCommandOutput,
+    'ScalingConfig' | 'LastModified' | 'State' | 'MaximumBatchingWindowInSeconds'
+  >,
 ): ActuatorReading {
   return {
     applied: positiveIntegerOrUndefined(
@@ -47,6 +52,10 @@ export function parseMapping(
     ),
     mappingModifiedAt: epochSeconds(output.LastModified),
     enabled: output.State === undefined ? undefined : !PAUSED_STATES.has(output.State),
+    batchingWindowSeconds: positiveIntegerOrUndefined(
+      output.MaximumBatchingWindowInSeconds,
+      'MaximumBatchingWindowInSeconds',
+    ),
   };
 }
 

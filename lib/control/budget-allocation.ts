@@ -89,6 +89,11 @@ export type GrantReason = 'own-desired' | 'floor' | 'share' | 'shortfall-share' 
 export interface BudgetGrant {
   readonly name: string;
   readonly granted: number;
+  /**
+   * Its floor plus its share of the pool above the floors (by weight), whatever it asked: what it may take back at
+   * any time. Between ticks the fast path lends no member's unused share to another (budget-tick.ts).
+   */
+  readonly share: number;
   readonly reason: GrantReason;
   /** weight × age ÷ target; undefined: the age is unknown. */
   readonly lateness: number | undefined;
@@ -122,14 +127,15 @@ export function allocateBudget(budget: number, members: readonly BudgetMember[])
   const shares: Share[] = members
     .map(claimOf)
     .sort(byRank)
-    .map((claim) => ({ claim, met: 0, guaranteed: 0 }));
+    .map((claim) => ({ claim, met: 0, guaranteed: 0, pooled: 0 }));
   let pool = budget - shares.reduce((sum, s) => sum + s.claim.floor, 0);
   // Rule 3: each member's share of the pool by weight, as far as its own law asks for it.
   const sharing = shares.filter((s) => !s.claim.paused);
   const weights = sharing.reduce((sum, s) => sum + s.claim.weight, 0);
   const shareable = pool;
   for (const s of sharing) {
-    s.guaranteed = Math.min(s.claim.extra, Math.floor((shareable * s.claim.weight) / weights + 1e-9));
+    s.pooled = Math.floor((shareable * s.claim.weight) / weights + 1e-9);
+    s.guaranteed = Math.min(s.claim.extra, s.pooled);
     s.met = s.guaranteed;
     pool -= s.guaranteed;
   }
@@ -216,6 +222,8 @@ interface Share {
   readonly claim: Claim;
   met: number;
   guaranteed: number;
+  /** Its whole share of the pool (by weight), asked for or not. */
+  pooled: number;
 }
 
 const short = (s: Share) => s.met < s.claim.extra;
@@ -259,7 +267,7 @@ function before(j: Share, k: Share): boolean {
   return (j.met + 1) * k.claim.extra < (k.met + 1) * j.claim.extra;
 }
 
-function grantOf({ claim, met, guaranteed }: Share): BudgetGrant {
+function grantOf({ claim, met, guaranteed, pooled }: Share): BudgetGrant {
   const reason: GrantReason = claim.paused
     ? 'paused'
     : met === claim.extra && met > 0
@@ -269,5 +277,11 @@ function grantOf({ claim, met, guaranteed }: Share): BudgetGrant {
         : met === guaranteed
           ? 'share'
           : 'shortfall-share';
-  return { name: claim.name, granted: claim.floor + met, reason, lateness: claim.lateness };
+  return {
+    name: claim.name,
+    granted: claim.floor + met,
+    share: claim.floor + pooled,
+    reason,
+    lateness: claim.lateness,
+  };
 }

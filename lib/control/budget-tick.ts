@@ -29,6 +29,28 @@ import { type FastSampleResult, runFastSample, type TickOptions, type TickPorts 
  * way (write-plan.ts).
  */
 
+/**
+ * The longest an SQS poll waits for messages (`WaitTimeSeconds` at most 20): a poll the pollers started before the
+ * maximum dropped can return a batch, and invoke, that long after (docs/aws-facts.md, "Event source mapping").
+ */
+export const LONG_POLL_SECONDS = 20;
+
+/**
+ * How long after a lockstep shrink the units it freed are known free: every poll in flight then has returned and
+ * invoked (the long poll plus the mapping's batching window), and every invocation the old maximum started has
+ * ended (twice the mean invocation time, for the slow ones). Undefined when the invocation time is unknown: then
+ * the units wait for the next tick, when reserved comes down anyway.
+ */
+export function releaseDelaySeconds(
+  invocationSeconds: number | undefined,
+  batchingWindowSeconds = 0,
+): number | undefined {
+  if (invocationSeconds === undefined || !Number.isFinite(invocationSeconds) || invocationSeconds < 0) {
+    return undefined;
+  }
+  return LONG_POLL_SECONDS + batchingWindowSeconds + 2 * invocationSeconds;
+}
+
 export interface BudgetTickMember {
   /** Unique in the budget. */
   readonly name: string;
@@ -55,6 +77,8 @@ export interface BudgetMemberOutcome {
   /** What its own law asked, within [floor, cap] (its count, for a held member). */
   readonly demand: number;
   readonly granted: number;
+  /** Its floor plus its share of the pool by weight (`BudgetGrant.share`): held for it between ticks. */
+  readonly share: number;
   /**
    * Why it got what it got: the split's reason, `unreadable`, or `lowered-only` when the held counts left no room
    * to split (rule 4).
@@ -71,6 +95,13 @@ export interface BudgetMemberOutcome {
   readonly starved: boolean;
   /** Where its fast path goes on from, when it has one this minute. */
   readonly fastContext?: FastPathContext;
+  /**
+   * When its units a shrink freed are known free (lockstep: the mapping came down, reserved trails it): the fast
+   * path lowers reserved then, and the deferred raises can use the units before the next tick.
+   */
+  readonly releaseAt?: number;
+  /** Its grant, when its raise waits for units not free yet (`deferred`): the fast path raises it once they are. */
+  readonly deferredTo?: number;
 }
 
 export interface BudgetTickResult {
@@ -282,6 +313,7 @@ export async function runBudgetTick(
         counted,
         demand: counted,
         granted: g.granted,
+        share: g.share,
         reason: 'unreadable',
         appliedAfter,
         wrote: false,
@@ -309,14 +341,21 @@ export async function runBudgetTick(
       fastPathOn(member.config) && applied !== undefined && Number.isFinite(applied)
         ? fastPathContext(snapshot, { ...decision, state: saved }, applied, member.config)
         : undefined;
+    const trailing = wrote.has(g.name) && applied !== undefined && appliedAfter > applied;
+    const delay = releaseDelaySeconds(snapshot.invocationSeconds, reading.condition.batchingWindowSeconds);
+    const releaseAt = trailing && delay !== undefined ? now + delay : undefined;
+    const deferredTo = deferred.includes(g.name) && g.granted > appliedAfter ? g.granted : undefined;
     outcomes.push({
       name: g.name,
       snapshot,
       decision,
+      ...(releaseAt === undefined ? {} : { releaseAt }),
+      ...(deferredTo === undefined ? {} : { deferredTo }),
       ...(writeErrors.has(g.name) ? { writeError: writeErrors.get(g.name) } : {}),
       counted,
       demand,
       granted: g.granted,
+      share: g.share,
       reason: g.reason,
       lateness: g.lateness,
       appliedAfter,
@@ -364,12 +403,19 @@ function loweredOnly(
     const reading = byName.get(m.name)?.reading as MemberReading;
     const count = counts.get(m.name) as number;
     if (!reading.ok)
-      return { name: m.name, granted: count, reason: 'unreadable' as const, lateness: undefined };
+      return {
+        name: m.name,
+        granted: count,
+        share: count,
+        reason: 'unreadable' as const,
+        lateness: undefined,
+      };
     if (reading.decision.reason === 'hold:paused')
-      return { name: m.name, granted: count, reason: 'paused' as const, lateness: undefined };
+      return { name: m.name, granted: count, share: count, reason: 'paused' as const, lateness: undefined };
     return {
       name: m.name,
       granted: Math.min(count, demandOf(reading.decision, m.config)),
+      share: count,
       reason: 'lowered-only' as const,
       lateness: undefined,
     };
@@ -381,6 +427,12 @@ export interface BudgetFastMember {
   readonly ports: Pick<TickPorts, 'queue' | 'concurrency'>;
   readonly config: ScalerConfig;
   readonly context: FastPathContext;
+  /** The tick's `releaseAt` for it, if any. */
+  readonly releaseAt?: number;
+  /** The tick's `deferredTo` for it, if any. */
+  readonly deferredTo?: number;
+  /** Its share (`BudgetMemberOutcome.share`): what the others' fast paths leave free for it. @default none held */
+  readonly share?: number;
 }
 
 export interface BudgetFastResult {
@@ -389,22 +441,38 @@ export interface BudgetFastResult {
   readonly failures: ReadonlyMap<string, unknown>;
   /** Every member's count after the samples. */
   readonly counts: ReadonlyMap<string, number>;
+  /** The members whose trailing reserved concurrency came down in this sample (their units are free now). */
+  readonly released: ReadonlySet<string>;
+  /** The members whose deferred raise ran in this sample, and the value it reached. */
+  readonly raised: ReadonlyMap<string, number>;
 }
 
 /**
  * The most a member's fast path may grow to now: its cap, or what the budget leaves free above its count, if
- * less. The fast path only grows; what it takes from the pool the next tick's split weighs again.
+ * less, less the part of the others' shares they are not using. Between ticks nobody knows whether another
+ * member is about to need its share (two bursts that coincide), so the fast path lends none of it: a member grows
+ * at once into its own share and into what no share holds; the others' unused shares are lent only by the tick,
+ * which weighs every member's own law. The fast path only grows.
  */
 export function fastGrowthLimit(
   budget: number,
   counts: ReadonlyMap<string, number>,
   name: string,
   config: ScalerConfig,
+  shares: ReadonlyMap<string, number> = new Map(),
+  applied?: number,
 ): number {
   let total = 0;
   for (const c of counts.values()) total += c;
-  const own = counts.get(name) ?? config.maxConcurrency;
-  const free = Math.max(0, budget - total);
+  let held = 0;
+  for (const [other, share] of shares) {
+    if (other !== name) held += Math.max(0, share - (counts.get(other) ?? share));
+  }
+  // From what it runs under, not what it counts for: a member whose reserved trails a shrink must not grow its
+  // mapping back over the tick's split into units it has not given up yet.
+  const own =
+    applied !== undefined && Number.isFinite(applied) ? applied : (counts.get(name) ?? config.maxConcurrency);
+  const free = Math.max(0, budget - total - held);
   return Math.max(config.minConcurrency, Math.min(config.maxConcurrency, own + free));
 }
 
@@ -422,11 +490,50 @@ export async function runBudgetFastSample(
   const next = new Map(counts);
   const results = new Map<string, FastSampleResult>();
   const failures = new Map<string, unknown>();
+  const released = new Set<string>();
+  const shares = new Map(members.flatMap((m) => (m.share === undefined ? [] : [[m.name, m.share] as const])));
+  // Releases first: the units they free go to the growths below, most behind first.
   for (const m of members) {
-    const limit = fastGrowthLimit(budget, next, m.name, m.config);
+    if (m.releaseAt === undefined || now < m.releaseAt) continue;
+    if ((next.get(m.name) ?? 0) <= m.context.applied) continue;
+    try {
+      if (await releaseTrailing(m)) {
+        released.add(m.name);
+        next.set(m.name, budgetCount(await ceilingOf(m.ports.concurrency), m.config.maxConcurrency));
+      }
+    } catch (error) {
+      failures.set(m.name, error);
+    }
+  }
+  // Then the tick's deferred raises, most behind first, within what is free now: the tick's own decision,
+  // carried out once the units it waited for are free (over limits as the tick left them only).
+  const raised = new Map<string, number>();
+  const contexts = new Map<string, FastPathContext>();
+  for (const m of members) {
+    if (failures.has(m.name) || m.deferredTo === undefined) continue;
+    const count = next.get(m.name) ?? m.config.maxConcurrency;
+    const target = Math.min(
+      m.deferredTo,
+      fastGrowthLimit(budget, next, m.name, m.config, shares, m.context.applied),
+    );
+    if (target <= count) continue;
+    try {
+      const after = await raiseDeferred(m, target);
+      if (after === undefined) continue;
+      raised.set(m.name, after);
+      next.set(m.name, budgetCount(await ceilingOf(m.ports.concurrency), m.config.maxConcurrency));
+      contexts.set(m.name, { ...m.context, applied: after, tickApplied: after, lastChangeAt: now });
+    } catch (error) {
+      failures.set(m.name, error);
+    }
+  }
+  for (const m of members) {
+    if (failures.has(m.name)) continue;
+    const context = contexts.get(m.name) ?? m.context;
+    const limit = fastGrowthLimit(budget, next, m.name, m.config, shares, context.applied);
     const config = limit < m.config.maxConcurrency ? { ...m.config, maxConcurrency: limit } : m.config;
     try {
-      const result = await runFastSample(m.ports, m.context, config, now);
+      const result = await runFastSample(m.ports, context, config, now);
       results.set(m.name, result);
       next.set(m.name, budgetCount(await ceilingOf(m.ports.concurrency), m.config.maxConcurrency));
     } catch (error) {
@@ -435,5 +542,45 @@ export async function runBudgetFastSample(
       next.set(m.name, m.config.maxConcurrency);
     }
   }
-  return { results, failures, counts: next };
+  return { results, failures, counts: next, released, raised };
+}
+
+/**
+ * The tick's deferred raise of one member to `target`, over limits as the tick left them: read afresh first; a
+ * pause or a hand edit since the tick is left alone. Returns the applied value after, undefined when nothing rose.
+ */
+async function raiseDeferred(m: BudgetFastMember, target: number): Promise<number | undefined> {
+  const port = m.ports.concurrency;
+  await port.refresh?.();
+  const [applied, condition] = await Promise.all([
+    port.applied(),
+    port.condition?.() ?? Promise.resolve<ActuatorCondition>({}),
+  ]);
+  if (condition.paused || applied === undefined || applied !== m.context.applied || target <= applied) {
+    return undefined;
+  }
+  await port.apply(target, applied);
+  const after = await port.applied();
+  return after !== undefined && after > applied ? after : undefined;
+}
+
+/**
+ * Brings a lockstep member's trailing reserved concurrency down to its mapping's maximum, once the units are known
+ * free (`releaseAt`). Only over limits exactly as this controller left them: the limits are read afresh first, and
+ * a pause, a hand edit (a value other than the one the tick applied) or limits already in step are left alone. The
+ * write lowers reserved to the mapping: never an overpull, and what runs does not change.
+ */
+async function releaseTrailing(m: BudgetFastMember): Promise<boolean> {
+  const port = m.ports.concurrency;
+  await port.refresh?.();
+  const [applied, ceiling, condition] = await Promise.all([
+    port.applied(),
+    ceilingOf(port),
+    port.condition?.() ?? Promise.resolve<ActuatorCondition>({}),
+  ]);
+  if (condition.paused || applied === undefined || applied !== m.context.applied) return false;
+  if (ceiling === undefined || ceiling <= applied) return false;
+  await port.apply(applied, applied);
+  const after = await ceilingOf(port);
+  return after !== undefined && after < ceiling;
 }

@@ -62,6 +62,17 @@ export function observe(input: ObservationInput): QueueSnapshot {
     }
   }
 
+  // Seconds per invocation from the newest period where the consumer ran.
+  const invocations = usable(input, 'consumerInvocations');
+  let invocationSeconds: number | undefined;
+  for (const d of [...duration].sort((a, b) => b.timestamp - a.timestamp)) {
+    const count = at(invocations, d.timestamp);
+    if (count !== undefined && count.value > 0 && d.value > 0) {
+      invocationSeconds = d.value / 1000 / count.value;
+      break;
+    }
+  }
+
   return {
     now: input.now,
     appliedConcurrency: input.appliedConcurrency,
@@ -74,6 +85,7 @@ export function observe(input: ObservationInput): QueueSnapshot {
     completionRatePerSecond: newestDeleted === undefined ? undefined : newestDeleted.value / period,
     ratePeriodSeconds: period,
     itemSeconds,
+    invocationSeconds,
     // Concurrency-seconds per second: the consumer's mean concurrent executions in its busiest recent period.
     observedConcurrency:
       recentDuration.length === 0

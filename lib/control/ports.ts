@@ -55,6 +55,11 @@ export interface ActuatorCondition {
   readonly outOfStep?: boolean;
   /** The mapping's maximum above reserved concurrency: the pollers pull more than the function may run. */
   readonly overpull?: boolean;
+  /**
+   * How long the mapping may gather a batch before it invokes (`MaximumBatchingWindowInSeconds`, 0–300), where
+   * known: a poll in flight when the maximum drops can still invoke that long after. @default 0
+   */
+  readonly batchingWindowSeconds?: number;
 }
 
 export interface ConcurrencyPort {

@@ -28,6 +28,12 @@ export function sharedBudgetController(
   const byName = new Map(members.map((m) => [m.name, m]));
   let contexts = new Map<string, FastPathContext>();
   let counts = new Map<string, number>();
+  /** When each lowered member's trailing reserved concurrency may come down (the tick's `releaseAt`). */
+  let releases = new Map<string, number>();
+  /** The grants whose raise waits for units not free yet (the tick's `deferredTo`). */
+  let deferrals = new Map<string, number>();
+  /** Each member's share, held for it between ticks. */
+  let shares = new Map<string, number>();
   // The tick's grant order, most behind first: the order its fast path samples in, so they take free headroom first.
   let order: string[] = members.map((m) => m.name);
   return {
@@ -50,9 +56,15 @@ export function sharedBudgetController(
       );
       contexts = new Map();
       counts = new Map();
+      releases = new Map();
+      deferrals = new Map();
+      shares = new Map();
       for (const outcome of result.members) {
+        shares.set(outcome.name, outcome.share);
+        if (outcome.deferredTo !== undefined) deferrals.set(outcome.name, outcome.deferredTo);
         counts.set(outcome.name, outcome.appliedAfter);
         if (outcome.fastContext !== undefined) contexts.set(outcome.name, outcome.fastContext);
+        if (outcome.releaseAt !== undefined) releases.set(outcome.name, outcome.releaseAt);
       }
       order = result.members.map((o) => o.name);
       const outcomes = new Map(result.members.map((o) => [o.name, o]));
@@ -67,12 +79,16 @@ export function sharedBudgetController(
           ports: ports.get(name) as ControlledMember['ports'],
           config: (byName.get(name) as BudgetedMember).config,
           context: contexts.get(name) as FastPathContext,
+          releaseAt: releases.get(name),
+          deferredTo: deferrals.get(name),
+          share: shares.get(name),
         }));
       if (sampled.length === 0) return controlled.map(() => false);
-      const { results, counts: after } = await runBudgetFastSample(budget, sampled, counts, now);
+      const { results, counts: after, raised } = await runBudgetFastSample(budget, sampled, counts, now);
       counts = new Map(after);
+      for (const name of raised.keys()) deferrals.delete(name);
       for (const [name, result] of results) contexts.set(name, result.context);
-      return controlled.map((c) => results.get(c.name)?.changed ?? false);
+      return controlled.map((c) => (results.get(c.name)?.changed ?? false) || raised.has(c.name));
     },
   };
 }

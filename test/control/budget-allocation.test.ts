@@ -137,9 +137,9 @@ describe('the allocation rule', () => {
     // Floors 14, pool 26, shares 8: orders 8, billing 8, email 4 (all its law asks); the 6 left go to orders,
     // whose pressure 4 × (24 − 8)/24 stays above billing's 2 × (16 − 8)/16 = 1 for all six.
     expect(grants).toEqual([
-      { name: 'orders', granted: 19, reason: 'shortfall-share', lateness: 4 },
-      { name: 'billing', granted: 13, reason: 'share', lateness: 2 },
-      { name: 'email', granted: 8, reason: 'own-desired', lateness: 0 },
+      { name: 'orders', granted: 19, share: 13, reason: 'shortfall-share', lateness: 4 },
+      { name: 'billing', granted: 13, share: 13, reason: 'share', lateness: 2 },
+      { name: 'email', granted: 8, share: 12, reason: 'own-desired', lateness: 0 },
     ]);
   });
 

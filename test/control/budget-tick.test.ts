@@ -7,6 +7,7 @@ import {
   runBudgetTick,
 } from '../../lib/control/budget-tick.ts';
 import { resolveScalerConfig, type ScalerConfig } from '../../lib/control/config.ts';
+import type { FastPathContext } from '../../lib/control/fast-path.ts';
 import type { ActuatorCondition, Datapoint, MetricSeries } from '../../lib/control/ports.ts';
 import type { ControllerState } from '../../lib/control/snapshot.ts';
 import {
@@ -412,6 +413,116 @@ describe('runBudgetFastSample', () => {
     expect([...sample.counts.values()].reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(60);
     expect((billing.effective() ?? 0) - before).toBeLessThanOrEqual(free);
     expect(total(consumers)).toBeLessThanOrEqual(60);
+  });
+
+  it('a shrink frees its units only once they are known free: reserved trails, then the deferred raise runs', async () => {
+    // GIVEN budget 40 fully held: orders 10 (4 × its target behind), billing 18, email 12
+    const consumers = threeMembers();
+    const [orders, billing, email] = consumers as [FakeConsumer, FakeConsumer, FakeConsumer];
+    orders.limits = { reserved: 10, mapping: 10 };
+    billing.limits = { reserved: 18, mapping: 18 };
+    email.limits = { reserved: 12, mapping: 12 };
+    const tick = await runBudgetTick(
+      40,
+      consumers.map((c) => c.member()),
+      NOW,
+      OPTIONS,
+    );
+    // THEN billing's mapping comes down and its reserved trails (the invocations its old maximum started still
+    // run): its units are not free, so orders' raise is deferred, not dropped, and nothing passes 40
+    const b = tick.members.find((o) => o.name === 'billing');
+    const o = tick.members.find((x) => x.name === 'orders');
+    expect(billing.limits.mapping).toBeLessThan(18);
+    expect(billing.limits.reserved).toBe(18);
+    expect(tick.deferred).toContain('orders');
+    expect(tick.dropped).toEqual([]);
+    expect(o?.deferredTo).toBe(o?.granted);
+    expect(total(consumers)).toBeLessThanOrEqual(40);
+    // The release time: the long poll (20 s) and twice the mean invocation (10 items of 20 ms: 0.2 s).
+    expect(b?.releaseAt).toBeCloseTo(NOW + 20 + 2 * 0.2, 6);
+    const fastMembers = (at: readonly (typeof tick.members)[number][]) =>
+      at.flatMap((x) => {
+        const c = consumers.find((k) => k.name === x.name) as FakeConsumer;
+        return x.fastContext
+          ? [
+              {
+                name: x.name,
+                ports: c.member().ports,
+                config: c.config,
+                context: x.fastContext,
+                releaseAt: x.releaseAt,
+                deferredTo: x.deferredTo,
+                share: x.share,
+              },
+            ]
+          : [];
+      });
+    const counts = new Map(tick.members.map((x) => [x.name, x.appliedAfter]));
+    // WHEN a sample comes before the release time: nothing is released, orders is not raised
+    const early = await runBudgetFastSample(40, fastMembers(tick.members), counts, NOW + 10);
+    expect(early.released.size).toBe(0);
+    expect(early.raised.size).toBe(0);
+    expect(billing.limits.reserved).toBe(18);
+    // WHEN one comes after it: billing's reserved comes down to its mapping, and orders gets its grant
+    const late = await runBudgetFastSample(40, fastMembers(tick.members), early.counts, NOW + 30);
+    expect([...late.released]).toEqual(['billing']);
+    expect(billing.limits.reserved).toBe(billing.limits.mapping);
+    expect(late.raised.get('orders')).toBe(o?.granted);
+    expect(orders.effective()).toBe(o?.granted);
+    expect(total(consumers)).toBeLessThanOrEqual(40);
+  });
+
+  it('no release over limits someone changed since the tick (an operator’s hand edit is left alone)', async () => {
+    const consumers = threeMembers();
+    const [orders, billing, email] = consumers as [FakeConsumer, FakeConsumer, FakeConsumer];
+    orders.limits = { reserved: 10, mapping: 10 };
+    billing.limits = { reserved: 18, mapping: 18 };
+    email.limits = { reserved: 12, mapping: 12 };
+    const tick = await runBudgetTick(
+      40,
+      consumers.map((c) => c.member()),
+      NOW,
+      OPTIONS,
+    );
+    const b = tick.members.find((x) => x.name === 'billing');
+    // An operator sets billing's mapping back to 16 by hand after the tick
+    billing.limits = { reserved: 18, mapping: 16 };
+    const counts = new Map(tick.members.map((x) => [x.name, x.appliedAfter]));
+    const sample = await runBudgetFastSample(
+      40,
+      [
+        {
+          name: 'billing',
+          ports: billing.member().ports,
+          config: billing.config,
+          context: b?.fastContext as FastPathContext,
+          releaseAt: b?.releaseAt,
+          share: b?.share,
+        },
+      ],
+      counts,
+      NOW + 30,
+    );
+    expect(sample.released.size).toBe(0);
+    expect(billing.limits.reserved).toBe(18);
+  });
+
+  it('fastGrowthLimit holds the others’ unused shares: a member grows into its own and into what no share holds', () => {
+    const c = cfg({ minConcurrency: 2, maxConcurrency: 30 });
+    const counts = new Map([
+      ['a', 5],
+      ['b', 10],
+      ['c', 2],
+    ]);
+    // Free 23; b's share 13 holds 3 more for it, c's 11 more: a may take 9 of the 23.
+    const shares = new Map([
+      ['a', 13],
+      ['b', 13],
+      ['c', 13],
+    ]);
+    expect(fastGrowthLimit(40, counts, 'a', c, shares)).toBe(14);
+    // Without shares (a lone scaler's limit), all 23.
+    expect(fastGrowthLimit(40, counts, 'a', c)).toBe(28);
   });
 
   it('fastGrowthLimit: the cap, or the count plus what is free, never below the floor', () => {
