@@ -132,7 +132,8 @@ function mergePages<T extends { Id?: string; Timestamps?: Date[]; Values?: numbe
         ...seen,
         Timestamps: [...(seen.Timestamps ?? []), ...(r.Timestamps ?? [])],
         Values: [...(seen.Values ?? []), ...(r.Values ?? [])],
-        StatusCode: r.StatusCode === 'Complete' ? seen.StatusCode : r.StatusCode,
+        // The last page says how the query ended (PartialData on an earlier page means more pages follow).
+        StatusCode: r.StatusCode ?? seen.StatusCode,
       });
   }
   return [...byId.values()];
@@ -275,10 +276,11 @@ export async function budgetTick(
     }
   }
   const counts = new Map(result.members.map((o) => [o.name, o.appliedAfter]));
+  const shares = new Map(result.members.map((o) => [o.name, o.share]));
   return {
     budget: { kind: 'decided', result, budgetName },
     members: outcomes,
-    ...(fastMembers.length > 0 ? { fast: { members: fastMembers, counts } } : {}),
+    ...(fastMembers.length > 0 ? { fast: { members: fastMembers, counts, shares } } : {}),
   };
 }
 
@@ -297,6 +299,8 @@ interface FastMemberStart {
 export interface BudgetFastStart {
   readonly members: readonly FastMemberStart[];
   readonly counts: ReadonlyMap<string, number>;
+  /** Every tick member's share: held for it while others grow, whether it samples or not. */
+  readonly shares: ReadonlyMap<string, number>;
 }
 
 /**
@@ -313,6 +317,8 @@ async function budgetFastLoop(
   const first = start.members[0];
   if (first === undefined) return;
   const config = first.run.settings.config;
+  // Every member is sampled at the shortest interval any of them asks for (sampling more often is harmless).
+  const sampleSeconds = Math.min(...start.members.map((m) => m.run.settings.config.fastSampleSeconds));
   const sleep = deps.sleep ?? ((s: number) => new Promise((resolve) => setTimeout(resolve, s * 1000)));
   const slotStart = Math.min(slot.started, slot.scheduledAt ?? slot.started);
   const nextTick = slotStart + config.tickSeconds;
@@ -339,11 +345,7 @@ async function budgetFastLoop(
   /** Why a member left the loop early; the others stop with the loop. */
   const stopped = new Map<string, FastLoopSummary['stoppedBy']>();
   let stoppedBy: 'deadline' | 'remaining-time' = 'deadline';
-  for (
-    let at = slotStart + config.fastSampleSeconds;
-    at <= end && active.length > 0;
-    at += config.fastSampleSeconds
-  ) {
+  for (let at = slotStart + sampleSeconds; at <= end && active.length > 0; at += sampleSeconds) {
     if (at <= slot.started) continue;
     const wait = Math.max(0, at - deps.clock());
     // Every member's sample must fit in Lambda's time left, each at its worst case.
@@ -371,7 +373,8 @@ async function budgetFastLoop(
     const outcome = await (async () => {
       const nest = async (i: number): Promise<Awaited<ReturnType<typeof runBudgetFastSample>>> => {
         const a = active[i];
-        if (a === undefined) return runBudgetFastSample(deps.settings.budget, members, counts, now);
+        if (a === undefined)
+          return runBudgetFastSample(deps.settings.budget, members, counts, now, start.shares);
         const { value, actuation, writes } = await a.run.ports.actuator.recording(() => nest(i + 1));
         recordings.set(a.name, { actuation, writes });
         return value;

@@ -274,12 +274,12 @@ export async function runBudgetTick(
   };
 
   // Repairs first: a member whose limits are out of step (an overpull, reserved left above the mapping) but
-  // whose grant needs no write is rewritten at its value. A repair never raises the effective limit.
+  // whose grant needs no write is rewritten at its grant, which is its count: the count cannot rise.
   const planned = new Set(plan.map((w) => w.name));
   for (const g of writable) {
     const reading = byName.get(g.name)?.reading;
     if (!reading?.ok || planned.has(g.name) || !(reading.condition.outOfStep ?? false)) continue;
-    if (reading.current !== undefined) await write(g.name, reading.current);
+    await write(g.name, g.granted);
   }
   let steps = [...plan];
   const dropped: string[] = [];
@@ -381,7 +381,7 @@ export async function runBudgetTick(
 
 function countedBefore(member: BudgetTickMember, reading: MemberReading): number {
   return reading.ok
-    ? budgetCount(reading.current, member.config.maxConcurrency)
+    ? budgetCount(reading.ceiling, member.config.maxConcurrency)
     : (member.lastKnown ?? member.config.maxConcurrency);
 }
 
@@ -473,7 +473,14 @@ export function fastGrowthLimit(
   const own =
     applied !== undefined && Number.isFinite(applied) ? applied : (counts.get(name) ?? config.maxConcurrency);
   const free = Math.max(0, budget - total - held);
-  return Math.max(config.minConcurrency, Math.min(config.maxConcurrency, own + free));
+  // Never above what is free, not even to the floor: a member below its floor (a hand edit) waits for the tick.
+  return Math.min(config.maxConcurrency, own + free);
+}
+
+/** The config a sample runs under: its cap lowered to `limit` (and its floor with it, where the limit is lower). */
+function limitedConfig(config: ScalerConfig, limit: number): ScalerConfig {
+  if (limit >= config.maxConcurrency) return config;
+  return { ...config, maxConcurrency: limit, minConcurrency: Math.min(config.minConcurrency, limit) };
 }
 
 /**
@@ -486,18 +493,21 @@ export async function runBudgetFastSample(
   members: readonly BudgetFastMember[],
   counts: ReadonlyMap<string, number>,
   now: number,
+  allShares?: ReadonlyMap<string, number>,
 ): Promise<BudgetFastResult> {
   const next = new Map(counts);
   const results = new Map<string, FastSampleResult>();
   const failures = new Map<string, unknown>();
   const released = new Set<string>();
-  const shares = new Map(members.flatMap((m) => (m.share === undefined ? [] : [[m.name, m.share] as const])));
+  // Every tick member's share, sampled or not (a member that left the loop, or has no fast path, keeps its share).
+  const shares =
+    allShares ?? new Map(members.flatMap((m) => (m.share === undefined ? [] : [[m.name, m.share] as const])));
   // Releases first: the units they free go to the growths below, most behind first.
   for (const m of members) {
     if (m.releaseAt === undefined || now < m.releaseAt) continue;
     if ((next.get(m.name) ?? 0) <= m.context.applied) continue;
     try {
-      if (await releaseTrailing(m)) {
+      if (await releaseTrailing(m, next.get(m.name) ?? 0)) {
         released.add(m.name);
         next.set(m.name, budgetCount(await ceilingOf(m.ports.concurrency), m.config.maxConcurrency));
       }
@@ -512,30 +522,41 @@ export async function runBudgetFastSample(
   for (const m of members) {
     if (failures.has(m.name) || m.deferredTo === undefined) continue;
     const count = next.get(m.name) ?? m.config.maxConcurrency;
+    // The tick lent it the others' unused shares already: only what is free bounds it, no share is held here.
     const target = Math.min(
       m.deferredTo,
-      fastGrowthLimit(budget, next, m.name, m.config, shares, m.context.applied),
+      fastGrowthLimit(budget, next, m.name, m.config, new Map(), m.context.applied),
     );
     if (target <= count) continue;
     try {
       const after = await raiseDeferred(m, target);
+      // A raise half done (reserved written, the mapping refused) still holds what was written: count it.
+      next.set(
+        m.name,
+        Math.max(count, budgetCount(await ceilingOf(m.ports.concurrency), m.config.maxConcurrency)),
+      );
       if (after === undefined) continue;
       raised.set(m.name, after);
-      next.set(m.name, budgetCount(await ceilingOf(m.ports.concurrency), m.config.maxConcurrency));
       contexts.set(m.name, { ...m.context, applied: after, tickApplied: after, lastChangeAt: now });
     } catch (error) {
       failures.set(m.name, error);
+      next.set(m.name, m.config.maxConcurrency);
     }
   }
   for (const m of members) {
     if (failures.has(m.name)) continue;
     const context = contexts.get(m.name) ?? m.context;
     const limit = fastGrowthLimit(budget, next, m.name, m.config, shares, context.applied);
-    const config = limit < m.config.maxConcurrency ? { ...m.config, maxConcurrency: limit } : m.config;
+    const before = next.get(m.name) ?? m.config.maxConcurrency;
     try {
-      const result = await runFastSample(m.ports, context, config, now);
+      const result = await runFastSample(m.ports, context, limitedConfig(m.config, limit), now);
       results.set(m.name, result);
-      next.set(m.name, budgetCount(await ceilingOf(m.ports.concurrency), m.config.maxConcurrency));
+      const after = budgetCount(await ceilingOf(m.ports.concurrency), m.config.maxConcurrency);
+      // A growth rewrites a trailing reserved down with it (lockstep plans reserved = the new value): until the
+      // release time the invocations the old maximum started may still run, so it still counts at the old value.
+      const trailing =
+        before > context.applied && !released.has(m.name) && (m.releaseAt === undefined || now < m.releaseAt);
+      next.set(m.name, trailing ? Math.max(before, after) : after);
     } catch (error) {
       // A write may have landed before the error: count the most it could hold.
       failures.set(m.name, error);
@@ -570,7 +591,7 @@ async function raiseDeferred(m: BudgetFastMember, target: number): Promise<numbe
  * a pause, a hand edit (a value other than the one the tick applied) or limits already in step are left alone. The
  * write lowers reserved to the mapping: never an overpull, and what runs does not change.
  */
-async function releaseTrailing(m: BudgetFastMember): Promise<boolean> {
+async function releaseTrailing(m: BudgetFastMember, counted: number): Promise<boolean> {
   const port = m.ports.concurrency;
   await port.refresh?.();
   const [applied, ceiling, condition] = await Promise.all([
@@ -579,7 +600,8 @@ async function releaseTrailing(m: BudgetFastMember): Promise<boolean> {
     port.condition?.() ?? Promise.resolve<ActuatorCondition>({}),
   ]);
   if (condition.paused || applied === undefined || applied !== m.context.applied) return false;
-  if (ceiling === undefined || ceiling <= applied) return false;
+  // Reserved as the tick left it, too: a hand edit of either limit is the operator's.
+  if (ceiling === undefined || ceiling !== counted || ceiling <= applied) return false;
   await port.apply(applied, applied);
   const after = await ceilingOf(port);
   return after !== undefined && after < ceiling;

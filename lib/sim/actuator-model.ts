@@ -130,9 +130,12 @@ export class ActuatorModel {
     this.onChange?.(now);
   }
 
-  /** What this consumer counts for against a shared budget: the limit the controller reads, or the mapping's bound. */
+  /**
+   * What this consumer counts for against a shared budget: its execution ceiling (lockstep: the larger of its two
+   * limits, as the budget counts it), or the mapping's bound without a controller.
+   */
   limitInForce(): number {
-    return this.effective() ?? this.applied();
+    return this.ceiling() ?? this.applied();
   }
 
   /** Reserved concurrency held over the run, in concurrency-seconds; null where there is no account. */

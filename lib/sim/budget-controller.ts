@@ -84,7 +84,11 @@ export function sharedBudgetController(
           share: shares.get(name),
         }));
       if (sampled.length === 0) return controlled.map(() => false);
-      const { results, counts: after, raised } = await runBudgetFastSample(budget, sampled, counts, now);
+      const {
+        results,
+        counts: after,
+        raised,
+      } = await runBudgetFastSample(budget, sampled, counts, now, shares);
       counts = new Map(after);
       for (const name of raised.keys()) deferrals.delete(name);
       for (const [name, result] of results) contexts.set(name, result.context);

@@ -507,6 +507,58 @@ describe('runBudgetFastSample', () => {
     expect(billing.limits.reserved).toBe(18);
   });
 
+  it('no release over reserved concurrency someone raised since the tick', async () => {
+    const consumers = threeMembers();
+    const [orders, billing, email] = consumers as [FakeConsumer, FakeConsumer, FakeConsumer];
+    orders.limits = { reserved: 10, mapping: 10 };
+    billing.limits = { reserved: 18, mapping: 18 };
+    email.limits = { reserved: 12, mapping: 12 };
+    const tick = await runBudgetTick(
+      40,
+      consumers.map((c) => c.member()),
+      NOW,
+      OPTIONS,
+    );
+    const b = tick.members.find((x) => x.name === 'billing');
+    const mapping = billing.limits.mapping;
+    // An operator raises billing's reserved concurrency to 25 by hand; the mapping is as the tick left it
+    billing.limits = { reserved: 25, mapping };
+    const counts = new Map(tick.members.map((x) => [x.name, x.appliedAfter]));
+    const sample = await runBudgetFastSample(
+      40,
+      [
+        {
+          name: 'billing',
+          ports: billing.member().ports,
+          config: billing.config,
+          context: b?.fastContext as FastPathContext,
+          releaseAt: b?.releaseAt,
+          share: b?.share,
+        },
+      ],
+      counts,
+      NOW + 30,
+    );
+    expect(sample.released.size).toBe(0);
+    expect(billing.limits.reserved).toBe(25);
+  });
+
+  it('a repair rewrites a member at its grant, not at the lower of its limits', async () => {
+    const consumers = threeMembers();
+    const email = consumers[2] as FakeConsumer;
+    // email's reserved trails its mapping (a shrink not yet released): it counts 8, its grant is 8
+    email.limits = { reserved: 8, mapping: 4 };
+    const result = await runBudgetTick(
+      200,
+      consumers.map((c) => c.member()),
+      NOW,
+      OPTIONS,
+    );
+    const e = result.members.find((o) => o.name === 'email');
+    expect(email.effective()).toBe(e?.granted);
+    expect(executionCeiling('lockstep', email.limits)).toBe(e?.granted);
+  });
+
   it('fastGrowthLimit holds the others’ unused shares: a member grows into its own and into what no share holds', () => {
     const c = cfg({ minConcurrency: 2, maxConcurrency: 30 });
     const counts = new Map([
@@ -525,7 +577,7 @@ describe('runBudgetFastSample', () => {
     expect(fastGrowthLimit(40, counts, 'a', c)).toBe(28);
   });
 
-  it('fastGrowthLimit: the cap, or the count plus what is free, never below the floor', () => {
+  it('fastGrowthLimit: the cap, or the count plus what is free; nothing free is no growth, even below the floor', () => {
     const c = cfg({ minConcurrency: 3, maxConcurrency: 20 });
     expect(
       fastGrowthLimit(
@@ -559,6 +611,6 @@ describe('runBudgetFastSample', () => {
         'a',
         c,
       ),
-    ).toBe(3);
+    ).toBe(2);
   });
 });
