@@ -40,6 +40,15 @@ function at(points: readonly Datapoint[], timestamp: number): Datapoint | undefi
   return points.find((p) => Math.abs(p.timestamp - timestamp) < 1e-6);
 }
 
+/** Duration (ms) ÷ count in the newest period where both are above zero: seconds per counted thing. */
+function newestSecondsPer(duration: readonly Datapoint[], counts: readonly Datapoint[]): number | undefined {
+  for (const d of [...duration].sort((a, b) => b.timestamp - a.timestamp)) {
+    const count = at(counts, d.timestamp);
+    if (count !== undefined && count.value > 0 && d.value > 0) return d.value / 1000 / count.value;
+  }
+  return undefined;
+}
+
 export function observe(input: ObservationInput): QueueSnapshot {
   const period = input.periodSeconds;
   const age = newest(usable(input, 'ageOfOldestMessage'));
@@ -52,26 +61,10 @@ export function observe(input: ObservationInput): QueueSnapshot {
   const duration = usable(input, 'consumerDurationMs');
   const recentDuration = duration.filter((d) => d.timestamp + period >= peakFrom);
 
-  // Per-item cost from the newest period where the consumer both ran and deleted messages.
-  let itemSeconds: number | undefined;
-  for (const d of [...duration].sort((a, b) => b.timestamp - a.timestamp)) {
-    const done = at(deleted, d.timestamp);
-    if (done !== undefined && done.value > 0 && d.value > 0) {
-      itemSeconds = d.value / 1000 / done.value;
-      break;
-    }
-  }
-
-  // Seconds per invocation from the newest period where the consumer ran.
-  const invocations = usable(input, 'consumerInvocations');
-  let invocationSeconds: number | undefined;
-  for (const d of [...duration].sort((a, b) => b.timestamp - a.timestamp)) {
-    const count = at(invocations, d.timestamp);
-    if (count !== undefined && count.value > 0 && d.value > 0) {
-      invocationSeconds = d.value / 1000 / count.value;
-      break;
-    }
-  }
+  // Per-item cost from the newest period where the consumer both ran and deleted messages; seconds per invocation
+  // from the newest where it ran.
+  const itemSeconds = newestSecondsPer(duration, deleted);
+  const invocationSeconds = newestSecondsPer(duration, usable(input, 'consumerInvocations'));
 
   return {
     now: input.now,

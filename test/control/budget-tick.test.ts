@@ -387,6 +387,42 @@ describe('runBudgetTick', () => {
   });
 });
 
+/** Budget 40 fully held (orders 10, billing 18, email 12), one tick run: billing lowered, its reserved trailing. */
+async function tickAtFullBudget() {
+  const consumers = threeMembers();
+  const [orders, billing, email] = consumers as [FakeConsumer, FakeConsumer, FakeConsumer];
+  orders.limits = { reserved: 10, mapping: 10 };
+  billing.limits = { reserved: 18, mapping: 18 };
+  email.limits = { reserved: 12, mapping: 12 };
+  const tick = await runBudgetTick(
+    40,
+    consumers.map((c) => c.member()),
+    NOW,
+    OPTIONS,
+  );
+  return { consumers, orders, billing, email, tick };
+}
+
+/** One fast sample of billing alone after `tickAtFullBudget`, at NOW + 30 (past its release time). */
+async function sampleBilling({ billing, tick }: Awaited<ReturnType<typeof tickAtFullBudget>>) {
+  const b = tick.members.find((x) => x.name === 'billing');
+  return runBudgetFastSample(
+    40,
+    [
+      {
+        name: 'billing',
+        ports: billing.member().ports,
+        config: billing.config,
+        context: b?.fastContext as FastPathContext,
+        releaseAt: b?.releaseAt,
+        share: b?.share,
+      },
+    ],
+    new Map(tick.members.map((x) => [x.name, x.appliedAfter])),
+    NOW + 30,
+  );
+}
+
 describe('runBudgetFastSample', () => {
   it('grows a member only within what the budget leaves free', async () => {
     const consumers = threeMembers();
@@ -417,17 +453,7 @@ describe('runBudgetFastSample', () => {
 
   it('a shrink frees its units only once they are known free: reserved trails, then the deferred raise runs', async () => {
     // GIVEN budget 40 fully held: orders 10 (4 × its target behind), billing 18, email 12
-    const consumers = threeMembers();
-    const [orders, billing, email] = consumers as [FakeConsumer, FakeConsumer, FakeConsumer];
-    orders.limits = { reserved: 10, mapping: 10 };
-    billing.limits = { reserved: 18, mapping: 18 };
-    email.limits = { reserved: 12, mapping: 12 };
-    const tick = await runBudgetTick(
-      40,
-      consumers.map((c) => c.member()),
-      NOW,
-      OPTIONS,
-    );
+    const { consumers, orders, billing, tick } = await tickAtFullBudget();
     // THEN billing's mapping comes down and its reserved trails (the invocations its old maximum started still
     // run): its units are not free, so orders' raise is deferred, not dropped, and nothing passes 40
     const b = tick.members.find((o) => o.name === 'billing');
@@ -473,74 +499,21 @@ describe('runBudgetFastSample', () => {
   });
 
   it('no release over limits someone changed since the tick (an operator’s hand edit is left alone)', async () => {
-    const consumers = threeMembers();
-    const [orders, billing, email] = consumers as [FakeConsumer, FakeConsumer, FakeConsumer];
-    orders.limits = { reserved: 10, mapping: 10 };
-    billing.limits = { reserved: 18, mapping: 18 };
-    email.limits = { reserved: 12, mapping: 12 };
-    const tick = await runBudgetTick(
-      40,
-      consumers.map((c) => c.member()),
-      NOW,
-      OPTIONS,
-    );
-    const b = tick.members.find((x) => x.name === 'billing');
+    const world = await tickAtFullBudget();
     // An operator sets billing's mapping back to 16 by hand after the tick
-    billing.limits = { reserved: 18, mapping: 16 };
-    const counts = new Map(tick.members.map((x) => [x.name, x.appliedAfter]));
-    const sample = await runBudgetFastSample(
-      40,
-      [
-        {
-          name: 'billing',
-          ports: billing.member().ports,
-          config: billing.config,
-          context: b?.fastContext as FastPathContext,
-          releaseAt: b?.releaseAt,
-          share: b?.share,
-        },
-      ],
-      counts,
-      NOW + 30,
-    );
+    world.billing.limits = { reserved: 18, mapping: 16 };
+    const sample = await sampleBilling(world);
     expect(sample.released.size).toBe(0);
-    expect(billing.limits.reserved).toBe(18);
+    expect(world.billing.limits.reserved).toBe(18);
   });
 
   it('no release over reserved concurrency someone raised since the tick', async () => {
-    const consumers = threeMembers();
-    const [orders, billing, email] = consumers as [FakeConsumer, FakeConsumer, FakeConsumer];
-    orders.limits = { reserved: 10, mapping: 10 };
-    billing.limits = { reserved: 18, mapping: 18 };
-    email.limits = { reserved: 12, mapping: 12 };
-    const tick = await runBudgetTick(
-      40,
-      consumers.map((c) => c.member()),
-      NOW,
-      OPTIONS,
-    );
-    const b = tick.members.find((x) => x.name === 'billing');
-    const mapping = billing.limits.mapping;
+    const world = await tickAtFullBudget();
     // An operator raises billing's reserved concurrency to 25 by hand; the mapping is as the tick left it
-    billing.limits = { reserved: 25, mapping };
-    const counts = new Map(tick.members.map((x) => [x.name, x.appliedAfter]));
-    const sample = await runBudgetFastSample(
-      40,
-      [
-        {
-          name: 'billing',
-          ports: billing.member().ports,
-          config: billing.config,
-          context: b?.fastContext as FastPathContext,
-          releaseAt: b?.releaseAt,
-          share: b?.share,
-        },
-      ],
-      counts,
-      NOW + 30,
-    );
+    world.billing.limits = { reserved: 25, mapping: world.billing.limits.mapping };
+    const sample = await sampleBilling(world);
     expect(sample.released.size).toBe(0);
-    expect(billing.limits.reserved).toBe(25);
+    expect(world.billing.limits.reserved).toBe(25);
   });
 
   it('a repair rewrites a member at its grant, not at the lower of its limits', async () => {
