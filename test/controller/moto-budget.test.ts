@@ -199,4 +199,50 @@ describe('a budget of 20 shared by three members, against moto', () => {
     for (const s of world.sums) expect(s.sum).toBeLessThanOrEqual(12);
     expect(await world.sum()).toBe(8);
   });
+
+  it('between ticks the Lambda releases a lowered member once its units are free, then runs the deferred raise', async () => {
+    // Fast path on; 10 messages/s of 1 s items, 10 a batch (10 s an invocation): a release 20 + 2 × 10 s after the
+    // tick, within its minute. Orders 2 minutes behind (1,200 waiting), billing on target at 14, email idle.
+    const fast = { ...SETTINGS, fastSampleSeconds: 10 };
+    const spec = (reserved: number): BudgetMemberSpec => ({ settings: fast, reserved, mappingMax: reserved });
+    const world = await BudgetWorld.create(server, BUDGET, [spec(2), spec(14), spec(4)]);
+    const [orders, billing, email] = world.members as [World, World, World];
+    const minute = (age: number) => ({
+      age,
+      sent: 600,
+      deleted: 600,
+      durationMs: 600_000,
+      invocations: 60,
+    });
+    await orders.seed([minute(120), ...repeat(9, minute(30))]);
+    await orders.sendMessages(1200);
+    await billing.seed(repeat(10, minute(20)));
+    await billing.sendMessages(200);
+    await email.seed(repeat(10, IDLE));
+    for (const m of world.members) await m.seedControllerHistory((await world.effective(m)) ?? 2, 10);
+    await world.tick();
+    const log = world.lastBudgetLog().fields as {
+      deferred?: string[];
+      members: { name: string; granted: number; counted: number; appliedAfter: number }[];
+    };
+    const grant = log.members.find((m) => m.name === orders.names.scaler)?.granted as number;
+    // THEN the sum never passed 20 at any write, tick or fast path
+    for (const s of world.sums) expect(s.sum).toBeLessThanOrEqual(BUDGET);
+    // and the tick lowered billing (its share, 6) and deferred orders' raise: billing's reserved trailed, then came
+    // down within the minute, and orders was raised into what that freed. Email (idle: no invocation time known)
+    // keeps its trailing unit until the next tick, so orders stops one short of its grant, at exactly what is free.
+    expect(grant).toBeGreaterThan(2);
+    const b = await billing.applied();
+    expect(b.mapping).toBeLessThan(14);
+    expect(b.reserved).toBe(b.mapping);
+    // As the budget counts them: the larger of each member's two limits (a trailing reserved still counts).
+    const ceiling = async (m: World) => {
+      const { reserved, mapping } = await m.applied();
+      return Math.max(reserved ?? 0, mapping ?? 0);
+    };
+    const others = (await ceiling(billing)) + (await ceiling(email));
+    expect(await world.effective(orders)).toBe(Math.min(grant, BUDGET - others));
+    expect(await world.effective(orders)).toBeGreaterThan(2);
+    expect((await ceiling(orders)) + others).toBe(BUDGET);
+  });
 });
