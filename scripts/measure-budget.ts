@@ -26,6 +26,7 @@ import {
   shippedGroups,
 } from '../lib/sim/group-file.ts';
 import { type GroupRun, runGroupComparison } from '../lib/sim/group-run.ts';
+import { markdownHeader } from '../lib/sim/markdown.ts';
 
 const READINGS = [10, 60] as const;
 
@@ -99,7 +100,7 @@ const memberHeader = [
   'member',
   ...GROUP_CONTROLLER_KINDS.map((k) => GROUP_CONTROLLER_LABELS[k]),
 ];
-console.log(`| ${memberHeader.join(' | ')} |\n|${memberHeader.map(() => '---').join('|')}|`);
+console.log(markdownHeader(memberHeader).join('\n'));
 for (const group of groups) {
   for (const reading of READINGS) {
     const own = byGroupReading(group, reading);
@@ -132,7 +133,7 @@ const groupHeader = [
   'lost',
   '$ / month',
 ];
-console.log(`| ${groupHeader.join(' | ')} |\n|${groupHeader.map(() => '---').join('|')}|`);
+console.log(markdownHeader(groupHeader).join('\n'));
 for (const group of groups) {
   for (const reading of READINGS) {
     const own = byGroupReading(group, reading);

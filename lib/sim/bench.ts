@@ -1,4 +1,5 @@
 import { monthlyCost } from './cost.ts';
+import { markdownHeader } from './markdown.ts';
 import type { PresetName } from './presets.ts';
 import {
   CONTROLLER_KINDS,
@@ -189,7 +190,7 @@ export function benchTable(rows: readonly BenchRow[]): string {
     'failed items',
     'sim s / wall s',
   ];
-  const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
+  const lines = [...markdownHeader(header)];
   for (const r of rows) {
     const s = r.summary;
     lines.push(

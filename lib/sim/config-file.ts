@@ -121,14 +121,17 @@ export function parseSimConfig(text: string, source: string): SimConfigFile {
   };
 }
 
-export function loadSimConfig(path: string): SimConfigFile {
-  let text: string;
+/** A file's text, or one ConfigError naming it (`what`: "config file", "group file") and why it cannot be read. */
+export function readInputFile(path: string, what: string): string {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (error) {
     throw new ConfigError([
-      `cannot read config file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      `cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     ]);
   }
-  return parseSimConfig(text, path);
+}
+
+export function loadSimConfig(path: string): SimConfigFile {
+  return parseSimConfig(readInputFile(path, 'config file'), path);
 }

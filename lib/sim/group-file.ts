@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ConfigError, EVENT_SOURCE_MAX_CONCURRENCY, resolveScalerConfig, shown } from '../control/config.ts';
-import { checkedNumbers, DOWNSTREAM_LIMITS, isObject, type Limit } from './config-file.ts';
+import { checkedNumbers, DOWNSTREAM_LIMITS, isObject, type Limit, readInputFile } from './config-file.ts';
 import type { DownstreamModel } from './downstream.ts';
 import { checkGroupRunSize } from './limits.ts';
 import { PRESETS } from './presets.ts';
@@ -293,15 +293,7 @@ function checkBudget(budget: number, members: readonly GroupMember[], at: (messa
 }
 
 export function loadGroupScenario(path: string): GroupScenario {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError([
-      `cannot read group file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    ]);
-  }
-  return parseGroupScenario(text, path);
+  return parseGroupScenario(readInputFile(path, 'group file'), path);
 }
 
 /** The group scenarios shipped in `scenarios/groups/`. */

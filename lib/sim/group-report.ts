@@ -7,6 +7,7 @@ import {
 } from './group-controllers.ts';
 import type { GroupScenario } from './group-file.ts';
 import type { GroupRun } from './group-run.ts';
+import { markdownHeader } from './markdown.ts';
 
 /**
  * The group comparison as markdown, for one seed (`npm start -- --group FILE`): per member, how late and how
@@ -26,8 +27,7 @@ export function groupMembersTable(runs: ReadonlyMap<GroupControllerKind, GroupRu
   const first = runs.get(kinds[0] as GroupControllerKind) as GroupRun;
   const header = ['member', 'target', ...kinds.map((k) => GROUP_CONTROLLER_LABELS[k])];
   const lines = [
-    `| ${header.join(' | ')} |`,
-    `|${header.map(() => '---').join('|')}|`,
+    ...markdownHeader(header),
     ...first.members.map((m, i) => {
       const cells = kinds.map((k) => {
         const row = (runs.get(k) as GroupRun).members[i];
@@ -52,7 +52,7 @@ export function groupFiguresTable(runs: ReadonlyMap<GroupControllerKind, GroupRu
     'lost',
     '$ / month',
   ];
-  const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
+  const lines = [...markdownHeader(header)];
   for (const kind of GROUP_CONTROLLER_KINDS) {
     const run = runs.get(kind);
     if (run === undefined) continue;
