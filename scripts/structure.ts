@@ -15,7 +15,7 @@ import ts from 'typescript';
  */
 export const LAYERS: readonly (readonly string[])[] = [
   ['lib/control'],
-  ['lib/telemetry.ts', 'lib/budget-environment.ts'],
+  ['lib/telemetry.ts', 'lib/budget-environment.ts', 'lib/ticker-environment.ts'],
   ['lib/aws', 'lib/load-file'],
   ['lib/sim'],
   ['lib/views'],

@@ -1,5 +1,7 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 
+export { TICKER_QUEUE_VARIABLE } from '../ticker-environment.ts';
+
 /**
  * The controller's clock between ticks. EventBridge schedules fire at most once a minute, so at each tick the
  * controller sends one `SendMessageBatch` to its own small ticker queue, one message per sample time with
@@ -8,9 +10,6 @@ import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
  * detection, which stops a Lambda → SQS → Lambda chain after 16 hops, never applies (docs/aws-facts.md, "Sub-minute
  * clocks").
  */
-
-/** The controller's environment variable naming its ticker queue; absent, samples between ticks are off. */
-export const TICKER_QUEUE_VARIABLE = 'TICKER_QUEUE_URL';
 
 /** SQS takes at most 10 entries a batch and a delay of 0–900 s (SQS API reference, SendMessageBatch). */
 export const TICKER_BATCH_ENTRIES = 10;
