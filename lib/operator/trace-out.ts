@@ -1,4 +1,16 @@
-import { closeSync, existsSync, openSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { OperatorError } from './operator-error.ts';
 
 /**
@@ -32,6 +44,12 @@ export function checkWritable(path: string): void {
     throw new OperatorError(`--out ${path}: is a directory; give a file name such as ${path}/my-queue.csv`);
   const existed = existsSync(path);
   try {
+    // A link to nothing: opening it would create its target, and removing "the file" would remove the link and
+    // leave the target behind. The target's directory is checked instead, and nothing is created.
+    if (!existed && lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      accessSync(dirname(resolve(dirname(path), readlinkSync(path))), constants.W_OK);
+      return;
+    }
     closeSync(openSync(path, 'a'));
   } catch (error) {
     throw cannotWrite(path, error);
