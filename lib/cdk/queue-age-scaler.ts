@@ -360,8 +360,29 @@ export class QueueAgeScaler extends Construct {
       .find(
         (other) =>
           other.concurrencyOwner === owner ||
-          (!Token.isUnresolved(arn) && unqualifiedFunctionArn(other.concurrencyOwner.functionArn) === arn),
+          (!Token.isUnresolved(arn) && unqualifiedFunctionArn(other.concurrencyOwner.functionArn) === arn) ||
+          this.sameImportedFunction(other),
       );
+  }
+
+  /**
+   * Two imports of one function (`Function.fromFunctionName` twice): their ARNs hold tokens, but the same
+   * CloudFormation expression in one stack, or the same readable name in stacks of the same account and region.
+   */
+  private sameImportedFunction(other: QueueAgeScaler): boolean {
+    const theirs = concurrencyOwnerOf(other.concurrencyOwner);
+    const [mine, their] = [Stack.of(this.concurrencyOwner), Stack.of(other.concurrencyOwner)];
+    if (mine === their) {
+      const resolved = (a: string) => JSON.stringify(mine.resolve(a));
+      if (resolved(this.owner.functionArn) === resolved(theirs.functionArn)) return true;
+    }
+    const name = readableFunctionName(this.owner);
+    return (
+      name !== undefined &&
+      name === readableFunctionName(theirs) &&
+      mine.account === their.account &&
+      mine.region === their.region
+    );
   }
 
   /** The lone scaler's own controller: its role names this queue, this consumer and this mapping. */
@@ -594,4 +615,11 @@ function settingsOf(config: ScalerConfig): ScalerSettings {
     if (value !== undefined) settings[field] = value;
   }
   return settings as ScalerSettings;
+}
+
+/** A function's name where synth can read it: the given name, or the name field of its ARN. */
+function readableFunctionName(owner: ConcurrencyOwner): string | undefined {
+  if (!Token.isUnresolved(owner.functionName)) return owner.functionName;
+  const field = owner.functionArn.startsWith('arn:') ? owner.functionArn.split(':')[6] : undefined;
+  return field !== undefined && !Token.isUnresolved(field) ? field : undefined;
 }

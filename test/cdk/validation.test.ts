@@ -305,6 +305,47 @@ describe('QueueAgeScaler deployment checks on the attached resources', () => {
     ]);
   });
 
+  it.each([
+    { comment: 'two imports by name in one stack', otherStack: false },
+    { comment: 'two imports by name in two stacks of one app', otherStack: true },
+  ])('refuses a second scaler on the same consumer imported twice ($comment)', ({ otherStack }) => {
+    // GIVEN one consumer imported twice with Function.fromFunctionName (ARNs that hold tokens)
+    const { stack, queue } = parts();
+    const where = otherStack ? new Stack(stack.node.root as App, 'Other') : stack;
+    const second = new Queue(where, 'Second', {
+      visibilityTimeout: Duration.seconds(180),
+      deadLetterQueue: { queue: new Queue(where, 'SecondDlq'), maxReceiveCount: 5 },
+    });
+    const one = LambdaFunction.fromFunctionName(stack, 'ImportOne', 'orders-consumer');
+    const two = LambdaFunction.fromFunctionName(where, 'ImportTwo', 'orders-consumer');
+    // WHEN a scaler attaches to each
+    const first = new QueueAgeScaler(stack, 'First', { queue, consumer: one });
+    const rival = new QueueAgeScaler(where, 'Rival', { queue: second, consumer: two, stackOutputs: false });
+    // THEN the second is refused, as for one consumer object
+    expect(errorsOf(first)).toEqual([]);
+    expect(errorsOf(rival)).toEqual([
+      expect.stringMatching(/already has a queue-age scaler, Validation\/First: one scaler per consumer/),
+    ]);
+  });
+
+  it('accepts two imported consumers of different names', () => {
+    const { stack, queue } = parts();
+    const second = new Queue(stack, 'Second', {
+      visibilityTimeout: Duration.seconds(180),
+      deadLetterQueue: { queue: new Queue(stack, 'SecondDlq'), maxReceiveCount: 5 },
+    });
+    new QueueAgeScaler(stack, 'First', {
+      queue,
+      consumer: LambdaFunction.fromFunctionName(stack, 'ImportOne', 'orders-consumer'),
+    });
+    const other = new QueueAgeScaler(stack, 'Other', {
+      queue: second,
+      consumer: LambdaFunction.fromFunctionName(stack, 'ImportTwo', 'billing-consumer'),
+      stackOutputs: false,
+    });
+    expect(errorsOf(other)).toEqual([]);
+  });
+
   it('a second scaler in one stack reports the stack outputs it cannot have', () => {
     const { stack, queue, consumer } = parts();
     new QueueAgeScaler(stack, 'First', { queue, consumer });
