@@ -133,8 +133,35 @@ export function resolveScalerConfig(
   options: ResolveOptions = {},
 ): ScalerConfig {
   const label = options.label ?? ((field) => field);
-  const merged: Record<string, unknown> = { ...(options.defaults ?? LAMBDA_DEFAULTS) };
   const problems: string[] = [];
+  const merged = mergedOverDefaults(settings, options.defaults ?? LAMBDA_DEFAULTS, problems);
+  const parsed = parsedByRule(merged, label, problems);
+  const num = (field: NumericSetting): number | undefined => parsed[field];
+  const cap = maxConcurrencyFor({
+    dbPoolSize: num('dbPoolSize'),
+    apiRatePerSecond: num('apiRatePerSecond'),
+    itemTimeSeconds: num('itemTimeSeconds'),
+    callsPerItem: num('callsPerItem'),
+    explicitMax: num('maxConcurrency'),
+  });
+  problems.push(...crossFieldProblems(parsed, cap, label), ...missingProblems(merged, cap, label));
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const config = { ...parsed, maxConcurrency: cap };
+  if (!isComplete(config))
+    throw new Error('unreachable: a missing required setting is a problem reported above');
+  return config;
+}
+
+type Label = (field: keyof ScalerSettings) => string;
+
+/** The defaults with the given settings over them; an unknown field is a problem, not a setting. */
+function mergedOverDefaults(
+  settings: ScalerSettings | Record<string, unknown>,
+  defaults: ScalerSettings,
+  problems: string[],
+): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...defaults };
   // Settings come from JSON too (cdk.json context, the simulator's config file): they may be anything.
   const given: unknown = settings;
   if (typeof given !== 'object' || given === null || Array.isArray(given)) {
@@ -149,6 +176,11 @@ export function resolveScalerConfig(
     }
     if (value !== undefined) merged[field] = value;
   }
+  return merged;
+}
+
+/** Every value given, read by its rule; one that breaks it is a problem. */
+function parsedByRule(merged: Record<string, unknown>, label: Label, problems: string[]): Parsed {
   const parsed: Parsed = {};
   for (const field of SETTING_NAMES) {
     const value = merged[field];
@@ -156,20 +188,18 @@ export function resolveScalerConfig(
     if (!parseInto(parsed, field, value))
       problems.push(`${label(field)} = ${shown(value)}: ${describe(ruleOf(field))}`);
   }
-  const num = (field: NumericSetting): number | undefined => parsed[field];
+  return parsed;
+}
 
+/** What the settings break together: the API cap's inputs, the mapping's range, the sampling interval, the bounds. */
+function crossFieldProblems(parsed: Parsed, cap: number | undefined, label: Label): string[] {
+  const problems: string[] = [];
+  const num = (field: NumericSetting): number | undefined => parsed[field];
   if (num('apiRatePerSecond') !== undefined && num('itemTimeSeconds') === undefined) {
     problems.push(
       `${label('itemTimeSeconds')} is missing: the API cap is apiRatePerSecond × itemTimeSeconds ÷ callsPerItem, so it is required with ${label('apiRatePerSecond')}`,
     );
   }
-  const cap = maxConcurrencyFor({
-    dbPoolSize: num('dbPoolSize'),
-    apiRatePerSecond: num('apiRatePerSecond'),
-    itemTimeSeconds: num('itemTimeSeconds'),
-    callsPerItem: num('callsPerItem'),
-    explicitMax: num('maxConcurrency'),
-  });
   const floor = num('minConcurrency');
   const drivesEventSource = parsed.actuator !== undefined && parsed.actuator !== 'reserved';
   if (drivesEventSource && floor !== undefined && floor < EVENT_SOURCE_MAX_CONCURRENCY.min) {
@@ -193,6 +223,12 @@ export function resolveScalerConfig(
       `${label('minConcurrency')} = ${floor}: must not exceed the cap ${cap} (the lowest of ${label('maxConcurrency')}, ${label('dbPoolSize')} and ${label('apiRatePerSecond')} × ${label('itemTimeSeconds')} ÷ ${label('callsPerItem')})`,
     );
   }
+  return problems;
+}
+
+/** A required setting nothing gave, and a cap neither given nor derived from a downstream limit. */
+function missingProblems(merged: Record<string, unknown>, cap: number | undefined, label: Label): string[] {
+  const problems: string[] = [];
   for (const field of SETTING_NAMES) {
     if (merged[field] === undefined && SETTINGS[field].presence === 'required') {
       problems.push(`${label(field)} is missing: ${describe(ruleOf(field))}`);
@@ -206,10 +242,5 @@ export function resolveScalerConfig(
       `${label('maxConcurrency')} is missing: give it or a downstream limit (${label('dbPoolSize')}, ${label('apiRatePerSecond')})`,
     );
   }
-  if (problems.length > 0) throw new ConfigError(problems);
-
-  const config = { ...parsed, maxConcurrency: cap };
-  if (!isComplete(config))
-    throw new Error('unreachable: a missing required setting is a problem reported above');
-  return config;
+  return problems;
 }

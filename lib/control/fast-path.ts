@@ -1,11 +1,11 @@
 import type { ScalerConfig } from './config.ts';
-import type { Decision } from './decision.ts';
 import {
   arrivalsRose,
   BACKLOG_MESSAGES_PER_WORKER,
   backlogLeftBehind,
   DEPTH_NOISE_MESSAGES,
   type DepthSample,
+  type DepthTrend,
   depthFalling,
   depthShowsBacklog,
   depthTrend,
@@ -15,15 +15,9 @@ import {
   roseWithAppliedHeld,
   slowStartProof,
 } from './depth-trend.ts';
-import {
-  backlogWorkedOffInTime,
-  needWithBacklog,
-  setpointSeconds,
-  steadyNeed,
-  unconfirmedLimit,
-} from './need.ts';
+import type { FastPathContext } from './fast-context.ts';
+import { backlogWorkedOffInTime, needWithBacklog, setpointSeconds, unconfirmedLimit } from './need.ts';
 import { clampConcurrency } from './policy.ts';
-import type { QueueSnapshot } from './snapshot.ts';
 
 /**
  * The fast path: between one-minute ticks, idle or busy, the controller samples the real-time depth (one
@@ -36,6 +30,8 @@ import type { QueueSnapshot } from './snapshot.ts';
  * and the simulator's sampling event both call it through `runFastSample`.
  */
 
+export { type FastPathContext, fastPathContext } from './fast-context.ts';
+
 /**
  * The loop stops starting samples this long before the next scheduled tick, so the next invocation (reserved
  * concurrency 1) normally finds the controller free.
@@ -44,41 +40,6 @@ export const FAST_LOOP_END_BEFORE_TICK_SECONDS = 10;
 /** Whether the fast path runs between ticks at all. */
 export function fastPathOn(config: ScalerConfig): boolean {
   return config.fastSampleSeconds > 0 && config.fastSampleSeconds < config.tickSeconds;
-}
-
-/** What a sample needs from the tick that started the loop, updated by every sample. */
-export interface FastPathContext {
-  /** The concurrency applied now: the tick's reading, then this loop's own writes. */
-  readonly applied: number;
-  /**
-   * The concurrency the tick left: unconfirmed growth is measured from it when no confirmed need is known, so
-   * six samples a minute cannot compound the limit (2 → 3 → 4 → 6 → 9 … within one minute).
-   */
-  readonly tickApplied: number;
-  /** When it last changed (the pollers need up to a minute to reach a raised maximum). */
-  readonly lastChangeAt?: number;
-  /** The tick's depth sample: the long baseline of the trend. */
-  readonly tickSample?: DepthSample;
-  /** The previous sample of this loop (or the tick's). */
-  readonly previous?: DepthSample;
-  /** Arrivals per second CloudWatch last reported (the busiest recent period). */
-  readonly reportedArrivals?: number;
-  /** The arrival rate the tick sized for (the trend's, where it confirmed a spike). */
-  readonly tickArrivals?: number;
-  /** The per-item time the tick used. */
-  readonly itemSeconds?: number;
-  /** The need CloudWatch's confirmed data supports: what unconfirmed growth is measured against. */
-  readonly confirmedNeed?: number;
-  /** The tick found the backlog confirmed by CloudWatch itself. */
-  readonly confirmed: boolean;
-  /** Nothing may grow: a pause, a slower downstream, nothing bounding the consumer, or no tick decision. */
-  readonly frozen?: 'paused' | 'downstream-slower' | 'unbounded';
-  /** This loop saw the depth rise at the applied value, held (`roseWithAppliedHeld`); cleared by a growth. */
-  readonly roseAtApplied?: boolean;
-  /** The depth fell after it rose at an unchanged value: a burst ended; cleared when the depth rises again. */
-  readonly burstEnded?: boolean;
-  /** The last rise of the depth this loop measured over an interval the applied value held through. */
-  readonly lastRise?: HeldRise;
 }
 
 export type FastReason = 'grow:fast-surge' | 'hold:fast';
@@ -100,76 +61,115 @@ export interface FastDecision {
   readonly context: FastPathContext;
 }
 
-/** The fast path's starting point, from the tick's snapshot and decision (pure). */
-export function fastPathContext(
-  snapshot: QueueSnapshot,
-  decision: Decision,
-  appliedAfter: number,
-  config: ScalerConfig,
-): FastPathContext {
-  const itemSeconds = decision.inputs.itemSeconds;
-  const reported =
-    snapshot.arrivalRatePerSecond === undefined && snapshot.peakArrivalRatePerSecond === undefined
-      ? undefined
-      : Math.max(snapshot.arrivalRatePerSecond ?? 0, snapshot.peakArrivalRatePerSecond ?? 0);
-  const sample =
-    snapshot.visibleMessages === undefined
-      ? undefined
-      : { at: snapshot.now, messages: snapshot.visibleMessages };
-  const frozen =
-    decision.reason === 'hold:paused'
-      ? 'paused'
-      : decision.downstreamSlower
-        ? 'downstream-slower'
-        : Number.isFinite(appliedAfter)
-          ? undefined
-          : 'unbounded';
-  return {
-    applied: appliedAfter,
-    tickApplied: appliedAfter,
-    lastChangeAt: decision.state.lastChangeAt,
-    tickSample: sample,
-    previous: sample,
-    reportedArrivals: reported,
-    tickArrivals: decision.inputs.arrivalRatePerSecond,
-    itemSeconds,
-    confirmedNeed:
-      reported === undefined || itemSeconds === undefined
-        ? undefined
-        : steadyNeed(reported, itemSeconds, config),
-    confirmed: decision.inputs.confirmed ?? false,
-    frozen,
-  };
-}
-
 /**
  * One sample. Grows to the need when the depth shows more than the applied concurrency works off within the
  * setpoint; sizes a confirmed spike from the trend; limits growth CloudWatch has not confirmed.
  * Worked example (seed-spike, lambda): 2 applied at 50/s; 800/s starts; 10 s later 7,000 wait. The depth rose
  * 700/s, more than 1.5 × 50 (no slower downstream can do that), so arrivals are at least 700/s: grow to
  * 700 × 0.0205 ÷ 0.9 → 16 at once, a minute before the tick and three before CloudWatch reports it.
+ *
+ * Every rule below, tried in this order, the first that applies decides; each reads the figures `fastLoadOf`
+ * computed once. A growth rule that applies decides even where it holds: at a need already met, or at its limit.
  */
 export function decideFast(
   sample: DepthSample,
   context: FastPathContext,
   config: ScalerConfig,
 ): FastDecision {
+  const load = fastLoadOf(sample, context, config);
+  return (
+    holdFrozen(load) ??
+    holdAtCap(load) ??
+    holdNoBacklog(load) ??
+    holdWorkedOffInTime(load) ??
+    growSizedNeed(load) ??
+    growSlowStart(load) ??
+    growBacklogLeftBehind(load) ??
+    growUnconfirmed(load) ??
+    holdUnsized(load)
+  );
+}
+
+/** What one sample knows, computed once so that every rule of `decideFast` reads the same figures. */
+interface FastLoad {
+  readonly sample: DepthSample;
+  readonly context: FastPathContext;
+  readonly config: ScalerConfig;
+  readonly applied: number;
+  readonly visible: number;
+  /** The depth fell beyond its noise since the previous sample. */
+  readonly falling: boolean;
+  /** The depth fell after it rose at an unchanged value, and has not risen again since: a burst ended. */
+  readonly burstEnded: boolean;
+  /** The rise since the previous sample, where the depth rose beyond its noise with the applied value held. */
+  readonly rise?: HeldRise;
+  /** The context for the next sample where this one holds. */
+  readonly next: FastPathContext;
+  /** Arrivals were at least this: the larger of the short trend's bound and the long one's. */
+  readonly atLeast: number;
+  /** The tick found the backlog confirmed, or either trend proves a spike. */
+  readonly confirmed: boolean;
+  /** The arrival rate to size for (`arrivalRateOf`). */
+  readonly arrivals?: number;
+  /** Where growth stops: the cap where confirmed, else the unconfirmed limit of the confirmed need. */
+  readonly growthLimit: number;
+}
+
+function fastLoadOf(sample: DepthSample, context: FastPathContext, config: ScalerConfig): FastLoad {
   const applied = context.applied;
+  const trendOf = (previous: DepthSample | undefined) =>
+    depthTrend({
+      previous,
+      now: sample.at,
+      visible: sample.messages,
+      applied,
+      itemSeconds: context.itemSeconds,
+      lastChangeAt: context.lastChangeAt,
+      maxElapsedSeconds: 2 * config.tickSeconds,
+    });
+  // The short trend sizes (it sees this instant); the long one, since the tick, is the steadier proof of a spike.
+  const recent = trendOf(context.previous);
+  const sinceTick = trendOf(context.tickSample);
+  const atLeast = Math.max(recent?.arrivalsAtLeast ?? 0, sinceTick?.arrivalsAtLeast ?? 0);
+  const spike =
+    arrivalsRose(recent, context.reportedArrivals) || arrivalsRose(sinceTick, context.reportedArrivals);
+  const confirmed = context.confirmed || spike;
+  return {
+    ...carriedOf(sample, context),
+    sample,
+    context,
+    config,
+    applied,
+    visible: sample.messages,
+    atLeast,
+    confirmed,
+    arrivals: arrivalRateOf(context, recent, atLeast, { spike, confirmed }),
+    growthLimit: confirmed
+      ? config.maxConcurrency
+      : unconfirmedLimit(applied, context.confirmedNeed ?? context.tickApplied, config),
+  };
+}
+
+/** What this sample says of the depth's course since the previous one, and the context the next sample starts from. */
+function carriedOf(
+  sample: DepthSample,
+  context: FastPathContext,
+): Pick<FastLoad, 'falling' | 'burstEnded' | 'rise' | 'next'> {
+  const { previous, applied } = context;
   const visible = sample.messages;
-  const falling = depthFalling(context.previous, visible);
-  const rising = context.previous !== undefined && visible - context.previous.messages > DEPTH_NOISE_MESSAGES;
+  const falling = depthFalling(previous, visible);
+  const rising = previous !== undefined && visible - previous.messages > DEPTH_NOISE_MESSAGES;
   const roseAtApplied =
-    context.roseAtApplied === true ||
-    roseWithAppliedHeld(context.previous, sample, applied, context.lastChangeAt);
+    context.roseAtApplied === true || roseWithAppliedHeld(previous, sample, applied, context.lastChangeAt);
   const burstEnded = !rising && (context.burstEnded === true || (roseAtApplied && falling));
   const held =
-    context.previous !== undefined &&
-    sample.at > context.previous.at &&
-    context.previous.settled !== false &&
-    (context.lastChangeAt === undefined || context.lastChangeAt <= context.previous.at);
+    previous !== undefined &&
+    sample.at > previous.at &&
+    previous.settled !== false &&
+    (context.lastChangeAt === undefined || context.lastChangeAt <= previous.at);
   const rise: HeldRise | undefined =
-    held && rising && context.previous !== undefined
-      ? { applied, perSecond: (visible - context.previous.messages) / (sample.at - context.previous.at) }
+    held && rising
+      ? { applied, perSecond: (visible - previous.messages) / (sample.at - previous.at) }
       : undefined;
   const next: FastPathContext = {
     ...context,
@@ -178,120 +178,158 @@ export function decideFast(
     burstEnded,
     lastRise: rise ?? context.lastRise,
   };
-  const hold = (extra: Partial<FastDecision['inputs']> = {}): FastDecision => ({
+  return { falling, burstEnded, rise, next };
+}
+
+/**
+ * The arrival rate to size for, as in `decide`: the trend sizes a spike it proved; with the backlog confirmed
+ * otherwise, the trend's estimate counts only where it differs from the reported rate beyond noise; unconfirmed,
+ * the rate CloudWatch reported (none where it reported none).
+ */
+function arrivalRateOf(
+  context: FastPathContext,
+  recent: DepthTrend | undefined,
+  atLeast: number,
+  proof: { readonly spike: boolean; readonly confirmed: boolean },
+): number | undefined {
+  const reported = context.reportedArrivals ?? 0;
+  const tick = context.tickArrivals ?? 0;
+  const estimate = recent?.arrivalsEstimate;
+  if (proof.spike) return Math.max(reported, tick, estimate ?? 0, atLeast);
+  if (!proof.confirmed) return context.reportedArrivals;
+  const estimateCounts = estimate !== undefined && estimate > RATE_CHANGE_FACTOR * reported;
+  return Math.max(reported, tick, estimateCounts ? estimate : 0);
+}
+
+/** `hold:fast`: the applied value (within [floor, cap]); `extra` says what the sample measured. */
+function hold(load: FastLoad, extra: Partial<FastDecision['inputs']> = {}): FastDecision {
+  const { applied, config, context } = load;
+  return {
     desired: clampConcurrency(Math.max(applied, config.minConcurrency), config),
     reason: 'hold:fast',
-    inputs: { visibleMessages: visible, confirmed: context.confirmed, frozen: context.frozen, ...extra },
-    context: next,
-  });
-  if (context.frozen !== undefined || !Number.isFinite(applied) || !Number.isFinite(visible) || visible < 0) {
-    return hold();
-  }
-  if (applied >= config.maxConcurrency) return hold();
+    inputs: { visibleMessages: load.visible, confirmed: context.confirmed, frozen: context.frozen, ...extra },
+    context: load.next,
+  };
+}
 
-  const trendOf = (previous: DepthSample | undefined, maxElapsedSeconds: number) =>
-    depthTrend({
-      previous,
-      now: sample.at,
-      visible,
-      applied,
-      itemSeconds: context.itemSeconds,
-      lastChangeAt: context.lastChangeAt,
-      maxElapsedSeconds,
-    });
-  // The short trend sizes (it sees this instant); the long one, since the tick, is the steadier proof of a spike.
-  const recent = trendOf(context.previous, 2 * config.tickSeconds);
-  const sinceTick = trendOf(context.tickSample, 2 * config.tickSeconds);
-  const atLeast = Math.max(recent?.arrivalsAtLeast ?? 0, sinceTick?.arrivalsAtLeast ?? 0);
-  const spike =
-    arrivalsRose(recent, context.reportedArrivals) || arrivalsRose(sinceTick, context.reportedArrivals);
-  const confirmed = context.confirmed || spike;
-  // As in `decide`: the trend sizes a spike it proved; with the backlog confirmed otherwise, it counts only where it
-  // differs from the reported rate beyond noise.
-  const estimate = recent?.arrivalsEstimate;
-  const reported = context.reportedArrivals ?? 0;
-  const arrivals = spike
-    ? Math.max(reported, context.tickArrivals ?? 0, estimate ?? 0, atLeast)
-    : confirmed
-      ? Math.max(
-          reported,
-          context.tickArrivals ?? 0,
-          estimate !== undefined && estimate > RATE_CHANGE_FACTOR * reported ? estimate : 0,
-        )
-      : context.reportedArrivals;
+/** What a growth rule measured, for its decision whether it grows or holds. */
+const needInputs = (load: FastLoad, need: number | undefined) => ({
+  arrivalsAtLeast: load.atLeast,
+  arrivalRatePerSecond: load.arrivals,
+  needConcurrency: need,
+  confirmed: load.confirmed,
+  growthLimit: load.growthLimit,
+});
 
-  // Nothing to work off: a few messages come and go at any load.
-  if (visible < BACKLOG_MESSAGES_PER_WORKER * applied) return hold({ arrivalsAtLeast: atLeast, confirmed });
-  // The target is safe without growth: what waits is worked off within the setpoint (the tick's law would hold).
-  if (
-    context.itemSeconds !== undefined &&
-    backlogWorkedOffInTime(visible, applied, context.itemSeconds, config)
-  ) {
-    return hold({ arrivalsAtLeast: atLeast, confirmed });
-  }
+/**
+ * `grow:fast-surge` to the need, at most `maxScaleUpStep` and the growth limit; `hold:fast` where the need is
+ * met or the limit reached. Slow start's proof stands in for CloudWatch's confirmation: with no baseline, no
+ * downstream can be "slower", so its limit is the cap.
+ */
+function growTo(load: FastLoad, need: number, slowStart: boolean): FastDecision {
+  const { applied, config, sample } = load;
+  const inputs = needInputs(load, need);
+  if (need <= applied) return hold(load, inputs);
+  const limit = slowStart ? config.maxConcurrency : load.growthLimit;
+  const desired = clampConcurrency(Math.min(need, limit, applied + config.maxScaleUpStep), config);
+  if (desired <= applied) return hold(load, inputs);
+  return {
+    desired,
+    reason: 'grow:fast-surge',
+    inputs: { visibleMessages: load.visible, ...inputs },
+    context: { ...load.next, applied: desired, lastChangeAt: sample.at, roseAtApplied: false },
+  };
+}
 
-  const growthLimit = confirmed
-    ? config.maxConcurrency
-    : unconfirmedLimit(applied, context.confirmedNeed ?? context.tickApplied, config);
-  let need: number | undefined;
-  let slowStart = false;
+/**
+ * `hold:fast`. Nothing may grow: the tick froze the loop (a pause, a slower downstream, nothing bounding the
+ * consumer), or the reading makes no sense (a depth that is negative or not finite).
+ */
+function holdFrozen(load: FastLoad): FastDecision | undefined {
+  const { context, applied, visible } = load;
+  const frozen =
+    context.frozen !== undefined || !Number.isFinite(applied) || !Number.isFinite(visible) || visible < 0;
+  return frozen ? hold(load) : undefined;
+}
+
+/** `hold:fast`. At the cap there is nothing to add, and nothing to size. */
+function holdAtCap(load: FastLoad): FastDecision | undefined {
+  return load.applied >= load.config.maxConcurrency ? hold(load) : undefined;
+}
+
+/** `hold:fast`. Nothing to work off: a few messages come and go at any load. */
+function holdNoBacklog(load: FastLoad): FastDecision | undefined {
+  if (load.visible >= BACKLOG_MESSAGES_PER_WORKER * load.applied) return undefined;
+  return hold(load, { arrivalsAtLeast: load.atLeast, confirmed: load.confirmed });
+}
+
+/**
+ * `hold:fast`. The target is safe without growth: what waits is worked off within the setpoint (the tick's law
+ * would hold).
+ */
+function holdWorkedOffInTime(load: FastLoad): FastDecision | undefined {
+  const { itemSeconds } = load.context;
+  if (itemSeconds === undefined) return undefined;
+  if (!backlogWorkedOffInTime(load.visible, load.applied, itemSeconds, load.config)) return undefined;
+  return hold(load, { arrivalsAtLeast: load.atLeast, confirmed: load.confirmed });
+}
+
+/** `grow:fast-surge`. A rate and a per-item time size the need with the backlog, limited as unconfirmed growth is. */
+function growSizedNeed(load: FastLoad): FastDecision | undefined {
+  const { arrivals, context } = load;
+  if (arrivals === undefined || context.itemSeconds === undefined) return undefined;
+  return growTo(load, needWithBacklog(arrivals, context.itemSeconds, load.visible, load.config), false);
+}
+
+/**
+ * `grow:fast-surge`, slow start. No per-item time to size with (a new queue, a burst after a long silence):
+ * double per sample while the depth proves arrivals above what runs, as TCP's slow start does; it stops at the
+ * first sample that shows the depth no longer rising. Worked example (800/s at 15 ms after 20 idle minutes):
+ * 2 → 4 → 8 → 16 in 30 s. Once two rises at two values fit a per-worker service, the last step is sized by it,
+ * not doubled: 8 → 16 → 32 would overshoot a need of 20.
+ */
+function growSlowStart(load: FastLoad): FastDecision | undefined {
+  const { context, sample, applied, rise } = load;
+  if (context.itemSeconds !== undefined || !slowStartProof(context.previous, sample, applied))
+    return undefined;
+  const fitted = rise === undefined ? undefined : fittedService(context.lastRise, rise);
+  if (fitted === undefined) return growTo(load, 2 * applied, true);
+  const sized = needWithBacklog(fitted.arrivals, 1 / fitted.perWorker, load.visible, load.config);
+  return growTo(load, Math.max(applied + 1, Math.min(2 * applied, sized)), true);
+}
+
+/**
+ * `grow:fast-surge`. The same doubling on the backlog a burst left behind (a fan-out), up to what its drain says
+ * works it off.
+ */
+function growBacklogLeftBehind(load: FastLoad): FastDecision | undefined {
+  const { context, sample, applied, config } = load;
+  if (context.itemSeconds !== undefined || !load.burstEnded) return undefined;
   const leftBehind = backlogLeftBehind(context.previous, sample, applied, {
     target: config.targetAgeSeconds,
     setpoint: setpointSeconds(config),
   });
-  if (arrivals !== undefined && context.itemSeconds !== undefined) {
-    need = needWithBacklog(arrivals, context.itemSeconds, visible, config);
-  } else if (context.itemSeconds === undefined && slowStartProof(context.previous, sample, applied)) {
-    // No per-item time to size with (a new queue, a burst after a long silence): double per sample while the
-    // depth proves arrivals above what runs, as TCP's slow start does; it stops at the first sample that shows
-    // the depth no longer rising. Worked example (800/s at 15 ms after 20 idle minutes): 2 → 4 → 8 → 16 in 30 s.
-    // Once two rises at two values fit a per-worker service, the last step is sized by it, not doubled: 8 → 16
-    // → 32 would overshoot a need of 20.
-    const fitted = rise === undefined ? undefined : fittedService(context.lastRise, rise);
-    need =
-      fitted === undefined
-        ? 2 * applied
-        : Math.max(
-            applied + 1,
-            Math.min(2 * applied, needWithBacklog(fitted.arrivals, 1 / fitted.perWorker, visible, config)),
-          );
-    slowStart = true;
-  } else if (context.itemSeconds === undefined && burstEnded && leftBehind !== undefined) {
-    // The same doubling on the backlog a burst left behind (a fan-out), up to what its drain says works it off.
-    need = Math.min(2 * applied, leftBehind);
-    slowStart = true;
-  } else if (
-    !falling &&
-    depthShowsBacklog(
-      context.tickSample,
-      sample.at,
-      visible,
-      applied,
-      setpointSeconds(config),
-      2 * config.tickSeconds,
-    )
-  ) {
-    // No per-item time, no proof this sample, and the depth not falling since the last one: how far to grow is
-    // unknown; the unconfirmed limit of the tick's value, once per tick, even where a spike is confirmed (the cap
-    // is no size for an unknown need). A falling depth is being worked off: the last growth is still settling.
-    need = unconfirmedLimit(applied, context.confirmedNeed ?? context.tickApplied, config);
+  return leftBehind === undefined ? undefined : growTo(load, Math.min(2 * applied, leftBehind), true);
+}
+
+/**
+ * `grow:fast-surge`. No need sized, no proof this sample, and the depth not falling since the last one: how far
+ * to grow is unknown; the unconfirmed limit of the tick's value, once per tick, even where a spike is confirmed
+ * (the cap is no size for an unknown need). A falling depth is being worked off: the last growth is still
+ * settling.
+ */
+function growUnconfirmed(load: FastLoad): FastDecision | undefined {
+  const { context, config, sample, applied } = load;
+  if (load.falling) return undefined;
+  const maxElapsed = 2 * config.tickSeconds;
+  const setpoint = setpointSeconds(config);
+  if (!depthShowsBacklog(context.tickSample, sample.at, load.visible, applied, setpoint, maxElapsed)) {
+    return undefined;
   }
-  const inputs = {
-    arrivalsAtLeast: atLeast,
-    arrivalRatePerSecond: arrivals,
-    needConcurrency: need,
-    confirmed,
-    growthLimit,
-  };
-  if (need === undefined || need <= applied) return hold(inputs);
-  // Slow start's proof stands in for CloudWatch's confirmation: with no baseline, no downstream can be "slower".
-  const limit = slowStart ? config.maxConcurrency : growthLimit;
-  const desired = clampConcurrency(Math.min(need, limit, applied + config.maxScaleUpStep), config);
-  if (desired <= applied) return hold(inputs);
-  return {
-    desired,
-    reason: 'grow:fast-surge',
-    inputs: { visibleMessages: visible, ...inputs },
-    context: { ...next, applied: desired, lastChangeAt: sample.at, roseAtApplied: false },
-  };
+  return growTo(load, unconfirmedLimit(applied, context.confirmedNeed ?? context.tickApplied, config), false);
+}
+
+/** `hold:fast`. A backlog, but nothing sizes the growth and nothing proves it is needed. */
+function holdUnsized(load: FastLoad): FastDecision {
+  return hold(load, needInputs(load, undefined));
 }

@@ -176,8 +176,49 @@ function slowdownOf(tick: Tick): { ratio?: number; slower: boolean } {
   return { ratio, slower: ratio !== undefined && ratio > tick.config.slowdownFactor && !arrivalsUpAsMuch };
 }
 
+/**
+ * The steady need for the arrival rate, and with the backlog's drain the need growth is sized on (undefined: no
+ * per-item time, unless nothing arrives).
+ */
+function needOf(tick: Tick, arrivalRate: number | undefined): Pick<Load, 'steady' | 'need'> {
+  const { snapshot, config, setpoint, itemSeconds } = tick;
+  // Without a per-item time the need is known only when nothing arrives, now or at the window's peak.
+  const nothingArrives = arrivalRate === 0 && (snapshot.peakArrivalRatePerSecond ?? 0) === 0;
+  const sized = arrivalRate !== undefined && (itemSeconds !== undefined || nothingArrives);
+  const steady = sized ? steadyNeed(arrivalRate, itemSeconds ?? 0, config) : undefined;
+  const excess = Math.max(0, (snapshot.visibleMessages ?? 0) - (arrivalRate ?? 0) * setpoint);
+  // Growth is sized on the lowest rate the period's count leaves plausible (rate-bounds.ts). That may take away
+  // the utilisation headroom, never the work itself: at least λ·S stays busy (at 0.5/s over a minute the bound is
+  // 37 % lower; a need below λ·S would call a growing queue "draining"). A rate the depth trend estimated is not a
+  // count and stands as it is.
+  const growthArrivals =
+    arrivalRate !== undefined && arrivalRate === tick.measuredArrivals
+      ? Math.max(
+          rateLowerBound(arrivalRate, snapshot.ratePeriodSeconds),
+          config.targetUtilization * arrivalRate,
+        )
+      : arrivalRate;
+  const need =
+    !sized || (itemSeconds === undefined && excess > 0)
+      ? undefined
+      : needWithBacklog(growthArrivals ?? 0, itemSeconds ?? 0, snapshot.visibleMessages, config);
+  return { steady, need };
+}
+
+/** The baselines to carry: updated by a healthy tick, frozen while the downstream is slower. */
+function baselinesOf(tick: Tick, slower: boolean): ControllerState {
+  const { snapshot, state } = tick;
+  if (slower) {
+    return { baselineItemSeconds: state.baselineItemSeconds, baselineArrivalRate: state.baselineArrivalRate };
+  }
+  return {
+    baselineItemSeconds: updatedBaseline(state.baselineItemSeconds, snapshot.itemSeconds),
+    baselineArrivalRate: updatedBaseline(state.baselineArrivalRate, snapshot.arrivalRatePerSecond),
+  };
+}
+
 export function loadOf(tick: Tick, lag: number): Load {
-  const { snapshot, state, config, setpoint, itemSeconds, measuredArrivals } = tick;
+  const { snapshot, config, setpoint, itemSeconds } = tick;
   const age = snapshot.oldestAge as NonNullable<QueueSnapshot['oldestAge']>;
   const trend = trendSincePreviousTick(tick);
   // Only a rise beyond what a slower downstream could cause confirms a spike; then the trend sizes it, a minute
@@ -198,34 +239,8 @@ export function loadOf(tick: Tick, lag: number): Load {
     maxDefined(arrivalRate, snapshot.completionRatePerSecond, estimate),
   );
 
-  // Without a per-item time the need is known only when nothing arrives, now or at the window's peak.
-  const nothingArrives = arrivalRate === 0 && (snapshot.peakArrivalRatePerSecond ?? 0) === 0;
-  const sized = arrivalRate !== undefined && (itemSeconds !== undefined || nothingArrives);
-  const steady = sized ? steadyNeed(arrivalRate, itemSeconds ?? 0, config) : undefined;
-  const excess = Math.max(0, (snapshot.visibleMessages ?? 0) - (arrivalRate ?? 0) * setpoint);
-  // Growth is sized on the lowest rate the period's count leaves plausible (rate-bounds.ts). That may take away
-  // the utilisation headroom, never the work itself: at least λ·S stays busy (at 0.5/s over a minute the bound is
-  // 37 % lower; a need below λ·S would call a growing queue "draining"). A rate the depth trend estimated is not a
-  // count and stands as it is.
-  const growthArrivals =
-    arrivalRate !== undefined && arrivalRate === measuredArrivals
-      ? Math.max(
-          rateLowerBound(arrivalRate, snapshot.ratePeriodSeconds),
-          config.targetUtilization * arrivalRate,
-        )
-      : arrivalRate;
-  const need =
-    !sized || (itemSeconds === undefined && excess > 0)
-      ? undefined
-      : needWithBacklog(growthArrivals ?? 0, itemSeconds ?? 0, snapshot.visibleMessages, config);
-
+  const { steady, need } = needOf(tick, arrivalRate);
   const slowdown = slowdownOf(tick);
-  const baselines: ControllerState = slowdown.slower
-    ? { baselineItemSeconds: state.baselineItemSeconds, baselineArrivalRate: state.baselineArrivalRate }
-    : {
-        baselineItemSeconds: updatedBaseline(state.baselineItemSeconds, snapshot.itemSeconds),
-        baselineArrivalRate: updatedBaseline(state.baselineArrivalRate, snapshot.arrivalRatePerSecond),
-      };
   return {
     ...tick,
     ageSeconds,
@@ -237,7 +252,7 @@ export function loadOf(tick: Tick, lag: number): Load {
     steady,
     need,
     downstreamSlower: slowdown.slower,
-    baselines,
+    baselines: baselinesOf(tick, slowdown.slower),
     inputs: {
       ageSeconds,
       ageDataLagSeconds: lag,

@@ -7,6 +7,8 @@
  * `QueueAgeScalerSettings` (the typecheck says so) and the seed preset's value.
  */
 
+import type { SettingDescriptor } from './setting-descriptor.ts';
+
 /**
  * The shortest fast-path sampling interval. SQS's depth is approximate (a sample of the queue's hosts): two
  * readings a moment apart differ by a few messages with nothing arriving, and over 50 ms that noise reads as
@@ -19,34 +21,7 @@ export const MIN_FAST_SAMPLE_SECONDS = 5;
 export const ACTUATOR_MODES = ['lockstep', 'reserved', 'event-source'] as const;
 export type ActuatorMode = (typeof ACTUATOR_MODES)[number];
 
-export type Rule =
-  | { readonly kind: 'number'; min: number; minInclusive: boolean; max: number; unit: string }
-  | { readonly kind: 'integer'; min: number; max: number; unit: string }
-  | { readonly kind: 'enum'; values: readonly string[] };
-
-export interface SettingDescriptor {
-  /** The range every entry point accepts. */
-  readonly rule: Rule;
-  /** The product's default (the lambda preset); absent when leaving the setting out means no limit. */
-  readonly lambda?: number | string;
-  /**
-   * `required`: must end up with a value (a default gives one unless custom defaults leave it out); `cap`: the
-   * config always has it, but it may come from the downstream limits instead; `optional`: may stay unset.
-   */
-  readonly presence: 'required' | 'cap' | 'optional';
-  /** The `QueueAgeScaler` prop that feeds it. */
-  readonly prop: string;
-  /** Whether the prop is a `Duration` (the setting is then in seconds). */
-  readonly duration: boolean;
-  /** The controller's environment variable: the field in upper snake case (checked below). */
-  readonly env: string;
-  /** One line for the props table: what it means. */
-  readonly doc: string;
-  /** For the props table: what leaving an optional setting out means. @default 'none' */
-  readonly unset?: string;
-  /** For the props table: what is checked beyond the rule (against other settings, or by the construct). */
-  readonly also?: string;
-}
+export type { Rule, SettingDescriptor } from './setting-descriptor.ts';
 
 const SECONDS = 'seconds';
 const EXECUTIONS = 'concurrent executions';

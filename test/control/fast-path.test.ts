@@ -45,6 +45,20 @@ describe('decideFast', () => {
     },
     {
       comment:
+        'nor are a few messages of long items: 15 waiting for 2 workers at 10 s is 75 s of work, but fewer than a batch per worker come and go at any load',
+      ctx: context({
+        itemSeconds: 10,
+        reportedArrivals: 0.1,
+        tickArrivals: 0.1,
+        tickSample: at(0, 10),
+        previous: at(0, 10),
+      }),
+      sample: at(10, 15),
+      desired: 2,
+      reason: 'hold:fast',
+    },
+    {
+      comment:
         'a flat 300/s whose items got slower: the depth rose 188/s, which a slowdown can do — growth stops at ⌊1.5 × 7⌋ = 10',
       ctx: context({
         applied: 7,
@@ -155,6 +169,11 @@ describe('decideFast', () => {
       expect(decision.desired).toBe(desired);
     },
   );
+
+  it('at the cap nothing is sized: the decision reports no need and no growth limit', () => {
+    const decision = decideFast(at(10, 70_000), context({ applied: 32 }), config());
+    expect(decision.inputs).toStrictEqual({ visibleMessages: 70_000, confirmed: false, frozen: undefined });
+  });
 
   it('the approximate depth’s jitter is no surge, however close together the samples', () => {
     // ±4 messages between readings 50 ms apart would read as arrivals ≥ 160/s without the noise discount.

@@ -1,0 +1,87 @@
+import type { ScalerConfig } from './config.ts';
+import type { Decision } from './decision.ts';
+import type { DepthSample, HeldRise } from './depth-trend.ts';
+import { steadyNeed } from './need.ts';
+import type { QueueSnapshot } from './snapshot.ts';
+
+/**
+ * What a fast-path sample carries: the tick's reading that starts the loop (`fastPathContext`), then what each
+ * sample of `decideFast` adds to it for the next.
+ */
+
+/** What a sample needs from the tick that started the loop, updated by every sample. */
+export interface FastPathContext {
+  /** The concurrency applied now: the tick's reading, then this loop's own writes. */
+  readonly applied: number;
+  /**
+   * The concurrency the tick left: unconfirmed growth is measured from it when no confirmed need is known, so
+   * six samples a minute cannot compound the limit (2 → 3 → 4 → 6 → 9 … within one minute).
+   */
+  readonly tickApplied: number;
+  /** When it last changed (the pollers need up to a minute to reach a raised maximum). */
+  readonly lastChangeAt?: number;
+  /** The tick's depth sample: the long baseline of the trend. */
+  readonly tickSample?: DepthSample;
+  /** The previous sample of this loop (or the tick's). */
+  readonly previous?: DepthSample;
+  /** Arrivals per second CloudWatch last reported (the busiest recent period). */
+  readonly reportedArrivals?: number;
+  /** The arrival rate the tick sized for (the trend's, where it confirmed a spike). */
+  readonly tickArrivals?: number;
+  /** The per-item time the tick used. */
+  readonly itemSeconds?: number;
+  /** The need CloudWatch's confirmed data supports: what unconfirmed growth is measured against. */
+  readonly confirmedNeed?: number;
+  /** The tick found the backlog confirmed by CloudWatch itself. */
+  readonly confirmed: boolean;
+  /** Nothing may grow: a pause, a slower downstream, nothing bounding the consumer, or no tick decision. */
+  readonly frozen?: 'paused' | 'downstream-slower' | 'unbounded';
+  /** This loop saw the depth rise at the applied value, held (`roseWithAppliedHeld`); cleared by a growth. */
+  readonly roseAtApplied?: boolean;
+  /** The depth fell after it rose at an unchanged value: a burst ended; cleared when the depth rises again. */
+  readonly burstEnded?: boolean;
+  /** The last rise of the depth this loop measured over an interval the applied value held through. */
+  readonly lastRise?: HeldRise;
+}
+
+/** The fast path's starting point, from the tick's snapshot and decision (pure). */
+export function fastPathContext(
+  snapshot: QueueSnapshot,
+  decision: Decision,
+  appliedAfter: number,
+  config: ScalerConfig,
+): FastPathContext {
+  const itemSeconds = decision.inputs.itemSeconds;
+  const reported =
+    snapshot.arrivalRatePerSecond === undefined && snapshot.peakArrivalRatePerSecond === undefined
+      ? undefined
+      : Math.max(snapshot.arrivalRatePerSecond ?? 0, snapshot.peakArrivalRatePerSecond ?? 0);
+  const sample =
+    snapshot.visibleMessages === undefined
+      ? undefined
+      : { at: snapshot.now, messages: snapshot.visibleMessages };
+  const frozen =
+    decision.reason === 'hold:paused'
+      ? 'paused'
+      : decision.downstreamSlower
+        ? 'downstream-slower'
+        : Number.isFinite(appliedAfter)
+          ? undefined
+          : 'unbounded';
+  return {
+    applied: appliedAfter,
+    tickApplied: appliedAfter,
+    lastChangeAt: decision.state.lastChangeAt,
+    tickSample: sample,
+    previous: sample,
+    reportedArrivals: reported,
+    tickArrivals: decision.inputs.arrivalRatePerSecond,
+    itemSeconds,
+    confirmedNeed:
+      reported === undefined || itemSeconds === undefined
+        ? undefined
+        : steadyNeed(reported, itemSeconds, config),
+    confirmed: decision.inputs.confirmed ?? false,
+    frozen,
+  };
+}
