@@ -2,11 +2,8 @@ import type { AwsClients, CallLog } from '../../lib/aws/clients.ts';
 import { readHistories } from '../../lib/aws/metric-history.ts';
 import type { ControllerHistory } from '../../lib/aws/metric-queries.ts';
 import { sqsQueuePort } from '../../lib/aws/queue-depth.ts';
-import {
-  type BudgetMemberOutcome,
-  type BudgetTickResult,
-  runBudgetTick,
-} from '../../lib/control/budget-tick.ts';
+import type { BudgetMemberOutcome, BudgetTickResult } from '../../lib/control/budget-outcome.ts';
+import { runBudgetTick } from '../../lib/control/budget-tick.ts';
 import { type LoopState, startBudgetLoop } from '../../lib/control/control-loop.ts';
 import type { ScalerConfig, TickResult } from '../../lib/control/index.ts';
 import { pauseOverpulls } from './actuator.ts';
@@ -204,10 +201,8 @@ export async function budgetTick(
   };
   const names = tickMembers.map((m) => m.name);
   const actuators = new Map(runs.map((r) => [r.settings.resources.scalerName, r.ports]));
-  const { value: result, recorded } = await recordingAll(
-    names,
-    actuators,
-    () => runBudgetTick(budget, tickMembers, now, options),
+  const { value: result, recorded } = await recordingAll(names, actuators, () =>
+    runBudgetTick(budget, tickMembers, now, options),
   );
   const outcomes = new Map<string, TickOutcome>();
   for (const o of result.members) {

@@ -83,75 +83,106 @@ export async function runBudgetFastSample(
   now: number,
   allShares?: ReadonlyMap<string, number>,
 ): Promise<BudgetFastResult> {
-  const next = new Map(counts);
-  const results = new Map<string, FastSampleResult>();
-  const failures = new Map<string, unknown>();
-  const released = new Set<string>();
+  const step: FastStep = {
+    budget,
+    now,
+    next: new Map(counts),
+    results: new Map(),
+    failures: new Map(),
+    released: new Set(),
+    raised: new Map(),
+    contexts: new Map(),
+  };
   // Every tick member's share, sampled or not (a member that left the loop, or has no fast path, keeps its share).
   const shares =
     allShares ?? new Map(members.flatMap((m) => (m.share === undefined ? [] : [[m.name, m.share] as const])));
   // Releases first: the units they free go to the growths below, most behind first.
-  for (const m of members) {
-    if (m.releaseAt === undefined || now < m.releaseAt) continue;
-    if ((next.get(m.name) ?? 0) <= m.context.applied) continue;
-    try {
-      if (await releaseTrailing(m, next.get(m.name) ?? 0)) {
-        released.add(m.name);
-        next.set(m.name, budgetCount(await ceilingOf(m.ports.concurrency), m.config.maxConcurrency));
-      }
-    } catch (error) {
-      failures.set(m.name, error);
-    }
-  }
+  for (const m of members) await releaseStep(step, m);
   // Then the tick's deferred raises, most behind first, within what is free now: the tick's own decision,
   // carried out once the units it waited for are free (over limits as the tick left them only).
-  const raised = new Map<string, number>();
-  const contexts = new Map<string, FastPathContext>();
-  for (const m of members) {
-    if (failures.has(m.name) || m.deferredTo === undefined) continue;
-    const count = next.get(m.name) ?? m.config.maxConcurrency;
-    // The tick lent it the others' unused shares already: only what is free bounds it, no share is held here.
-    const target = Math.min(
-      m.deferredTo,
-      fastGrowthLimit(budget, next, m.name, m.config, new Map(), m.context.applied),
-    );
-    if (target <= count) continue;
-    try {
-      const after = await raiseDeferred(m, target);
-      // A raise half done (reserved written, the mapping refused) still holds what was written: count it.
-      next.set(
-        m.name,
-        Math.max(count, budgetCount(await ceilingOf(m.ports.concurrency), m.config.maxConcurrency)),
-      );
-      if (after === undefined) continue;
-      raised.set(m.name, after);
-      contexts.set(m.name, { ...m.context, applied: after, tickApplied: after, lastChangeAt: now });
-    } catch (error) {
-      failures.set(m.name, error);
-      next.set(m.name, m.config.maxConcurrency);
-    }
-  }
-  for (const m of members) {
-    if (failures.has(m.name)) continue;
-    const context = contexts.get(m.name) ?? m.context;
-    const limit = fastGrowthLimit(budget, next, m.name, m.config, shares, context.applied);
-    const before = next.get(m.name) ?? m.config.maxConcurrency;
-    try {
-      const result = await runFastSample(m.ports, context, limitedConfig(m.config, limit), now);
-      results.set(m.name, result);
-      const after = budgetCount(await ceilingOf(m.ports.concurrency), m.config.maxConcurrency);
-      // A growth rewrites a trailing reserved down with it (lockstep plans reserved = the new value): until the
-      // release time the invocations the old maximum started may still run, so it still counts at the old value.
-      const trailing =
-        before > context.applied && !released.has(m.name) && (m.releaseAt === undefined || now < m.releaseAt);
-      next.set(m.name, trailing ? Math.max(before, after) : after);
-    } catch (error) {
-      // A write may have landed before the error: count the most it could hold.
-      failures.set(m.name, error);
-      next.set(m.name, m.config.maxConcurrency);
-    }
-  }
+  for (const m of members) await raiseStep(step, m);
+  for (const m of members) await sampleStep(step, m, shares);
+  const { results, failures, next, released, raised } = step;
   return { results, failures, counts: next, released, raised };
+}
+
+/** One budget fast sample in progress: every member's count as the writes go, and what each did. */
+interface FastStep {
+  readonly budget: number;
+  readonly now: number;
+  readonly next: Map<string, number>;
+  readonly results: Map<string, FastSampleResult>;
+  readonly failures: Map<string, unknown>;
+  readonly released: Set<string>;
+  readonly raised: Map<string, number>;
+  /** The contexts a deferred raise moved on. */
+  readonly contexts: Map<string, FastPathContext>;
+}
+
+const countNow = async (m: BudgetFastMember) =>
+  budgetCount(await ceilingOf(m.ports.concurrency), m.config.maxConcurrency);
+
+async function releaseStep(step: FastStep, m: BudgetFastMember): Promise<void> {
+  const { next } = step;
+  if (m.releaseAt === undefined || step.now < m.releaseAt) return;
+  if ((next.get(m.name) ?? 0) <= m.context.applied) return;
+  try {
+    if (await releaseTrailing(m, next.get(m.name) ?? 0)) {
+      step.released.add(m.name);
+      next.set(m.name, await countNow(m));
+    }
+  } catch (error) {
+    step.failures.set(m.name, error);
+  }
+}
+
+async function raiseStep(step: FastStep, m: BudgetFastMember): Promise<void> {
+  const { next } = step;
+  if (step.failures.has(m.name) || m.deferredTo === undefined) return;
+  const count = next.get(m.name) ?? m.config.maxConcurrency;
+  // The tick lent it the others' unused shares already: only what is free bounds it, no share is held here.
+  const free = fastGrowthLimit(step.budget, next, m.name, m.config, new Map(), m.context.applied);
+  const target = Math.min(m.deferredTo, free);
+  if (target <= count) return;
+  try {
+    const after = await raiseDeferred(m, target);
+    // A raise half done (reserved written, the mapping refused) still holds what was written: count it.
+    next.set(m.name, Math.max(count, await countNow(m)));
+    if (after === undefined) return;
+    step.raised.set(m.name, after);
+    step.contexts.set(m.name, { ...m.context, applied: after, tickApplied: after, lastChangeAt: step.now });
+  } catch (error) {
+    step.failures.set(m.name, error);
+    next.set(m.name, m.config.maxConcurrency);
+  }
+}
+
+async function sampleStep(
+  step: FastStep,
+  m: BudgetFastMember,
+  shares: ReadonlyMap<string, number>,
+): Promise<void> {
+  const { next, now } = step;
+  if (step.failures.has(m.name)) return;
+  const context = step.contexts.get(m.name) ?? m.context;
+  const limit = fastGrowthLimit(step.budget, next, m.name, m.config, shares, context.applied);
+  const before = next.get(m.name) ?? m.config.maxConcurrency;
+  try {
+    const result = await runFastSample(m.ports, context, limitedConfig(m.config, limit), now);
+    step.results.set(m.name, result);
+    const after = await countNow(m);
+    // A growth rewrites a trailing reserved down with it (lockstep plans reserved = the new value): until the
+    // release time the invocations the old maximum started may still run, so it still counts at the old value.
+    const trailing =
+      before > context.applied &&
+      !step.released.has(m.name) &&
+      (m.releaseAt === undefined || now < m.releaseAt);
+    next.set(m.name, trailing ? Math.max(before, after) : after);
+  } catch (error) {
+    // A write may have landed before the error: count the most it could hold.
+    step.failures.set(m.name, error);
+    next.set(m.name, m.config.maxConcurrency);
+  }
 }
 
 /**

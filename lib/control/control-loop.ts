@@ -1,5 +1,5 @@
 import { type BudgetFastMember, type BudgetFastResult, runBudgetFastSample } from './budget-fast.ts';
-import type { BudgetTickResult } from './budget-tick.ts';
+import type { BudgetTickResult } from './budget-outcome.ts';
 import type { ScalerConfig } from './config.ts';
 import type { FastPathContext } from './fast-path.ts';
 import { type SampleGrid, sampleGrid, type TickSlot } from './sample-grid.ts';

@@ -1,4 +1,5 @@
-import { type BudgetMemberOutcome, runBudgetTick } from '../control/budget-tick.ts';
+import type { BudgetMemberOutcome } from '../control/budget-outcome.ts';
+import { runBudgetTick } from '../control/budget-tick.ts';
 import type { ScalerConfig } from '../control/config.ts';
 import { type LoopState, sampleDue, sampleLoop, startBudgetLoop } from '../control/control-loop.ts';
 import type { TickReport } from './controller-clock.ts';
