@@ -73,18 +73,19 @@ export function startLoop(starts: readonly LoopStart[], slot: TickSlot, budget?:
     tickSeconds: first?.config.tickSeconds ?? 0,
     fastSampleSeconds: sampling.length > 0 ? interval : 0,
   });
-  const members = sampling.map(
-    (s): LoopMember => ({
-      name: s.name,
-      context: s.context as FastPathContext,
-      ...(s.releaseAt === undefined ? {} : { releaseAt: s.releaseAt }),
-      ...(s.deferredTo === undefined ? {} : { deferredTo: s.deferredTo }),
+  // Undefined fields vanish in JSON: the state stays plain data.
+  const members = sampling.map(({ name, context, releaseAt, deferredTo }): LoopMember => {
+    return {
+      name,
+      context: context as FastPathContext,
+      releaseAt,
+      deferredTo,
       samples: 0,
       growths: 0,
       maxVisible: 0,
-    }),
-  );
-  return { grid, members, ...(budget ? { budget } : {}) };
+    };
+  });
+  return { grid, members, budget };
 }
 
 /** A budget tick's loop: its members in the grant order, with the counts and shares the tick left. */
@@ -197,11 +198,8 @@ export async function sampleLoop(
     return afterSample(m, result, why);
   });
   const budget = state.budget && sampled.counts ? { ...state.budget, counts: sampled.counts } : state.budget;
-  return {
-    state: { ...state, members, sampledAt: nextSampleAt(state) ?? now, ...(budget ? { budget } : {}) },
-    results: sampled.results,
-    left,
-  };
+  const sampledAt = nextSampleAt(state) ?? now;
+  return { state: { ...state, members, sampledAt, budget }, results: sampled.results, left };
 }
 
 /** A member after its sample: its new context and tally, and its leaving. */
