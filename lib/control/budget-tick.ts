@@ -3,7 +3,7 @@ import type { BudgetMemberOutcome, BudgetTickResult } from './budget-outcome.ts'
 import { afterFailedLowering, type BudgetWrite, planBudgetWrites } from './budget-writes.ts';
 import type { ScalerConfig } from './config.ts';
 import type { Decision } from './decision.ts';
-import { type FastPathContext, fastPathContext, fastPathOn } from './fast-path.ts';
+import { fastPathContext, fastPathOn } from './fast-path.ts';
 import type { ControllerState } from './snapshot.ts';
 import { readAndDecide, repairedBy, type TickOptions, type TickPorts, type TickReading } from './tick.ts';
 
