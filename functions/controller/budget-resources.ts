@@ -61,17 +61,7 @@ function asMemberProblem(problem: string): string {
  */
 export function budgetSettingsFromEnvironment(env: Record<string, string | undefined>): BudgetSettings {
   const problems: string[] = [];
-  const budgetName = env[BUDGET_ENVIRONMENT.budgetName] ?? '';
-  if (!BUDGET_NAME.test(budgetName)) {
-    problems.push(
-      `${BUDGET_ENVIRONMENT.budgetName} = '${budgetName}': must be the budget's name (1–64 of A–Z a–z 0–9 - _)`,
-    );
-  }
-  const rawBudget = env[BUDGET_ENVIRONMENT.budget] ?? '';
-  const budget = /^\d{1,6}$/.test(rawBudget) ? Number(rawBudget) : Number.NaN;
-  if (!(Number.isInteger(budget) && budget >= 1)) {
-    problems.push(`${BUDGET_ENVIRONMENT.budget} = '${rawBudget}': must be an integer in [1; 999999]`);
-  }
+  const { budgetName, budget } = budgetOf(env, problems);
   const list = parseMembers(env[BUDGET_ENVIRONMENT.members] ?? '', problems);
   const members: BudgetMemberSettings[] = [];
   const names = new Set<string>();
@@ -121,6 +111,22 @@ export function budgetSettingsFromEnvironment(env: Record<string, string | undef
   if (problems.length === 0) problems.push(...budgetFitProblems(budget, members));
   if (problems.length > 0) throw new ConfigError(problems);
   return { budgetName, budget, members };
+}
+
+/** The budget's name and its total, each checked. */
+function budgetOf(env: Record<string, string | undefined>, problems: string[]) {
+  const budgetName = env[BUDGET_ENVIRONMENT.budgetName] ?? '';
+  if (!BUDGET_NAME.test(budgetName)) {
+    problems.push(
+      `${BUDGET_ENVIRONMENT.budgetName} = '${budgetName}': must be the budget's name (1–64 of A–Z a–z 0–9 - _)`,
+    );
+  }
+  const rawBudget = env[BUDGET_ENVIRONMENT.budget] ?? '';
+  const budget = /^\d{1,6}$/.test(rawBudget) ? Number(rawBudget) : Number.NaN;
+  if (!(Number.isInteger(budget) && budget >= 1)) {
+    problems.push(`${BUDGET_ENVIRONMENT.budget} = '${rawBudget}': must be an integer in [1; 999999]`);
+  }
+  return { budgetName, budget };
 }
 
 function parseMembers(raw: string, problems: string[]): unknown[] {

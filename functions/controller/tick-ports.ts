@@ -1,11 +1,6 @@
-import { GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import type { AwsClients } from '../../lib/aws/clients.ts';
-import {
-  buildMetricQueries,
-  type ControllerHistory,
-  metricWindow,
-  parseMetricData,
-} from '../../lib/aws/metric-queries.ts';
+import { readHistories } from '../../lib/aws/metric-history.ts';
+import type { ControllerHistory } from '../../lib/aws/metric-queries.ts';
 import { sqsQueuePort } from '../../lib/aws/queue-depth.ts';
 import type { ScalerConfig, StatePort, TickOptions, TickPorts } from '../../lib/control/index.ts';
 import { LambdaActuator } from './actuator.ts';
@@ -39,9 +34,32 @@ export interface ControllerTickPorts extends TickPorts {
   evidence(): Promise<StateEvidence>;
 }
 
+/** The consumer's actuator, in the mode the settings name. */
+function actuatorFor(
+  clients: AwsClients,
+  resources: ControllerResources,
+  config: ScalerConfig,
+): LambdaActuator {
+  const target = {
+    mode: config.actuator,
+    functionName: resources.consumerFunctionName,
+    mappingUuid: resources.eventSourceMappingUuid,
+  };
+  return new LambdaActuator(clients.lambda, target, config);
+}
+
+/** A read made once, on first use: every port of the tick shares its answer. */
+function once<T>(read: () => Promise<T>): () => Promise<T> {
+  let answer: Promise<T> | undefined;
+  return () => {
+    answer ??= read();
+    return answer;
+  };
+}
+
 /**
  * `sharedHistory`: the member's part of a read several scalers share (a budget's one `GetMetricData` for every
- * member); by default the ports make their own call.
+ * member, `readHistories`); by default the ports read their own.
  */
 export function createTickPorts(
   clients: AwsClients,
@@ -51,52 +69,25 @@ export function createTickPorts(
   sharedHistory?: () => Promise<ControllerHistory>,
 ): ControllerTickPorts {
   const options = tickOptions(config);
-  const actuator = new LambdaActuator(
-    clients.lambda,
-    {
-      mode: config.actuator,
-      functionName: resources.consumerFunctionName,
-      mappingUuid: resources.eventSourceMappingUuid,
-    },
-    config,
-  );
+  const actuator = actuatorFor(clients, resources, config);
   const queue = sqsQueuePort(clients.sqs, resources.queueUrl);
-  let depth: ReturnType<typeof queue.depth> | undefined;
-  let history: Promise<ControllerHistory> | undefined;
-  const readHistory = () => {
-    if (sharedHistory) return sharedHistory();
-    history ??= (async () => {
-      const { startTime, endTime } = metricWindow(now, options.periodSeconds, options.windowSeconds);
-      const response = await clients.cloudwatch.send(
-        new GetMetricDataCommand({
-          StartTime: startTime,
-          EndTime: endTime,
-          ScanBy: 'TimestampDescending',
-          MetricDataQueries: buildMetricQueries(resources, options.periodSeconds),
-        }),
-      );
-      return parseMetricData(response.MetricDataResults ?? []);
-    })();
-    return history;
-  };
-  const readDepth = () => {
-    depth ??= queue.depth();
-    return depth;
-  };
+  const readHistory =
+    sharedHistory ??
+    once(async () => {
+      const reads = [{ resources, windowSeconds: options.windowSeconds }];
+      const [own] = await readHistories(clients.cloudwatch, reads, now, options.periodSeconds);
+      return own as ControllerHistory;
+    });
+  const readDepth = once(() => queue.depth());
   const evidence = async (): Promise<StateEvidence> => {
-    const [h, applied, reading] = await Promise.all([
+    const [history, applied, reading] = await Promise.all([
       readHistory(),
       actuator.applied(),
       actuator.read(),
       readDepth(),
     ]);
-    return {
-      now,
-      periodSeconds: options.periodSeconds,
-      history: h,
-      applied,
-      mappingModifiedAt: reading.mappingModifiedAt,
-    };
+    const { periodSeconds } = options;
+    return { now, periodSeconds, history, applied, mappingModifiedAt: reading.mappingModifiedAt };
   };
   // The state lives in CloudWatch: it is "saved" by the metrics the reporter publishes after the tick.
   const state: StatePort = {

@@ -1,13 +1,11 @@
 import { allocateBudget, type BudgetGrant, type BudgetMember, budgetProblems } from './budget-allocation.ts';
+import type { BudgetMemberOutcome, BudgetTickResult } from './budget-outcome.ts';
 import { afterFailedLowering, type BudgetWrite, planBudgetWrites } from './budget-writes.ts';
 import type { ScalerConfig } from './config.ts';
 import type { Decision } from './decision.ts';
-import { type FastPathContext, fastPathContext, fastPathOn } from './fast-path.ts';
-import { observe } from './observe.ts';
-import { decide } from './policy.ts';
-import type { ActuatorCondition } from './ports.ts';
-import type { ControllerState, QueueSnapshot } from './snapshot.ts';
-import { type FastSampleResult, runFastSample, type TickOptions, type TickPorts } from './tick.ts';
+import { fastPathContext, fastPathOn } from './fast-path.ts';
+import type { ControllerState } from './snapshot.ts';
+import { readAndDecide, repairedBy, type TickOptions, type TickPorts, type TickReading } from './tick.ts';
 
 /**
  * One tick of a shared budget: every member's own law, then the split, then the writes in the order that keeps
@@ -63,118 +61,34 @@ export interface BudgetTickMember {
   readonly lastKnown?: number;
 }
 
-export interface BudgetMemberOutcome {
-  readonly name: string;
-  /** Undefined when its reads failed. */
-  readonly snapshot?: QueueSnapshot;
-  readonly decision?: Decision;
-  /** Why its reads failed. */
-  readonly readError?: unknown;
-  /** Why a write to it failed (it then counts at what it holds after the failure). */
-  readonly writeError?: unknown;
-  /** What it counted for before the writes. */
-  readonly counted: number;
-  /** What its own law asked, within [floor, cap] (its count, for a held member). */
-  readonly demand: number;
-  readonly granted: number;
-  /** Its floor plus its share of the pool by weight (`BudgetGrant.share`): held for it between ticks. */
-  readonly share: number;
-  /**
-   * Why it got what it got: the split's reason, `unreadable`, or `lowered-only` when the held counts left no room
-   * to split (rule 4).
-   */
-  readonly reason: BudgetGrant['reason'] | 'unreadable' | 'lowered-only';
-  readonly lateness?: number;
-  /** What it counts for after the writes (its execution ceiling: see `executionCeiling`). */
-  readonly appliedAfter: number;
-  /** Whether a write to it landed (a new value, or a repair of its limits). */
-  readonly wrote: boolean;
-  /** Its limits overpulled (the mapping above reserved) before the writes, and no longer do. */
-  readonly repaired: boolean;
-  /** Its grant is below its own law's demand while its age is above its target. */
-  readonly starved: boolean;
-  /** Where its fast path goes on from, when it has one this minute. */
-  readonly fastContext?: FastPathContext;
-  /**
-   * When its units a shrink freed are known free (lockstep: the mapping came down, reserved trails it): the fast
-   * path lowers reserved then, and the deferred raises can use the units before the next tick.
-   */
-  readonly releaseAt?: number;
-  /** Its grant, when its raise waits for units not free yet (`deferred`): the fast path raises it once they are. */
-  readonly deferredTo?: number;
-}
-
-export interface BudgetTickResult {
-  readonly budget: number;
-  /** The grant order: most behind first (the order the fast path samples them in). */
-  readonly members: readonly BudgetMemberOutcome[];
-  /** The writes as planned, and the raises a failed lowering dropped. */
-  readonly plan: readonly BudgetWrite[];
-  readonly dropped: readonly string[];
-  /**
-   * The raises that wait for units a lowering freed but that are not free yet: in lockstep, reserved trails the
-   * mapping down by a tick while the invocations the old maximum started finish. The next tick raises them.
-   */
-  readonly deferred: readonly string[];
-  /** Σ granted. */
-  readonly grantedTotal: number;
-  /** Fully granted, and someone is starved: shed, or raise the downstream's capacity. */
-  readonly exhausted: boolean;
-  readonly starved: readonly string[];
-}
-
 export interface BudgetTickHooks {
   /** Called after every write with every member's count then (the invariant's tests watch it). */
   afterWrite?(counts: ReadonlyMap<string, number>): void;
 }
 
-type MemberReading =
-  | {
-      readonly ok: true;
-      readonly snapshot: QueueSnapshot;
-      readonly decision: Decision;
-      readonly state: ControllerState;
-      readonly current: number | undefined;
-      /** What it counts for: its execution ceiling where the port knows it, else its applied limit. */
-      readonly ceiling: number | undefined;
-      readonly condition: ActuatorCondition;
-    }
-  | { readonly ok: false; readonly error: unknown };
+type OkReading = TickReading & {
+  readonly ok: true;
+  /** What it counts for: its execution ceiling where the port knows it, else its applied limit. */
+  readonly ceiling: number | undefined;
+};
+type MemberReading = OkReading | { readonly ok: false; readonly error: unknown };
 
 /** A member's reads and its own law, as `runTick` does them; a failed read is kept, not thrown. */
-async function readAndDecide(
+async function readMember(
   member: BudgetTickMember,
   now: number,
   options: TickOptions,
 ): Promise<MemberReading> {
-  const { ports, config } = member;
   try {
-    const [series, depth, current, ceiling, condition, state] = await Promise.all([
-      ports.metrics.read(now, options.periodSeconds, options.windowSeconds),
-      ports.queue.depth(),
-      ports.concurrency.applied(),
-      ceilingOf(ports.concurrency),
-      ports.concurrency.condition?.() ?? Promise.resolve<ActuatorCondition>({}),
-      ports.state.load(now),
-    ]);
-    const snapshot = observe({
-      now,
-      periodSeconds: options.periodSeconds,
-      series,
-      depth,
-      appliedConcurrency: current ?? Number.POSITIVE_INFINITY,
-      paused: condition.paused,
-      peakWindowSeconds: config.scaleDownDelaySeconds,
-    });
-    const decision = decide(snapshot, state, config);
-    return { ok: true, snapshot, decision, state, current, ceiling, condition };
+    const reading = await readAndDecide(member.ports, member.config, now, options);
+    return { ok: true, ...reading, ceiling: await ceilingOf(member.ports.concurrency) };
   } catch (error) {
     return { ok: false, error };
   }
 }
 
 /** The port's execution ceiling, or its applied limit where it has none (the simulator's pool). */
-function ceilingOf(port: TickPorts['concurrency']): Promise<number | undefined> {
+export function ceilingOf(port: TickPorts['concurrency']): Promise<number | undefined> {
   return port.ceiling ? port.ceiling() : port.applied();
 }
 
@@ -189,8 +103,160 @@ function demandOf(decision: Decision, config: ScalerConfig): number {
 }
 
 /** The age the member's decision used (the datapoint bounded by real-time depth), else the datapoint. */
-function ageOf(reading: Extract<MemberReading, { ok: true }>): number | undefined {
+function ageOf(reading: OkReading): number | undefined {
   return reading.decision.inputs.ageSeconds ?? reading.snapshot.oldestAge?.seconds;
+}
+
+interface Entry {
+  readonly member: BudgetTickMember;
+  readonly reading: MemberReading;
+}
+
+/** One budget tick in progress: every member's reading, and every member's count as the writes go. */
+interface TickRun {
+  readonly budget: number;
+  readonly members: readonly BudgetTickMember[];
+  readonly byName: ReadonlyMap<string, Entry>;
+  readonly counts: Map<string, number>;
+  readonly now: number;
+  readonly hooks: BudgetTickHooks;
+  readonly wrote: Set<string>;
+  readonly writeErrors: Map<string, unknown>;
+  /** Each written member's applied limit after its last write (the law's value, not its count). */
+  readonly effective: Map<string, number | undefined>;
+}
+
+/** Held: unreadable, or paused by an operator. It counts at what it holds and is not written. */
+function held(run: TickRun, name: string): boolean {
+  const reading = run.byName.get(name)?.reading;
+  return reading === undefined || !reading.ok || reading.decision.reason === 'hold:paused';
+}
+
+function entry(run: TickRun, name: string): Entry {
+  return run.byName.get(name) as Entry;
+}
+
+async function readAll(
+  budget: number,
+  members: readonly BudgetTickMember[],
+  now: number,
+  options: TickOptions,
+  hooks: BudgetTickHooks,
+): Promise<TickRun> {
+  const readings = await Promise.all(members.map((m) => readMember(m, now, options)));
+  const byName = new Map(
+    members.map((m, i) => [m.name, { member: m, reading: readings[i] as MemberReading }]),
+  );
+  const counts = new Map<string, number>();
+  for (const [name, { member, reading }] of byName) counts.set(name, countedBefore(member, reading));
+  const [wrote, writeErrors, effective] = [new Set<string>(), new Map(), new Map()];
+  return { budget, members, byName, counts, now, hooks, wrote, writeErrors, effective };
+}
+
+/** Each member's claim on the budget: its law's value and age, or (held) what it holds. */
+function claimsOf(run: TickRun): BudgetMember[] {
+  return run.members.map((m) => {
+    const base = {
+      name: m.name,
+      floor: m.config.minConcurrency,
+      cap: m.config.maxConcurrency,
+      targetSeconds: m.config.targetAgeSeconds,
+      weight: m.weight,
+    };
+    if (held(run, m.name)) return { ...base, desired: 0, pausedAt: run.counts.get(m.name) as number };
+    const ok = entry(run, m.name).reading as OkReading;
+    return { ...base, desired: ok.decision.desired, ageSeconds: ageOf(ok) };
+  });
+}
+
+/** The split (or rule 4) and the writes it takes, in their safe order. */
+function planOf(run: TickRun) {
+  const claims = claimsOf(run);
+  const split = budgetProblems(run.budget, claims).length === 0;
+  const grants = split
+    ? allocateBudget(run.budget, claims)
+    : loweredOnly(run.members, run.byName, run.counts);
+  const heldTotal = run.members
+    .filter((m) => held(run, m.name))
+    .reduce((s, m) => s + (run.counts.get(m.name) ?? 0), 0);
+  const writable = grants.filter((g) => !held(run, g.name));
+  const limits = writable.map((g) => {
+    const { member, reading } = entry(run, g.name);
+    return {
+      name: g.name,
+      applied: reading.ok ? reading.ceiling : undefined,
+      cap: member.config.maxConcurrency,
+    };
+  });
+  // Rule 4 keeps the grants ≤ the counts: no raise, so the plan's budget check does not apply.
+  const plan = split
+    ? planBudgetWrites(run.budget - heldTotal, limits, writable)
+    : writable.flatMap((g): BudgetWrite[] => {
+        const from = run.counts.get(g.name) as number;
+        return g.granted < from ? [{ name: g.name, kind: 'lower', from, to: g.granted, needs: [] }] : [];
+      });
+  return { split, grants, writable, plan };
+}
+
+/** One write to a member, then its limits read back: returns its count after. */
+async function write(run: TickRun, name: string, value: number): Promise<number> {
+  const { member, reading } = entry(run, name);
+  // What it holds before this write: as read, or as the previous write to it left it.
+  const applied =
+    run.wrote.has(name) || !reading.ok
+      ? (run.counts.get(name) as number)
+      : (reading.current ?? Number.POSITIVE_INFINITY);
+  try {
+    await member.ports.concurrency.apply(value, applied);
+  } catch (error) {
+    run.writeErrors.set(name, error);
+  }
+  const after = budgetCount(await ceilingOf(member.ports.concurrency), member.config.maxConcurrency);
+  run.effective.set(name, await member.ports.concurrency.applied());
+  run.counts.set(name, after);
+  if (!run.writeErrors.has(name)) run.wrote.add(name);
+  run.hooks.afterWrite?.(run.counts);
+  return after;
+}
+
+/**
+ * Repairs first: a member whose limits are out of step (an overpull, reserved left above the mapping) but whose
+ * grant needs no write is rewritten at its grant, which is its count: the count cannot rise.
+ */
+async function repairOutOfStep(
+  run: TickRun,
+  writable: readonly { name: string; granted: number }[],
+  plan: readonly BudgetWrite[],
+) {
+  const planned = new Set(plan.map((w) => w.name));
+  for (const g of writable) {
+    const reading = run.byName.get(g.name)?.reading;
+    if (!reading?.ok || planned.has(g.name) || !(reading.condition.outOfStep ?? false)) continue;
+    await write(run, g.name, g.granted);
+  }
+}
+
+/** The plan's writes in order; a lowering not free yet holds back the raises that needed it. */
+async function runPlan(run: TickRun, plan: readonly BudgetWrite[]) {
+  let steps = [...plan];
+  const dropped: string[] = [];
+  const deferred: string[] = [];
+  while (steps.length > 0) {
+    const step = steps.shift() as BudgetWrite;
+    const after = await write(run, step.name, step.to);
+    if (step.kind !== 'lower' || after <= step.to) continue;
+    // Not free yet: the write failed, or (lockstep) the mapping came down and reserved trails it by a tick while
+    // the invocations the old maximum started finish. Either way the raises that needed it wait.
+    const landed =
+      !run.writeErrors.has(step.name) &&
+      (run.effective.get(step.name) ?? Number.POSITIVE_INFINITY) <= step.to;
+    const kept = afterFailedLowering(steps, step.name);
+    for (const s of steps) {
+      if (!kept.includes(s) && s.kind === 'raise') (landed ? deferred : dropped).push(s.name);
+    }
+    steps = kept;
+  }
+  return { dropped, deferred };
 }
 
 export async function runBudgetTick(
@@ -200,171 +266,12 @@ export async function runBudgetTick(
   options: TickOptions,
   hooks: BudgetTickHooks = {},
 ): Promise<BudgetTickResult> {
-  const readings = await Promise.all(members.map((m) => readAndDecide(m, now, options)));
-  const byName = new Map(
-    members.map((m, i) => [m.name, { member: m, reading: readings[i] as MemberReading }]),
-  );
-  const counts = new Map<string, number>();
-  for (const [name, { member, reading }] of byName) {
-    counts.set(
-      name,
-      reading.ok
-        ? budgetCount(reading.ceiling, member.config.maxConcurrency)
-        : (member.lastKnown ?? member.config.maxConcurrency),
-    );
-  }
-  const held = (name: string) => {
-    const reading = byName.get(name)?.reading;
-    return reading === undefined || !reading.ok || reading.decision.reason === 'hold:paused';
-  };
-
-  const claims: BudgetMember[] = members.map((m) => {
-    const reading = byName.get(m.name)?.reading as MemberReading;
-    const base = {
-      name: m.name,
-      floor: m.config.minConcurrency,
-      cap: m.config.maxConcurrency,
-      targetSeconds: m.config.targetAgeSeconds,
-      weight: m.weight,
-    };
-    if (held(m.name)) return { ...base, desired: 0, pausedAt: counts.get(m.name) as number };
-    const ok = reading as Extract<MemberReading, { ok: true }>;
-    return { ...base, desired: ok.decision.desired, ageSeconds: ageOf(ok) };
-  });
-
-  const split = budgetProblems(budget, claims).length === 0;
-  const grants = split ? allocateBudget(budget, claims) : loweredOnly(members, byName, counts);
-  const heldTotal = members.filter((m) => held(m.name)).reduce((s, m) => s + (counts.get(m.name) ?? 0), 0);
-  const writable = grants.filter((g) => !held(g.name));
-  const limits = writable.map((g) => {
-    const { member, reading } = byName.get(g.name) as { member: BudgetTickMember; reading: MemberReading };
-    const counted = reading.ok ? reading.ceiling : undefined;
-    return { name: g.name, applied: counted, cap: member.config.maxConcurrency };
-  });
-  // Rule 4 keeps the grants ≤ the counts: no raise, so the plan's budget check does not apply.
-  const plan = split
-    ? planBudgetWrites(budget - heldTotal, limits, writable)
-    : writable.flatMap((g): BudgetWrite[] => {
-        const from = counts.get(g.name) as number;
-        return g.granted < from ? [{ name: g.name, kind: 'lower', from, to: g.granted, needs: [] }] : [];
-      });
-
-  const wrote = new Set<string>();
-  const writeErrors = new Map<string, unknown>();
-  /** Each written member's applied limit after its last write (the law's value, not its count). */
-  const effective = new Map<string, number | undefined>();
-  const write = async (name: string, value: number): Promise<number> => {
-    const { member, reading } = byName.get(name) as { member: BudgetTickMember; reading: MemberReading };
-    // What it holds before this write: as read, or as the previous write to it left it.
-    const applied =
-      wrote.has(name) || !reading.ok
-        ? (counts.get(name) as number)
-        : (reading.current ?? Number.POSITIVE_INFINITY);
-    try {
-      await member.ports.concurrency.apply(value, applied);
-    } catch (error) {
-      writeErrors.set(name, error);
-    }
-    const after = budgetCount(await ceilingOf(member.ports.concurrency), member.config.maxConcurrency);
-    effective.set(name, await member.ports.concurrency.applied());
-    counts.set(name, after);
-    if (!writeErrors.has(name)) wrote.add(name);
-    hooks.afterWrite?.(counts);
-    return after;
-  };
-
-  // Repairs first: a member whose limits are out of step (an overpull, reserved left above the mapping) but
-  // whose grant needs no write is rewritten at its grant, which is its count: the count cannot rise.
-  const planned = new Set(plan.map((w) => w.name));
-  for (const g of writable) {
-    const reading = byName.get(g.name)?.reading;
-    if (!reading?.ok || planned.has(g.name) || !(reading.condition.outOfStep ?? false)) continue;
-    await write(g.name, g.granted);
-  }
-  let steps = [...plan];
-  const dropped: string[] = [];
-  const deferred: string[] = [];
-  while (steps.length > 0) {
-    const step = steps.shift() as BudgetWrite;
-    const after = await write(step.name, step.to);
-    if (step.kind === 'lower' && after > step.to) {
-      // Not free yet: the write failed, or (lockstep) the mapping came down and reserved trails it by a tick
-      // while the invocations the old maximum started finish. Either way the raises that needed it wait.
-      const landed =
-        !writeErrors.has(step.name) && (effective.get(step.name) ?? Number.POSITIVE_INFINITY) <= step.to;
-      const kept = afterFailedLowering(steps, step.name);
-      for (const s of steps) {
-        if (!kept.includes(s) && s.kind === 'raise') (landed ? deferred : dropped).push(s.name);
-      }
-      steps = kept;
-    }
-  }
-
+  const run = await readAll(budget, members, now, options, hooks);
+  const { split, grants, writable, plan } = planOf(run);
+  await repairOutOfStep(run, writable, plan);
+  const { dropped, deferred } = await runPlan(run, plan);
   const outcomes: BudgetMemberOutcome[] = [];
-  for (const g of grants) {
-    const { member, reading } = byName.get(g.name) as { member: BudgetTickMember; reading: MemberReading };
-    const counted = countedBefore(member, reading);
-    const appliedAfter = counts.get(g.name) as number;
-    // (appliedAfter is the member's count: its execution ceiling.)
-    if (!reading.ok) {
-      outcomes.push({
-        name: g.name,
-        readError: reading.error,
-        counted,
-        demand: counted,
-        granted: g.granted,
-        share: g.share,
-        reason: 'unreadable',
-        appliedAfter,
-        wrote: false,
-        repaired: false,
-        starved: false,
-      });
-      continue;
-    }
-    const { snapshot, decision, state } = reading;
-    // "Repaired" is what the limits are after the writes, not what was planned: a refused write repairs nothing.
-    const overpulled = reading.condition.overpull ?? false;
-    const after = overpulled && wrote.has(g.name) ? await member.ports.concurrency.condition?.() : undefined;
-    const repaired = overpulled && after !== undefined && !(after.overpull ?? false);
-    const appliedBefore = reading.current;
-    const changed =
-      wrote.has(g.name) && (effective.has(g.name) ? effective.get(g.name) !== appliedBefore : false);
-    const saved: ControllerState = { ...decision.state, lastChangeAt: changed ? now : state.lastChangeAt };
-    await member.ports.state.save(saved, now);
-    const demand = held(g.name) ? counted : demandOf(decision, member.config);
-    const age = ageOf(reading);
-    const starved = g.granted < demand && age !== undefined && age > member.config.targetAgeSeconds;
-    // The fast path grows from the member's applied limit (what the law sees), not its count.
-    const applied = effective.has(g.name) ? effective.get(g.name) : reading.current;
-    const fastContext =
-      fastPathOn(member.config) && applied !== undefined && Number.isFinite(applied)
-        ? fastPathContext(snapshot, { ...decision, state: saved }, applied, member.config)
-        : undefined;
-    const trailing = wrote.has(g.name) && applied !== undefined && appliedAfter > applied;
-    const delay = releaseDelaySeconds(snapshot.invocationSeconds, reading.condition.batchingWindowSeconds);
-    const releaseAt = trailing && delay !== undefined ? now + delay : undefined;
-    const deferredTo = deferred.includes(g.name) && g.granted > appliedAfter ? g.granted : undefined;
-    outcomes.push({
-      name: g.name,
-      snapshot,
-      decision,
-      ...(releaseAt === undefined ? {} : { releaseAt }),
-      ...(deferredTo === undefined ? {} : { deferredTo }),
-      ...(writeErrors.has(g.name) ? { writeError: writeErrors.get(g.name) } : {}),
-      counted,
-      demand,
-      granted: g.granted,
-      share: g.share,
-      reason: g.reason,
-      lateness: g.lateness,
-      appliedAfter,
-      wrote: wrote.has(g.name),
-      repaired,
-      starved,
-      ...(fastContext ? { fastContext } : {}),
-    });
-  }
+  for (const g of grants) outcomes.push(await outcomeOf(run, g, deferred));
   const grantedTotal = grants.reduce((sum, g) => sum + g.granted, 0);
   const starved = outcomes.filter((o) => o.starved).map((o) => o.name);
   return {
@@ -376,6 +283,75 @@ export async function runBudgetTick(
     grantedTotal,
     exhausted: split && grantedTotal >= budget && starved.length > 0,
     starved,
+  };
+}
+
+/** An unreadable member's outcome: held at its count, nothing written. */
+function unreadableOutcome(run: TickRun, g: HeldGrant, counted: number, error: unknown): BudgetMemberOutcome {
+  return {
+    name: g.name,
+    readError: error,
+    counted,
+    demand: counted,
+    granted: g.granted,
+    share: g.share,
+    reason: 'unreadable',
+    appliedAfter: run.counts.get(g.name) as number,
+    wrote: false,
+    repaired: false,
+    starved: false,
+  };
+}
+
+/** A member's outcome after the writes: its state saved, its fast path's start, its release and deferral. */
+async function outcomeOf(
+  run: TickRun,
+  g: HeldGrant,
+  deferred: readonly string[],
+): Promise<BudgetMemberOutcome> {
+  const { member, reading } = entry(run, g.name);
+  const { now, wrote, effective } = run;
+  const counted = countedBefore(member, reading);
+  // appliedAfter is the member's count: its execution ceiling.
+  const appliedAfter = run.counts.get(g.name) as number;
+  if (!reading.ok) return unreadableOutcome(run, g, counted, reading.error);
+  const { snapshot, decision, state, condition } = reading;
+  const after =
+    condition.overpull && wrote.has(g.name) ? await member.ports.concurrency.condition?.() : undefined;
+  const changed = wrote.has(g.name) && effective.has(g.name) && effective.get(g.name) !== reading.current;
+  const saved: ControllerState = { ...decision.state, lastChangeAt: changed ? now : state.lastChangeAt };
+  await member.ports.state.save(saved, now);
+  const demand = held(run, g.name) ? counted : demandOf(decision, member.config);
+  const age = ageOf(reading);
+  const starved = g.granted < demand && age !== undefined && age > member.config.targetAgeSeconds;
+  // The fast path grows from the member's applied limit (what the law sees), not its count.
+  const applied = effective.has(g.name) ? effective.get(g.name) : reading.current;
+  const fastContext =
+    fastPathOn(member.config) && applied !== undefined && Number.isFinite(applied)
+      ? fastPathContext(snapshot, { ...decision, state: saved }, applied, member.config)
+      : undefined;
+  const trailing = wrote.has(g.name) && applied !== undefined && appliedAfter > applied;
+  const delay = releaseDelaySeconds(snapshot.invocationSeconds, condition.batchingWindowSeconds);
+  const releaseAt = trailing && delay !== undefined ? now + delay : undefined;
+  const deferredTo = deferred.includes(g.name) && g.granted > appliedAfter ? g.granted : undefined;
+  return {
+    name: g.name,
+    snapshot,
+    decision,
+    ...(releaseAt === undefined ? {} : { releaseAt }),
+    ...(deferredTo === undefined ? {} : { deferredTo }),
+    ...(run.writeErrors.has(g.name) ? { writeError: run.writeErrors.get(g.name) } : {}),
+    counted,
+    demand,
+    granted: g.granted,
+    share: g.share,
+    reason: g.reason,
+    lateness: g.lateness,
+    appliedAfter,
+    wrote: wrote.has(g.name),
+    repaired: repairedBy(condition, after),
+    starved,
+    ...(fastContext ? { fastContext } : {}),
   };
 }
 
@@ -420,189 +396,4 @@ function loweredOnly(
       lateness: undefined,
     };
   });
-}
-
-export interface BudgetFastMember {
-  readonly name: string;
-  readonly ports: Pick<TickPorts, 'queue' | 'concurrency'>;
-  readonly config: ScalerConfig;
-  readonly context: FastPathContext;
-  /** The tick's `releaseAt` for it, if any. */
-  readonly releaseAt?: number;
-  /** The tick's `deferredTo` for it, if any. */
-  readonly deferredTo?: number;
-  /** Its share (`BudgetMemberOutcome.share`): what the others' fast paths leave free for it. @default none held */
-  readonly share?: number;
-}
-
-export interface BudgetFastResult {
-  readonly results: ReadonlyMap<string, FastSampleResult>;
-  /** Members whose sample threw: they count at their cap until the next tick reads them. */
-  readonly failures: ReadonlyMap<string, unknown>;
-  /** Every member's count after the samples. */
-  readonly counts: ReadonlyMap<string, number>;
-  /** The members whose trailing reserved concurrency came down in this sample (their units are free now). */
-  readonly released: ReadonlySet<string>;
-  /** The members whose deferred raise ran in this sample, and the value it reached. */
-  readonly raised: ReadonlyMap<string, number>;
-}
-
-/**
- * The most a member's fast path may grow to now: its cap, or what the budget leaves free above its count, if
- * less, less the part of the others' shares they are not using. Between ticks nobody knows whether another
- * member is about to need its share (two bursts that coincide), so the fast path lends none of it: a member grows
- * at once into its own share and into what no share holds; the others' unused shares are lent only by the tick,
- * which weighs every member's own law. The fast path only grows.
- */
-export function fastGrowthLimit(
-  budget: number,
-  counts: ReadonlyMap<string, number>,
-  name: string,
-  config: ScalerConfig,
-  shares: ReadonlyMap<string, number> = new Map(),
-  applied?: number,
-): number {
-  let total = 0;
-  for (const c of counts.values()) total += c;
-  let held = 0;
-  for (const [other, share] of shares) {
-    if (other !== name) held += Math.max(0, share - (counts.get(other) ?? share));
-  }
-  // From what it runs under, not what it counts for: a member whose reserved trails a shrink must not grow its
-  // mapping back over the tick's split into units it has not given up yet.
-  const own =
-    applied !== undefined && Number.isFinite(applied) ? applied : (counts.get(name) ?? config.maxConcurrency);
-  const free = Math.max(0, budget - total - held);
-  // Never above what is free, not even to the floor: a member below its floor (a hand edit) waits for the tick.
-  return Math.min(config.maxConcurrency, own + free);
-}
-
-/** The config a sample runs under: its cap lowered to `limit` (and its floor with it, where the limit is lower). */
-function limitedConfig(config: ScalerConfig, limit: number): ScalerConfig {
-  if (limit >= config.maxConcurrency) return config;
-  return { ...config, maxConcurrency: limit, minConcurrency: Math.min(config.minConcurrency, limit) };
-}
-
-/**
- * One fast-path sample of every member in order (the tick's grant order: most behind first, so they take the
- * free headroom first), each growing only within what the budget leaves free (`fastGrowthLimit`). `counts` holds
- * every member's count, sampled or not (a paused or unreadable member counts as the tick left it).
- */
-export async function runBudgetFastSample(
-  budget: number,
-  members: readonly BudgetFastMember[],
-  counts: ReadonlyMap<string, number>,
-  now: number,
-  allShares?: ReadonlyMap<string, number>,
-): Promise<BudgetFastResult> {
-  const next = new Map(counts);
-  const results = new Map<string, FastSampleResult>();
-  const failures = new Map<string, unknown>();
-  const released = new Set<string>();
-  // Every tick member's share, sampled or not (a member that left the loop, or has no fast path, keeps its share).
-  const shares =
-    allShares ?? new Map(members.flatMap((m) => (m.share === undefined ? [] : [[m.name, m.share] as const])));
-  // Releases first: the units they free go to the growths below, most behind first.
-  for (const m of members) {
-    if (m.releaseAt === undefined || now < m.releaseAt) continue;
-    if ((next.get(m.name) ?? 0) <= m.context.applied) continue;
-    try {
-      if (await releaseTrailing(m, next.get(m.name) ?? 0)) {
-        released.add(m.name);
-        next.set(m.name, budgetCount(await ceilingOf(m.ports.concurrency), m.config.maxConcurrency));
-      }
-    } catch (error) {
-      failures.set(m.name, error);
-    }
-  }
-  // Then the tick's deferred raises, most behind first, within what is free now: the tick's own decision,
-  // carried out once the units it waited for are free (over limits as the tick left them only).
-  const raised = new Map<string, number>();
-  const contexts = new Map<string, FastPathContext>();
-  for (const m of members) {
-    if (failures.has(m.name) || m.deferredTo === undefined) continue;
-    const count = next.get(m.name) ?? m.config.maxConcurrency;
-    // The tick lent it the others' unused shares already: only what is free bounds it, no share is held here.
-    const target = Math.min(
-      m.deferredTo,
-      fastGrowthLimit(budget, next, m.name, m.config, new Map(), m.context.applied),
-    );
-    if (target <= count) continue;
-    try {
-      const after = await raiseDeferred(m, target);
-      // A raise half done (reserved written, the mapping refused) still holds what was written: count it.
-      next.set(
-        m.name,
-        Math.max(count, budgetCount(await ceilingOf(m.ports.concurrency), m.config.maxConcurrency)),
-      );
-      if (after === undefined) continue;
-      raised.set(m.name, after);
-      contexts.set(m.name, { ...m.context, applied: after, tickApplied: after, lastChangeAt: now });
-    } catch (error) {
-      failures.set(m.name, error);
-      next.set(m.name, m.config.maxConcurrency);
-    }
-  }
-  for (const m of members) {
-    if (failures.has(m.name)) continue;
-    const context = contexts.get(m.name) ?? m.context;
-    const limit = fastGrowthLimit(budget, next, m.name, m.config, shares, context.applied);
-    const before = next.get(m.name) ?? m.config.maxConcurrency;
-    try {
-      const result = await runFastSample(m.ports, context, limitedConfig(m.config, limit), now);
-      results.set(m.name, result);
-      const after = budgetCount(await ceilingOf(m.ports.concurrency), m.config.maxConcurrency);
-      // A growth rewrites a trailing reserved down with it (lockstep plans reserved = the new value): until the
-      // release time the invocations the old maximum started may still run, so it still counts at the old value.
-      const trailing =
-        before > context.applied && !released.has(m.name) && (m.releaseAt === undefined || now < m.releaseAt);
-      next.set(m.name, trailing ? Math.max(before, after) : after);
-    } catch (error) {
-      // A write may have landed before the error: count the most it could hold.
-      failures.set(m.name, error);
-      next.set(m.name, m.config.maxConcurrency);
-    }
-  }
-  return { results, failures, counts: next, released, raised };
-}
-
-/**
- * The tick's deferred raise of one member to `target`, over limits as the tick left them: read afresh first; a
- * pause or a hand edit since the tick is left alone. Returns the applied value after, undefined when nothing rose.
- */
-async function raiseDeferred(m: BudgetFastMember, target: number): Promise<number | undefined> {
-  const port = m.ports.concurrency;
-  await port.refresh?.();
-  const [applied, condition] = await Promise.all([
-    port.applied(),
-    port.condition?.() ?? Promise.resolve<ActuatorCondition>({}),
-  ]);
-  if (condition.paused || applied === undefined || applied !== m.context.applied || target <= applied) {
-    return undefined;
-  }
-  await port.apply(target, applied);
-  const after = await port.applied();
-  return after !== undefined && after > applied ? after : undefined;
-}
-
-/**
- * Brings a lockstep member's trailing reserved concurrency down to its mapping's maximum, once the units are known
- * free (`releaseAt`). Only over limits exactly as this controller left them: the limits are read afresh first, and
- * a pause, a hand edit (a value other than the one the tick applied) or limits already in step are left alone. The
- * write lowers reserved to the mapping: never an overpull, and what runs does not change.
- */
-async function releaseTrailing(m: BudgetFastMember, counted: number): Promise<boolean> {
-  const port = m.ports.concurrency;
-  await port.refresh?.();
-  const [applied, ceiling, condition] = await Promise.all([
-    port.applied(),
-    ceilingOf(port),
-    port.condition?.() ?? Promise.resolve<ActuatorCondition>({}),
-  ]);
-  if (condition.paused || applied === undefined || applied !== m.context.applied) return false;
-  // Reserved as the tick left it, too: a hand edit of either limit is the operator's.
-  if (ceiling === undefined || ceiling !== counted || ceiling <= applied) return false;
-  await port.apply(applied, applied);
-  const after = await ceilingOf(port);
-  return after !== undefined && after < ceiling;
 }

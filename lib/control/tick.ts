@@ -11,7 +11,7 @@ import type {
   QueuePort,
   StatePort,
 } from './ports.ts';
-import type { PauseKind, QueueSnapshot } from './snapshot.ts';
+import type { ControllerState, PauseKind, QueueSnapshot } from './snapshot.ts';
 
 export interface TickPorts {
   readonly metrics: MetricsPort;
@@ -38,6 +38,47 @@ export interface TickResult {
   readonly repaired: boolean;
 }
 
+/** What one tick read, and its own law's decision on it. */
+export interface TickReading {
+  readonly snapshot: QueueSnapshot;
+  readonly decision: Decision;
+  readonly state: ControllerState;
+  /** The applied value as read (undefined: nothing bounds the consumer). */
+  readonly current: number | undefined;
+  readonly condition: ActuatorCondition;
+}
+
+/** A tick's reads, all at once, and `decide` on them: a lone scaler's tick and each budget member's. */
+export async function readAndDecide(
+  ports: TickPorts,
+  config: ScalerConfig,
+  now: number,
+  options: TickOptions,
+): Promise<TickReading> {
+  const [series, depth, current, condition, state] = await Promise.all([
+    ports.metrics.read(now, options.periodSeconds, options.windowSeconds),
+    ports.queue.depth(),
+    ports.concurrency.applied(),
+    ports.concurrency.condition?.() ?? Promise.resolve<ActuatorCondition>({}),
+    ports.state.load(now),
+  ]);
+  const snapshot = observe({
+    now,
+    periodSeconds: options.periodSeconds,
+    series,
+    depth,
+    appliedConcurrency: current ?? Number.POSITIVE_INFINITY,
+    paused: condition.paused,
+    peakWindowSeconds: config.scaleDownDelaySeconds,
+  });
+  return { snapshot, decision: decide(snapshot, state, config), state, current, condition };
+}
+
+/** "Repaired" is what the limits are after the writes, not what was planned: a refused write repairs nothing. */
+export function repairedBy(before: ActuatorCondition, after: ActuatorCondition | undefined): boolean {
+  return (before.overpull ?? false) && after !== undefined && !(after.overpull ?? false);
+}
+
 /**
  * One controller tick, level-based: read the current value, decide, write an absolute target only when it
  * differs or the values are out of step (Lambda's control plane shares 15 requests/second per account; duplicate
@@ -51,31 +92,14 @@ export async function runTick(
   now: number,
   options: TickOptions,
 ): Promise<TickResult> {
-  const [series, depth, current, condition, state] = await Promise.all([
-    ports.metrics.read(now, options.periodSeconds, options.windowSeconds),
-    ports.queue.depth(),
-    ports.concurrency.applied(),
-    ports.concurrency.condition?.() ?? Promise.resolve<ActuatorCondition>({}),
-    ports.state.load(now),
-  ]);
+  const { snapshot, decision, current, condition } = await readAndDecide(ports, config, now, options);
   // Nothing set means nothing bounds the consumer: the law adopts what it runs (never the floor by default).
   const applied = current ?? Number.POSITIVE_INFINITY;
-  const snapshot = observe({
-    now,
-    periodSeconds: options.periodSeconds,
-    series,
-    depth,
-    appliedConcurrency: applied,
-    paused: condition.paused,
-    peakWindowSeconds: config.scaleDownDelaySeconds,
-  });
-  const decision = decide(snapshot, state, config);
   const paused = decision.reason === 'hold:paused';
   const changed = !paused && (decision.desired !== current || (condition.outOfStep ?? false));
   if (changed) await ports.concurrency.apply(decision.desired, applied);
-  // "Repaired" is what the limits are after the writes, not what was planned: a refused write repairs nothing.
   const after = changed ? ((await ports.concurrency.condition?.()) ?? {}) : condition;
-  const repaired = (condition.overpull ?? false) && !(after.overpull ?? false);
+  const repaired = repairedBy(condition, after);
   await ports.state.save(decision.state, now);
   return { snapshot, decision, applied, changed, repaired };
 }

@@ -35,6 +35,20 @@ export interface ControlledParts {
 }
 
 /**
+ * How often the simulator asks the controller whether a fast-path sample is due: the largest step that lands on
+ * every sample time of every slot (the grid restarts at each tick, so at 7 s in a 60 s tick that is 1 s). The
+ * control loop itself says which of these instants are its samples (`sampleDue`), on the Lambda's grid. Milliseconds
+ * are the resolution. Undefined without a fast path (an interval of 0, or of a tick or more).
+ */
+export function sampleCarrierSeconds(interval: number | undefined, tickSeconds: number): number | undefined {
+  if (interval === undefined || !(interval > 0 && interval < tickSeconds)) return undefined;
+  let a = Math.round(interval * 1000);
+  let b = Math.round(tickSeconds * 1000);
+  while (b > 0) [a, b] = [b, a % b];
+  return a / 1000;
+}
+
+/**
  * The controller under test on its schedule: its ticks, the fast path's samples between them, and the ports it
  * sees the system through, the same a real controller has (TickPorts). Apart from the model so that the
  * controller cannot see more than the Lambda would: it gets only what these ports return, and its writes reach
@@ -46,8 +60,8 @@ export class ControllerClock {
   private at = 0;
   private lastTickAt = 0;
   private readonly ports: TickPorts;
-  /** The fast path's sampling interval, when there is one. */
-  readonly fastSampleSeconds: number | undefined;
+  /** How often the fast path is asked for a sample (`sampleCarrierSeconds`), when there is one. */
+  readonly sampleCarrierSeconds: number | undefined;
 
   constructor(
     private readonly controller: SimController,
@@ -55,9 +69,9 @@ export class ControllerClock {
     fastSampleSeconds: number | undefined,
     parts: ControlledParts,
   ) {
-    // A sample interval of 0, or of a tick or more, is no fast path.
-    const fast = fastSampleSeconds ?? 0;
-    this.fastSampleSeconds = controller.fastSample && fast > 0 && fast < tickSeconds ? fast : undefined;
+    this.sampleCarrierSeconds = controller.fastSample
+      ? sampleCarrierSeconds(fastSampleSeconds, tickSeconds)
+      : undefined;
     this.ports = this.buildPorts(parts);
   }
 
@@ -68,7 +82,7 @@ export class ControllerClock {
     return report;
   }
 
-  /** The fast path's sample at `now`, as the Lambda's loop takes them: one at a tick's own instant is the tick's. */
+  /** The fast path's sample at `now`, if its loop has one due then: one at a tick's own instant is the tick's. */
   async fastSample(now: number): Promise<void> {
     if (now === this.lastTickAt) return;
     this.at = now;

@@ -1,7 +1,8 @@
 import type { ScalerConfig } from '../control/config.ts';
-import { type FastPathContext, fastPathContext } from '../control/fast-path.ts';
+import { type LoopState, sampleDue, sampleLoop, startLoop } from '../control/control-loop.ts';
+import { fastPathContext } from '../control/fast-path.ts';
 import { observe } from '../control/observe.ts';
-import { runFastSample, runTick, type TickPorts } from '../control/tick.ts';
+import { runTick, type TickPorts } from '../control/tick.ts';
 import type { SimEnvironment } from './environment.ts';
 import type { SimController, TickReport } from './simulation.ts';
 
@@ -15,22 +16,29 @@ export function tickOptions(env: SimEnvironment) {
   return { periodSeconds: env.metricPeriodSeconds, windowSeconds: env.metricWindowSeconds };
 }
 
+/** The lone scaler's name in its control loop (a loop of one member, no budget). */
+const LONE = 'scaler';
+
 export function ageLawController(config: ScalerConfig, env: SimEnvironment): SimController {
-  // The fast path's context lives from one tick to the next, as in the Lambda's invocation.
-  let fast: FastPathContext | undefined;
+  // The control loop lives from one tick to the next, as in the Lambda's invocation: its samples fall on the
+  // tick's slot grid (sampleGrid), and it ends when the member leaves (paused, headroom).
+  let loop: LoopState | undefined;
   return {
     name: 'age law (this project)',
     async tick(ports, now) {
       const { decision, snapshot, applied, changed } = await runTick(ports, config, now, tickOptions(env));
       const after = changed ? decision.desired : applied;
-      fast = fastPathContext(snapshot, decision, after, config);
+      const context = fastPathContext(snapshot, decision, after, config);
+      // The simulator's event is delivered on time: the slot starts at the tick.
+      loop = startLoop([{ name: LONE, config, context }], { started: now, scheduledAt: now });
       return { reason: decision.reason, saturated: decision.saturated, shed: decision.shed };
     },
     async fastSample(ports, now) {
-      if (fast === undefined) return { changed: false };
-      const result = await runFastSample(ports, fast, config, now);
-      fast = result.context;
-      return { changed: result.changed };
+      if (loop === undefined || !sampleDue(loop, now)) return { changed: false };
+      const step = await sampleLoop(loop, new Map([[LONE, { ...ports, config }]]), now);
+      loop = step.state;
+      const result = step.results.get(LONE);
+      return { changed: result?.ok === true && result.grew };
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { TickPorts } from '../control/tick.ts';
 import type { ConsumerMode } from './actuator-model.ts';
-import type { SimController, TickReport } from './controller-clock.ts';
+import { type SimController, sampleCarrierSeconds, type TickReport } from './controller-clock.ts';
 import { Downstream, type DownstreamModel, type DownstreamStats } from './downstream.ts';
 import type { SimEnvironment } from './environment.ts';
 import { EventQueue } from './event-queue.ts';
@@ -115,6 +115,7 @@ export class GroupSimulation {
   private readonly limits: LimitSum;
   /** The group controller's schedule, apart from the members' queues: it runs first on a tie. */
   private readonly tasks = new EventQueue<GroupTask>();
+  /** How often the shared controller is asked for a fast-path sample (`sampleCarrierSeconds`). */
   private readonly fastSampleSeconds: number | undefined;
   private lastTickAt = Number.NEGATIVE_INFINITY;
   private readonly end: number;
@@ -144,9 +145,11 @@ export class GroupSimulation {
     this.names = input.members.map((m) => m.name);
     this.limits = new LimitSum(this.members.map((m) => m.limits));
     this.end = totalSeconds(phases[0] as Phase[]);
-    const fast = input.fastSampleSeconds ?? 0;
+    // The control loop picks its own sample times (the Lambda's grid) among these instants.
     this.fastSampleSeconds =
-      input.controller?.fastSample !== undefined && fast > 0 && fast < input.tickSeconds ? fast : undefined;
+      input.controller?.fastSample !== undefined
+        ? sampleCarrierSeconds(input.fastSampleSeconds, input.tickSeconds)
+        : undefined;
   }
 
   async run(): Promise<GroupSimulationResult> {

@@ -175,7 +175,8 @@ export class Simulation {
       everySeconds: this.env.ageSampleSeconds,
       run: (now) => this.metrics.recordAge(now, this.queue.headAge(now)),
     });
-    const fast = this.clock.fastSampleSeconds;
+    // The control loop picks its own sample times (the Lambda's grid) among these instants.
+    const fast = this.clock.sampleCarrierSeconds;
     if (fast !== undefined && !external)
       tasks.push({
         name: 'fast-path sample',

@@ -1,11 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  type BudgetTickMember,
-  fastGrowthLimit,
-  runBudgetFastSample,
-  runBudgetTick,
-} from '../../lib/control/budget-tick.ts';
+import { fastGrowthLimit, runBudgetFastSample } from '../../lib/control/budget-fast.ts';
+import { type BudgetTickMember, runBudgetTick } from '../../lib/control/budget-tick.ts';
 import { resolveScalerConfig, type ScalerConfig } from '../../lib/control/config.ts';
 import type { FastPathContext } from '../../lib/control/fast-path.ts';
 import type { ActuatorCondition, Datapoint, MetricSeries } from '../../lib/control/ports.ts';
