@@ -64,6 +64,12 @@ export interface ConsumerReading extends ConsumerLimits {
   readonly batchingWindowSeconds?: number;
 }
 
+/** An actuator's knowledge of the limits, carried from a tick to its samples. */
+export interface CarriedLimits {
+  readonly reading: ConsumerReading;
+  readonly limits: ConsumerLimits;
+}
+
 /** An operator's pause: reserved 0 (the console's "Throttle"), or the mapping disabled. */
 export function pauseOf(reading: ConsumerReading): PauseKind | undefined {
   if (reading.reserved === 0) return 'reserved-zero';
@@ -127,6 +133,23 @@ export class LambdaActuator implements ConcurrencyPort {
   /** The actuation of the last `apply` (for a caller outside `recording`). */
   get actuation(): Actuation {
     return this.#actuation;
+  }
+
+  /** What this actuator knows of the limits (the reading, then its own writes), as plain data to carry on. */
+  get carried(): CarriedLimits | undefined {
+    return this.#read === undefined || this.#limits === undefined
+      ? undefined
+      : { reading: this.#read, limits: this.#limits };
+  }
+
+  /**
+   * Takes up what an earlier invocation's actuator knew (`carried`): a sample in an invocation of its own then
+   * reads no Lambda value unless it grows, as one in the tick's own invocation would not.
+   */
+  carry(known: CarriedLimits): void {
+    this.#read = known.reading;
+    this.#limits = known.limits;
+    this.#reading = Promise.resolve(known.reading);
   }
 
   /** One read of each limit per tick, shared by `applied()`, `condition()` and the carried state. */

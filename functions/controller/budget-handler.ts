@@ -2,6 +2,7 @@ import type { AwsClients, CallLog } from '../../lib/aws/clients.ts';
 import { readHistories } from '../../lib/aws/metric-history.ts';
 import type { ControllerHistory } from '../../lib/aws/metric-queries.ts';
 import { sqsQueuePort } from '../../lib/aws/queue-depth.ts';
+import type { TickerPort } from '../../lib/aws/ticker.ts';
 import type { BudgetMemberOutcome, BudgetTickResult } from '../../lib/control/budget-outcome.ts';
 import { runBudgetTick } from '../../lib/control/budget-tick.ts';
 import { type LoopState, startBudgetLoop } from '../../lib/control/control-loop.ts';
@@ -10,16 +11,18 @@ import { pauseOverpulls } from './actuator.ts';
 import type { BudgetMemberSettings, BudgetSettings } from './budget-resources.ts';
 import { scaleEventPeriod } from './carried-state.ts';
 import { failed } from './failure.ts';
-import { type InvocationContext, type LoopMemberRun, recordingAll, runFastLoop } from './fast-loop.ts';
 import type { TickOutcome } from './outcome.ts';
 import type { Reporter } from './report.ts';
+import { type LoopMemberRun, recordingAll, Sampler } from './sampler.ts';
 import { eventTime, isRepeat, isStale } from './schedule-event.ts';
 import {
+  actuatorFor,
   type ControllerTickPorts,
   createTickPorts,
   METRIC_PERIOD_SECONDS,
   tickOptions,
 } from './tick-ports.ts';
+import { isTickerEvent } from './ticker-message.ts';
 
 /**
  * A shared budget's controller: every member's tick in one invocation (one `GetMetricData` for all of them, then
@@ -38,7 +41,8 @@ export interface BudgetDependencies {
   readonly budgetReporter: BudgetReporter;
   /** Epoch seconds. */
   readonly clock: () => number;
-  readonly sleep?: (seconds: number) => Promise<void>;
+  /** The ticker queue the samples between ticks come through; none: the controller only ticks. */
+  readonly ticker?: TickerPort;
 }
 
 /** What a budget tick did, for the budget's own metrics and log line. */
@@ -156,16 +160,24 @@ function fastStart(
   const loopRuns = new Map(
     state.members.map((m) => {
       const run = byName.get(m.name) as MemberRun;
-      const member: LoopMemberRun = {
-        config: run.settings.config,
-        actuator: run.ports.actuator,
-        queue: sqsQueuePort(deps.clients.sqs, run.settings.resources.queueUrl),
-        reporter: deps.reporters.get(m.name),
-      };
-      return [m.name, member] as const;
+      return [m.name, loopMember(deps, run.settings, run.ports.actuator)] as const;
     }),
   );
   return { state, runs: loopRuns };
+}
+
+/** A member's hands between ticks: its actuator (the tick's, or a fresh one), its queue and its reporter. */
+function loopMember(
+  deps: BudgetDependencies,
+  settings: BudgetMemberSettings,
+  actuator = actuatorFor(deps.clients, settings.resources, settings.config),
+): LoopMemberRun {
+  return {
+    config: settings.config,
+    actuator,
+    queue: sqsQueuePort(deps.clients.sqs, settings.resources.queueUrl),
+    reporter: deps.reporters.get(settings.resources.scalerName),
+  };
 }
 
 /** One scheduled budget tick. Never throws for an AWS failure: a member that fails holds, the others go on. */
@@ -217,16 +229,35 @@ export async function budgetTick(
   };
 }
 
-/** The budget controller's handler body: the tick, each member's report and the budget's, then the fast path. */
+/** What the budget's handler answers: the tick's run, or that a ticker delivery was handled (it never fails). */
+export type BudgetAnswer = BudgetRun | { readonly kind: 'sampled' };
+
+/**
+ * The budget controller's handler body: a scheduled tick (each member's report and the budget's, then its samples
+ * sent to the ticker queue), or one of those samples delivered back.
+ */
 export function createBudgetHandler(deps: BudgetDependencies) {
-  return async (event: unknown, context?: InvocationContext): Promise<BudgetRun> => {
+  const byName = new Map(deps.settings.members.map((m) => [m.resources.scalerName, m]));
+  const sampler = new Sampler(deps, (names) => {
+    const runs = new Map<string, LoopMemberRun>();
+    for (const name of names) {
+      const settings = byName.get(name);
+      if (settings !== undefined) runs.set(name, loopMember(deps, settings));
+    }
+    return runs;
+  });
+  return async (event: unknown): Promise<BudgetAnswer> => {
+    if (isTickerEvent(event)) {
+      await sampler.deliver(event);
+      return { kind: 'sampled' };
+    }
     deps.calls.reset();
     const now = deps.clock();
     // Only a bug in this code escapes: a member's failure is its own (it holds), the others go on.
     const run = await budgetTick(deps, event, now);
     for (const [name, outcome] of run.members) deps.reporters.get(name)?.report(outcome, deps.calls, now);
     deps.budgetReporter.report(run.budget, now);
-    if (run.fast) await runFastLoop(deps, run.fast.state, run.fast.runs, context);
+    if (run.fast) await sampler.start(run.fast.state, run.fast.runs);
     return { budget: run.budget, members: run.members };
   };
 }

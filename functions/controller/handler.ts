@@ -1,17 +1,19 @@
 import type { AwsClients, CallLog } from '../../lib/aws/clients.ts';
 import { sqsQueuePort } from '../../lib/aws/queue-depth.ts';
+import type { TickerPort } from '../../lib/aws/ticker.ts';
 import { startLoop } from '../../lib/control/control-loop.ts';
 import { type FastPathContext, fastPathContext, fastPathOn, runTick } from '../../lib/control/index.ts';
 import type { LambdaActuator } from './actuator.ts';
 import { pauseOverpulls } from './actuator.ts';
 import { scaleEventPeriod } from './carried-state.ts';
 import { failed } from './failure.ts';
-import { type InvocationContext, runFastLoop } from './fast-loop.ts';
 import type { TickOutcome } from './outcome.ts';
 import type { Reporter } from './report.ts';
 import type { ControllerSettings } from './resources.ts';
+import { type LoopMemberRun, Sampler } from './sampler.ts';
 import { eventTime, isRepeat, isStale } from './schedule-event.ts';
-import { createTickPorts, tickOptions } from './tick-ports.ts';
+import { actuatorFor, createTickPorts, tickOptions } from './tick-ports.ts';
+import { isTickerEvent } from './ticker-message.ts';
 
 export interface ControllerDependencies {
   readonly settings: ControllerSettings;
@@ -20,8 +22,8 @@ export interface ControllerDependencies {
   readonly reporter: Reporter;
   /** Epoch seconds. */
   readonly clock: () => number;
-  /** Waits; the tests step a virtual clock instead. @default setTimeout */
-  readonly sleep?: (seconds: number) => Promise<void>;
+  /** The ticker queue the samples between ticks come through; none: the controller only ticks. */
+  readonly ticker?: TickerPort;
 }
 
 /** The tick's outcome, and what the fast path needs to go on sampling after it. */
@@ -90,24 +92,41 @@ export async function controllerTick(
   }
 }
 
+/** What the handler answers: the tick's outcome, or that a ticker delivery was handled (it never fails). */
+export type ControllerAnswer = TickOutcome | { readonly kind: 'sampled' };
+
 /**
- * The Lambda handler's body: tick, report, then the fast path until 10 s before the next tick, idle queue or
- * busy (a burst after silence is met within a sample, not a minute later); returns the tick's outcome.
+ * The Lambda handler's body: a scheduled tick (report it, then send its samples to the ticker queue), or one of
+ * those samples delivered back (docs/controller.md, "Between ticks"); idle queue or busy, so a burst after silence
+ * is met within a sample, not a minute later.
  */
 export function createHandler(deps: ControllerDependencies) {
-  return async (event: unknown, context?: InvocationContext): Promise<TickOutcome> => {
+  const { config, resources } = deps.settings;
+  const name = resources.scalerName;
+  const queue = sqsQueuePort(deps.clients.sqs, resources.queueUrl);
+  const member = (actuator: LambdaActuator): LoopMemberRun => ({
+    config,
+    actuator,
+    queue,
+    reporter: deps.reporter,
+  });
+  const sampler = new Sampler(
+    deps,
+    () => new Map([[name, member(actuatorFor(deps.clients, resources, config))]]),
+  );
+  return async (event: unknown): Promise<ControllerAnswer> => {
+    if (isTickerEvent(event)) {
+      await sampler.deliver(event);
+      return { kind: 'sampled' };
+    }
     deps.calls.reset();
     const now = deps.clock();
     const run = await controllerTick(deps, event, now);
     deps.reporter.report(run.outcome, deps.calls, now);
     if (run.fast) {
-      const { config, resources } = deps.settings;
-      const name = resources.scalerName;
       const slot = { started: now, scheduledAt: eventTime(event) };
       const loop = startLoop([{ name, config, context: run.fast.context }], slot);
-      const queue = sqsQueuePort(deps.clients.sqs, resources.queueUrl);
-      const member = { config, actuator: run.fast.actuator, queue, reporter: deps.reporter };
-      await runFastLoop(deps, loop, new Map([[name, member]]), context);
+      await sampler.start(loop, new Map([[name, member(run.fast.actuator)]]));
     }
     return run.outcome;
   };

@@ -1,6 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { attachCallLog, createAwsClients } from '../../lib/aws/clients.ts';
 import { BUDGET_CONTROL_PLANE_PER_SECOND, paceControlPlane } from '../../lib/aws/control-plane-pacer.ts';
+import { sqsTickerPort, TICKER_QUEUE_VARIABLE } from '../../lib/aws/ticker.ts';
 import { createBudgetHandler } from './budget-handler.ts';
 import { createBudgetMetrics, powertoolsBudgetReporter } from './budget-report.ts';
 import { budgetSettingsFromEnvironment, isBudgetEnvironment } from './budget-resources.ts';
@@ -11,6 +12,10 @@ import { settingsFromEnvironment } from './resources.ts';
 // Init: a bad or missing variable fails the cold start here, with one message naming each variable.
 const clients = createAwsClients();
 const clock = () => Date.now() / 1000;
+// The samples between ticks come back through this queue (lib/cdk/ticker-queue.ts); without it the controller only
+// ticks.
+const tickerUrl = process.env[TICKER_QUEUE_VARIABLE];
+const ticker = tickerUrl ? sqsTickerPort(clients.sqs, tickerUrl) : undefined;
 
 /** A lone scaler's controller, or a shared budget's (the construct lists the members then). */
 function createController() {
@@ -38,6 +43,7 @@ function createController() {
         logger({ budget: settings.budgetName }),
       ),
       clock,
+      ticker,
     });
   }
   const settings = settingsFromEnvironment(process.env);
@@ -53,6 +59,7 @@ function createController() {
       }),
     ),
     clock,
+    ticker,
   });
 }
 

@@ -59,9 +59,9 @@ export interface FastLoopSummary {
   readonly maxVisible: number;
   readonly appliedAfter: number | undefined;
   /**
-   * Why it stopped: the next tick's slot drew near, Lambda's time ran short, a sample failed (a read or a write:
+   * Why it stopped: the next tick's slot drew near, a sample failed (a read or a write:
    * nothing is written again against a throttled or failing control plane), the consumer was found paused, or
    * the account's headroom refused the growth.
    */
-  readonly stoppedBy: 'deadline' | 'remaining-time' | 'error' | 'paused' | 'headroom';
+  readonly stoppedBy: 'deadline' | 'error' | 'paused' | 'headroom';
 }

@@ -35,7 +35,7 @@ export interface ControllerTickPorts extends TickPorts {
 }
 
 /** The consumer's actuator, in the mode the settings name. */
-function actuatorFor(
+export function actuatorFor(
   clients: AwsClients,
   resources: ControllerResources,
   config: ScalerConfig,

@@ -9,7 +9,7 @@ export interface TickerBody<State> {
   readonly slot: number;
   /** When the sample is due (epoch seconds). */
   readonly at: number;
-  /** The next scheduled tick: a sample that starts after `end` does nothing. */
+  /** The last instant it may start (writes stop there anyway): a delivery after it does nothing. */
   readonly end: number;
   readonly state: State;
 }

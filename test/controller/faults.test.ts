@@ -16,7 +16,9 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { LambdaActuator } from '../../functions/controller/actuator.ts';
 import { createHandler } from '../../functions/controller/handler.ts';
+import type { TickOutcome } from '../../functions/controller/outcome.ts';
 import { logEntryForFast, metricsForFast } from '../../functions/controller/report.ts';
+import { TickerDriver, withTicker } from './support/ticker-driver.ts';
 import { awsError, MAPPING_UUID, metricResults, NOW, unitWorld } from './support/unit-deps.ts';
 
 /**
@@ -319,18 +321,11 @@ function fastPathWorld(onSleep: (now: () => number, advance: (seconds: number) =
   let now = NOW;
   const fast: Record<string, number>[] = [];
   const logs: Record<string, unknown>[] = [];
-  const handler = createHandler({
+  const ticker = new TickerDriver(() => now);
+  const tick = createHandler({
     ...deps,
     clock: () => now,
-    sleep: async (seconds) => {
-      now += seconds;
-      onSleep(
-        () => now,
-        (s) => {
-          now += s;
-        },
-      );
-    },
+    ticker,
     reporter: {
       report() {},
       reportFast(outcome, calls) {
@@ -341,6 +336,15 @@ function fastPathWorld(onSleep: (now: () => number, advance: (seconds: number) =
         logs.push({ ...summary });
       },
     },
+  });
+  const handler = withTicker<TickOutcome>(tick, ticker, async (seconds) => {
+    now += seconds;
+    onSleep(
+      () => now,
+      (s) => {
+        now += s;
+      },
+    );
   });
   return { handler, fast, logs };
 }

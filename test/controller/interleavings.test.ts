@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHandler } from '../../functions/controller/handler.ts';
 import { settingsFromEnvironment } from '../../functions/controller/resources.ts';
 import { attachCallLog, createAwsClients } from '../../lib/aws/clients.ts';
+import { TickerDriver, withTicker } from './support/ticker-driver.ts';
 import { awsError, ENVIRONMENT, MAPPING_UUID, metricResults } from './support/unit-deps.ts';
 
 /**
@@ -247,7 +248,8 @@ describe('random interleavings of operator edits, refused raises and throttled w
             endpoint: 'http://127.0.0.1:9',
             credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
           });
-          const handler = createHandler({
+          const ticker = new TickerDriver(() => now);
+          const tick = createHandler({
             settings: settingsFromEnvironment({
               ...ENVIRONMENT,
               ACTUATOR: mode,
@@ -258,13 +260,14 @@ describe('random interleavings of operator edits, refused raises and throttled w
             calls: attachCallLog(clients),
             reporter: { report() {}, reportFast() {}, reportFastLoop() {} },
             clock: () => now,
-            sleep: async (seconds) => {
-              // The tick, or the previous sample, is over: check it, then let the operator act before the next one.
-              model.check(sample === 0 ? `tick ${tickIndex}` : `fast-path sample ${sample}`, sample === 0);
-              now += seconds;
-              const e = between[sample++];
-              if (e !== undefined) model.apply(e);
-            },
+            ticker,
+          });
+          const handler = withTicker(tick, ticker, async (seconds) => {
+            // The tick, or the previous sample, is over: check it, then let the operator act before the next one.
+            model.check(sample === 0 ? `tick ${tickIndex}` : `fast-path sample ${sample}`, sample === 0);
+            now += seconds;
+            const e = between[sample++];
+            if (e !== undefined) model.apply(e);
           });
           for (const [i, tick] of ticks.entries()) {
             for (const e of tick.before) model.apply(e);

@@ -10,6 +10,7 @@ import { attachCallLog, createAwsClients } from '../../../lib/aws/clients.ts';
 import { BUDGET_ENVIRONMENT, type BudgetMemberEnvironment } from '../../../lib/budget-environment.ts';
 import type { MotoServer } from '../../support/moto-server.ts';
 import { EmfRelay } from './emf-relay.ts';
+import { TickerDriver, withTicker } from './ticker-driver.ts';
 import { uniqueName, World } from './world.ts';
 
 export interface BudgetMemberSpec {
@@ -32,6 +33,8 @@ export class BudgetWorld {
   readonly sums: { command: string; sum: number }[] = [];
   readonly relay: EmfRelay;
   handler!: (event: unknown) => Promise<BudgetRun>;
+  /** The ticker queue's mapping: what each tick sent, delivered back on the virtual clock. */
+  ticker!: TickerDriver;
   /** Runs after each fast-path wait, at the virtual time it woke at (a test sends a surge there). */
   duringSleep?: (now: number) => Promise<void>;
   /** Faults to inject before a command reaches moto: return an Error to fail it. */
@@ -102,7 +105,8 @@ export class BudgetWorld {
     const calls = attachCallLog(clients);
     const capture = (message: string, fields: Record<string, unknown>) => this.logs.push({ message, fields });
     const logger = { info: capture, error: capture };
-    this.handler = createBudgetHandler({
+    this.ticker = new TickerDriver(() => this.now);
+    const handler = createBudgetHandler({
       settings,
       clients,
       calls,
@@ -117,10 +121,12 @@ export class BudgetWorld {
         logger,
       ),
       clock: () => this.now,
-      sleep: async (seconds) => {
-        this.advance(seconds);
-        await this.duringSleep?.(this.now);
-      },
+      ticker: this.ticker,
+    });
+    // The samples' waits step the virtual clock, and let a test act in between.
+    this.handler = withTicker(handler, this.ticker, async (seconds) => {
+      this.advance(seconds);
+      await this.duringSleep?.(this.now);
     });
   }
 

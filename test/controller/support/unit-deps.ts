@@ -106,7 +106,7 @@ export function unitWorld(env: Record<string, string> = {}): UnitWorld {
     },
     clock: () => NOW,
   };
-  return { deps, handler: createHandler(deps), reported };
+  return { deps, handler: createHandler(deps) as (event: unknown) => Promise<TickOutcome>, reported };
 }
 
 /** An AWS SDK service error as the SDK throws it. */

@@ -19,11 +19,13 @@ import type { TickOutcome } from '../../../functions/controller/outcome.ts';
 import { createMetrics, powertoolsReporter } from '../../../functions/controller/report.ts';
 import { type ControllerSettings, settingsFromEnvironment } from '../../../functions/controller/resources.ts';
 import { attachCallLog, createAwsClients } from '../../../lib/aws/clients.ts';
+import { sqsTickerPort } from '../../../lib/aws/ticker.ts';
 import { CONTROLLER_METRICS, METRIC_NAMESPACE, SCALER_DIMENSION } from '../../../lib/telemetry.ts';
 import { createLambdaRole, MOTO_ACCOUNT } from '../../support/moto-iam.ts';
 import type { MotoServer } from '../../support/moto-server.ts';
 import { consumerZip } from './consumer-zip.ts';
 import { EmfRelay } from './emf-relay.ts';
+import { TickerDriver, withTicker } from './ticker-driver.ts';
 
 export const PERIOD = 60;
 
@@ -108,6 +110,9 @@ export class World {
   }
 
   queueUrl = '';
+  tickerUrl = '';
+  /** The ticker queue's mapping: what each tick sent, delivered back on the virtual clock (`ticker.plan`). */
+  ticker!: TickerDriver;
   mappingUuid = '';
   mappingEnabled = true;
   /** Runs after each fast-path wait, at the virtual time it woke at. */
@@ -136,6 +141,9 @@ export class World {
       }),
     );
     this.queueUrl = created.QueueUrl ?? '';
+    // The controller's own ticker queue: the samples between ticks are sent to it, and the driver delivers them.
+    const ticker = await this.sqs.send(new CreateQueueCommand({ QueueName: `${scaler}-ticker` }));
+    this.tickerUrl = ticker.QueueUrl ?? '';
     const queueArn = `arn:aws:sqs:us-east-1:${MOTO_ACCOUNT}:${queue}`;
     const role = await createLambdaRole(this.server, uniqueName('consumer-role'));
     await this.lambda.send(
@@ -190,17 +198,19 @@ export class World {
     // Captures the decision lines the Powertools Logger would print (the reporter's only use of it).
     const capture = (message: string, fields: Record<string, unknown>) => this.logs.push({ message, fields });
     const logger = { info: capture, error: capture };
-    this.handler = createHandler({
+    this.ticker = new TickerDriver(() => this.now, sqsTickerPort(clients.sqs, this.tickerUrl));
+    const handler = createHandler({
       settings: this.settings,
       clients,
       calls: this.calls,
       reporter: powertoolsReporter(createMetrics(this.names.scaler, this.relay.metricsClass()), logger),
       clock: () => this.now,
-      // The fast path's waits step the virtual clock, and let a test act in between (send a surge).
-      sleep: async (seconds) => {
-        this.now += seconds;
-        await this.duringSleep?.(this.now);
-      },
+      ticker: this.ticker,
+    });
+    // The samples' waits step the virtual clock, and let a test act in between (send a surge).
+    this.handler = withTicker(handler, this.ticker, async (seconds) => {
+      this.now += seconds;
+      await this.duringSleep?.(this.now);
     });
   }
 
