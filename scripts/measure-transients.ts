@@ -13,7 +13,7 @@
  */
 import { parseArgs } from 'node:util';
 import { type BenchRow, dominates } from '../lib/sim/bench.ts';
-import { monthlyCost } from '../lib/sim/cost.ts';
+import { monthlyCost } from '../lib/bench/cost.ts';
 import { type ControllerKind, runScenario } from '../lib/sim/run.ts';
 import { loadPhaseFile, loadScenario, type Scenario, shippedScenarios } from '../lib/sim/scenario.ts';
 

@@ -370,7 +370,7 @@ export function benchDocument(input: BenchDocInput): string {
     'Columns: **p99 wait ÷ target** and **dead letters** (how late, how lost); **concurrent executions** peak, p99 ' +
       'and mean and **warm environments** peak and mean (what the downstream feels); **reserved concurrency held** ' +
       '(concurrency-seconds); **$ / month**, what the controller adds to the bill at us-east-1 list prices ' +
-      "(lib/sim/cost.ts: the age law's controller Lambda, its GetMetricData and GetQueueAttributes calls, its own " +
+      "(lib/bench/cost.ts: the age law's controller Lambda, its GetMetricData and GetQueueAttributes calls, its own " +
       "metrics and alarms; provisioned mode's event poller units at the run's mean, 2 at least; native nothing; the " +
       "consumer's own compute is the same for all and left out); the applied limit's concurrency-seconds ÷ the " +
       "clairvoyant's; **scale events** " +

@@ -1,9 +1,12 @@
 import { FAST_LOOP_END_BEFORE_TICK_SECONDS } from '../control/fast-path.ts';
 import type { ScalerConfig } from '../control/settings-table.ts';
-import type { ControllerKind } from './run.ts';
+import DEPLOYED from './deployed-cost-inputs.json' with { type: 'json' };
+
+/** The bench's controllers this file prices (lib/sim's ControllerKind; any other is a yardstick: no price). */
+type ControllerKind = string;
 
 /**
- * What a controller adds to the bill a month, at us-east-1 list prices (docs/aws-facts.md, "Prices"). The consumer's
+ * What a controller adds to the bill a month, at us-east-1 list prices (docs/aws-facts.md, "Prices"), counted from what is deployed (lib/bench/deployed-figures.ts). The consumer's
  * own compute is the same for every controller (the same messages, the same item times) and is left out; so is
  * reserved concurrency, which costs nothing but the account's headroom (the bench's "reserved conc-s" column).
  */
@@ -18,6 +21,9 @@ export const PRICES = {
   /** A custom metric a month; a standard-resolution alarm's metric a month. */
   customMetricMonth: 0.3,
   alarmMetricMonth: 0.1,
+  /** A customer-managed KMS key a month; a dashboard a month (beyond an account's first 3). */
+  kmsKeyMonth: 1,
+  dashboardMonth: 3,
   /** Provisioned mode's event poller unit, per hour. */
   eventPollerUnitHour: 0.00925,
 } as const;
@@ -25,35 +31,74 @@ export const PRICES = {
 export const SECONDS_PER_MONTH = 30 * 86_400;
 
 /**
- * The controller Lambda as the construct deploys it (lib/cdk/queue-age-scaler.ts): 256 MB, a tick's calls in about
- * 0.3 s (scripts/measure-controller.ts), 10 metrics in each GetMetricData, up to 22 metrics of its own and 19
- * alarm metrics (10 alarms, the math ones counting each metric).
+ * The controller as deployed and run, from lib/bench/deployed-cost-inputs.json (written by scripts/cost-inputs.ts
+ * from the synthesized template and the controller's queries and metric names; test/bench/cost.test.ts fails when
+ * they disagree): its memory and architecture, the metrics each tick reads, the metric names it can publish, the
+ * alarms' metric references, the KMS keys. The tick's own time is scripts/measure-controller.ts's: moto answers in
+ * a few ms, AWS's API latencies are of the order of 300 ms for a tick's calls (assumed, not measured on AWS).
  */
 const CONTROLLER = {
-  memoryGb: 256 / 1024,
+  memoryGb: DEPLOYED.controller.memoryMb / 1024,
   tickSeconds: 0.3,
-  metricsPerTick: 10,
-  ownMetrics: 22,
-  alarmMetrics: 19,
+  metricsPerTick: DEPLOYED.metricsPerTick,
+  ownMetrics: DEPLOYED.customMetricNames.length,
+  alarmMetrics: DEPLOYED.alarmMetrics,
+  kmsKeys: DEPLOYED.kmsKeys,
+  dashboards: DEPLOYED.dashboards,
 } as const;
 
-/** The age law's controller a month: compute, its reads, its metrics and alarms. */
-export function ageLawMonthlyCost(config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>): number {
+/** The age law's controller a month, line by line (us-east-1 list prices). */
+export interface CostBreakdown {
+  /** The ticks' own compute. */
+  readonly compute: number;
+  /** The fast path's loop between ticks: the invocation samples the depth until 10 s before the next tick. */
+  readonly fastPathCompute: number;
+  /** Lambda requests. */
+  readonly requests: number;
+  /** GetMetricData: metrics requested each tick. */
+  readonly reads: number;
+  /** SQS GetQueueAttributes at each tick and each fast-path sample. */
+  readonly sqs: number;
+  /** The controller's custom metrics (every name it can publish, billed a full month). */
+  readonly metrics: number;
+  /** Alarms, per metric each references. */
+  readonly alarms: number;
+  /** The alarm topic's KMS key ($0 when the app passes its own alarmTopic). */
+  readonly alarmTopicKey: number;
+  /** The sum of the lines above: the bench's `$ / month`. */
+  readonly total: number;
+  /** Not in the total: the dashboard, free for an account's first 3 ($3 a month each beyond). */
+  readonly dashboardBeyondFreeTier: number;
+}
+
+/** The age law's controller a month, in lines: compute, its fast loop, requests, reads, SQS, metrics, alarms, key. */
+export function ageLawMonthlyBreakdown(
+  config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
+  options: { readonly alarmTopic?: boolean } = {},
+): CostBreakdown {
   const ticks = SECONDS_PER_MONTH / config.tickSeconds;
   const fast = config.fastSampleSeconds > 0 && config.fastSampleSeconds < config.tickSeconds;
   // With the fast path the invocation samples the depth, idle or busy, until 10 s before the next tick.
   const loopSeconds = fast ? config.tickSeconds - FAST_LOOP_END_BEFORE_TICK_SECONDS : 0;
   const samples = fast ? Math.floor(loopSeconds / config.fastSampleSeconds) : 0;
-  const compute =
-    ticks * (CONTROLLER.tickSeconds + loopSeconds) * CONTROLLER.memoryGb * PRICES.lambdaArmGbSecond;
-  return (
-    compute +
-    ticks * PRICES.lambdaRequest +
-    ticks * CONTROLLER.metricsPerTick * PRICES.metricRequested +
-    ticks * (1 + samples) * PRICES.sqsRequest +
-    CONTROLLER.ownMetrics * PRICES.customMetricMonth +
-    CONTROLLER.alarmMetrics * PRICES.alarmMetricMonth
-  );
+  const gbSecond = CONTROLLER.memoryGb * PRICES.lambdaArmGbSecond;
+  const lines = {
+    compute: ticks * CONTROLLER.tickSeconds * gbSecond,
+    fastPathCompute: ticks * loopSeconds * gbSecond,
+    requests: ticks * PRICES.lambdaRequest,
+    reads: ticks * CONTROLLER.metricsPerTick * PRICES.metricRequested,
+    sqs: ticks * (1 + samples) * PRICES.sqsRequest,
+    metrics: CONTROLLER.ownMetrics * PRICES.customMetricMonth,
+    alarms: CONTROLLER.alarmMetrics * PRICES.alarmMetricMonth,
+    alarmTopicKey: options.alarmTopic ? 0 : CONTROLLER.kmsKeys * PRICES.kmsKeyMonth,
+  };
+  const total = Object.values(lines).reduce((a, b) => a + b, 0);
+  return { ...lines, total, dashboardBeyondFreeTier: CONTROLLER.dashboards * PRICES.dashboardMonth };
+}
+
+/** The age law's controller a month: compute, its reads, its metrics, alarms and the alarm topic's key. */
+export function ageLawMonthlyCost(config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>): number {
+  return ageLawMonthlyBreakdown(config).total;
 }
 
 /**
