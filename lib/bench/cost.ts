@@ -158,3 +158,26 @@ export function monthlyCost(
       return undefined;
   }
 }
+
+/** The breakdown as a markdown table (docs/benchmarks.md, the README): the one figure, line by line. */
+export function costBreakdownMarkdown(
+  config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
+): string[] {
+  const b = ageLawMonthlyBreakdown(config);
+  const $ = (v: number) => `$${v.toFixed(2)}`;
+  const gb = `${DEPLOYED.controller.memoryMb} MB ${DEPLOYED.controller.architecture}`;
+  return [
+    '| line | counted from | $ / month |',
+    '|---|---|---|',
+    `| compute: the ticks | ${gb} (the template), ${CONTROLLER.tickSeconds} s a tick | ${$(b.compute)} |`,
+    `| compute: the fast path between ticks (goes when the ticker-queue sampler lands) | ${gb}, ${config.tickSeconds - FAST_LOOP_END_BEFORE_TICK_SECONDS} s of each tick | ${$(b.fastPathCompute)} |`,
+    `| requests | one invocation a tick | ${$(b.requests)} |`,
+    `| reads: GetMetricData | ${CONTROLLER.metricsPerTick} metrics a tick (buildMetricQueries) | ${$(b.reads)} |`,
+    `| SQS: GetQueueAttributes | the tick and each fast-path sample | ${$(b.sqs)} |`,
+    `| metrics: the controller's own | ${CONTROLLER.ownMetrics} names (lib/telemetry.ts), a full month each | ${$(b.metrics)} |`,
+    `| alarms | ${CONTROLLER.alarmMetrics} metric references in ${DEPLOYED.alarms.length} alarms (the template) | ${$(b.alarms)} |`,
+    `| the alarm topic's KMS key | ${CONTROLLER.kmsKeys} key (the template); $0 with your own \`alarmTopic\` | ${$(b.alarmTopicKey)} |`,
+    `| **total** (the bench's \`$ / month\`) | lib/bench/deployed-cost-inputs.json | **${$(b.total)}** |`,
+    `| not in the total: the dashboard | ${CONTROLLER.dashboards} (the template); free for an account's first 3 | ${$(b.dashboardBeyondFreeTier)} |`,
+  ];
+}
