@@ -59,7 +59,10 @@ export interface CostBreakdown {
   readonly reads: number;
   /** SQS GetQueueAttributes at each tick and each fast-path sample. */
   readonly sqs: number;
-  /** The controller's custom metrics (every name it can publish, billed a full month). */
+  /**
+   * The controller's custom metrics published every tick, a full month each; the sparse ones (published only when
+   * non-zero) are billed only in those hours, counted as none.
+   */
   readonly metrics: number;
   /** Alarms, per metric each references. */
   readonly alarms: number;
@@ -174,7 +177,7 @@ export function costBreakdownMarkdown(
     `| requests | one invocation a tick | ${$(b.requests)} |`,
     `| reads: GetMetricData | ${CONTROLLER.metricsPerTick} metrics a tick (buildMetricQueries) | ${$(b.reads)} |`,
     `| SQS: GetQueueAttributes | the tick and each fast-path sample | ${$(b.sqs)} |`,
-    `| metrics: the controller's own | ${CONTROLLER.ownMetrics} names (lib/telemetry.ts), a full month each | ${$(b.metrics)} |`,
+    `| metrics: the controller's own | ${CONTROLLER.ownMetrics} names every tick, a full month each; ${DEPLOYED.sparseMetricNames.length} more only when non-zero (lib/telemetry.ts), counted as none | ${$(b.metrics)} |`,
     `| alarms | ${CONTROLLER.alarmMetrics} metric references in ${DEPLOYED.alarms.length} alarms (the template) | ${$(b.alarms)} |`,
     `| the alarm topic's KMS key | ${CONTROLLER.kmsKeys} key (the template); $0 with your own \`alarmTopic\` | ${$(b.alarmTopicKey)} |`,
     `| **total** (the bench's \`$ / month\`) | lib/bench/deployed-cost-inputs.json | **${$(b.total)}** |`,

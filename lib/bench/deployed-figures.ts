@@ -21,8 +21,10 @@ export interface DeployedFigures {
   readonly eventSourceMappings: number;
   /** Metrics in each tick's GetMetricData (buildMetricQueries for one scaler). */
   readonly metricsPerTick: number;
-  /** The controller's custom metric names (every one it can publish: each is billed in the hours it has data). */
+  /** The controller's custom metric names published every tick: each billed a full month. */
   readonly customMetricNames: readonly string[];
+  /** Those published only when non-zero (lib/telemetry.ts SPARSE_CONTROLLER_METRICS): billed only in those hours. */
+  readonly sparseMetricNames: readonly string[];
 }
 
 interface TemplateResource {
@@ -34,7 +36,11 @@ interface TemplateResource {
 export function figuresFromTemplate(
   template: { readonly Resources: Record<string, TemplateResource> },
   templatePath: string,
-  controller: { readonly metricsPerTick: number; readonly customMetricNames: readonly string[] },
+  controller: {
+    readonly metricsPerTick: number;
+    readonly customMetricNames: readonly string[];
+    readonly sparseMetricNames: readonly string[];
+  },
 ): DeployedFigures {
   const entries = Object.entries(template.Resources);
   const ofType = (type: string) => entries.filter(([, r]) => r.Type === type);
@@ -62,5 +68,6 @@ export function figuresFromTemplate(
     eventSourceMappings: ofType('AWS::Lambda::EventSourceMapping').length,
     metricsPerTick: controller.metricsPerTick,
     customMetricNames: [...controller.customMetricNames].sort(),
+    sparseMetricNames: [...controller.sparseMetricNames].sort(),
   };
 }

@@ -60,9 +60,10 @@ describe('the bench cost column', () => {
     const loop = (SECONDS_PER_MONTH / 60) * 50 * 0.125 * PRICES.lambdaArmGbSecond;
     const reads = (SECONDS_PER_MONTH / 60) * 5 * PRICES.sqsRequest;
     expect(withLoop - tickOnly).toBeCloseTo(loop + reads, 6);
-    // AND what is left is GetMetricData ($4.32), metrics and alarms ($8.50), the alarm topic's key ($1) and cents
-    expect(tickOnly).toBeGreaterThan(4.32 + 8.5 + 1);
-    expect(tickOnly).toBeLessThan(4.32 + 8.5 + 1 + 0.2);
+    // AND what is left is GetMetricData ($4.32), 9 dense metrics ($2.70; the sparse ones count as none), alarms
+    // ($1.90), the alarm topic's key ($1) and cents
+    expect(tickOnly).toBeGreaterThan(4.32 + 2.7 + 1.9 + 1);
+    expect(tickOnly).toBeLessThan(4.32 + 2.7 + 1.9 + 1 + 0.2);
   });
 
   it('a longer tick costs less: fewer invocations, fewer metric reads', () => {
