@@ -41,6 +41,28 @@ export const CONTROLLER_METRICS = {
 } as const;
 
 /**
+ * The flags and counts that are 0 almost always: published only when non-zero, so CloudWatch bills them only in
+ * the hours they say something (docs/aws-facts.md, "Prices"). Their alarms treat missing data as not breaching;
+ * readers treat a missing period as 0 (the carried state looks for ScaleEvents above 0). What a dashboard needs
+ * every minute (applied, desired, the age, the depth) and the constants beside it stay dense.
+ */
+export const SPARSE_CONTROLLER_METRICS: ReadonlySet<string> = new Set([
+  CONTROLLER_METRICS.atCap,
+  CONTROLLER_METRICS.saturated,
+  CONTROLLER_METRICS.scaleEvents,
+  CONTROLLER_METRICS.downstreamSlower,
+  CONTROLLER_METRICS.noData,
+  CONTROLLER_METRICS.errors,
+  CONTROLLER_METRICS.clampedByAccountHeadroom,
+  CONTROLLER_METRICS.shed,
+  CONTROLLER_METRICS.paused,
+  CONTROLLER_METRICS.pauseOverpull,
+  CONTROLLER_METRICS.lockstepRepairs,
+  CONTROLLER_METRICS.fastPathGrowths,
+  CONTROLLER_METRICS.skippedTicks,
+]);
+
+/**
  * The messages of the controller's structured log lines (functions/controller/report.ts), which `npm run status`
  * reads back for the reason codes: one list, so the reader cannot fall behind the writer.
  */

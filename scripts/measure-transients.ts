@@ -12,8 +12,8 @@
  * controllerStartSeconds (0: the controller runs when the load starts).
  */
 import { parseArgs } from 'node:util';
+import { monthlyCost } from '../lib/bench/cost.ts';
 import { type BenchRow, dominates } from '../lib/sim/bench.ts';
-import { monthlyCost } from '../lib/sim/cost.ts';
 import { type ControllerKind, runScenario } from '../lib/sim/run.ts';
 import { loadPhaseFile, loadScenario, type Scenario, shippedScenarios } from '../lib/sim/scenario.ts';
 

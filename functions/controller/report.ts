@@ -5,6 +5,7 @@ import {
   CONTROLLER_METRICS as M,
   METRIC_NAMESPACE,
   SCALER_DIMENSION,
+  SPARSE_CONTROLLER_METRICS,
 } from '../../lib/telemetry.ts';
 import type { FastLoopSummary, FastOutcome, TickOutcome } from './outcome.ts';
 
@@ -62,7 +63,12 @@ export function metricsFor(outcome: TickOutcome): MetricValue[] {
     });
   }
   if (snapshot.inFlightMessages !== undefined) out.push(count(M.inFlightMessages, snapshot.inFlightMessages));
-  return out;
+  return withoutQuietFlags(out);
+}
+
+/** The sparse metrics' zeros left out (SPARSE_CONTROLLER_METRICS): billed only in the hours they are non-zero. */
+function withoutQuietFlags(metrics: readonly MetricValue[]): MetricValue[] {
+  return metrics.filter((m) => !(SPARSE_CONTROLLER_METRICS.has(m.name) && m.value === 0));
 }
 
 /**
@@ -85,7 +91,7 @@ export function metricsForFast(outcome: FastOutcome): MetricValue[] {
     out.push(count(M.scaleEvents, flag(outcome.appliedAfter !== outcome.applied)));
     out.push(count(M.atCap, flag(outcome.appliedAfter >= outcome.config.maxConcurrency)));
   }
-  return out;
+  return withoutQuietFlags(out);
 }
 
 // The controller's metrics and the queue's are one-minute periods.

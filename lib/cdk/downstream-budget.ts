@@ -84,12 +84,14 @@ export interface DownstreamBudgetProps {
    */
   readonly budgetName?: string;
   /**
-   * Where the `-budget-exhausted` alarm notifies.
+   * Where the `-budget-exhausted` alarm notifies, and every member's alarms unless the member names its own topic
+   * or e-mail: one topic (and one KMS key) per budget.
    * @default a new topic, encrypted with a new customer-managed KMS key
    */
   readonly alarmTopic?: ITopic;
   /**
-   * An e-mail address subscribed to the alarm topic (confirm the subscription from the e-mail).
+   * An e-mail address subscribed to the budget's alarm topic (confirm the subscription from the e-mail): it hears
+   * the members' alarms too, unless a member names its own.
    * @default no subscription
    */
   readonly alarmEmail?: string;
@@ -170,6 +172,11 @@ export class DownstreamBudget extends Construct {
   readonly controller: LambdaFunctionResource;
   readonly schedule: Rule;
   readonly alarmTopic: ITopic;
+  /**
+   * Whether anyone hears the budget's topic: the app gave its own topic, or an e-mail to subscribe. A member
+   * without a topic or an e-mail of its own uses the budget's topic, and is warned at synth when this is false.
+   */
+  readonly alarmsNotify: boolean;
   readonly metrics: BudgetMetricFactory;
   /** Fully granted with a member above its target starved, for more than a minute. */
   readonly exhaustedAlarm: Alarm;
@@ -232,6 +239,7 @@ export class DownstreamBudget extends Construct {
     );
     startControllerAtDeploy(this, this.controller, this.schedule);
     this.alarmTopic = props.alarmTopic ?? createAlarmTopic(this, alarmEmail);
+    this.alarmsNotify = props.alarmTopic !== undefined || alarmEmail !== undefined;
     this.metrics = new BudgetMetricFactory(this.budgetName);
     this.exhaustedAlarm = budgetExhaustedAlarm(this, 'BudgetExhausted', {
       metrics: this.metrics,

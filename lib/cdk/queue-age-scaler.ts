@@ -116,13 +116,16 @@ export interface QueueAgeScalerProps extends QueueAgeScalerSettings {
    */
   readonly scalerName?: string;
   /**
-   * Where alarm and OK notifications go.
+   * Where alarm and OK notifications go. A member of a `budget` given neither this nor `alarmEmail` uses the
+   * budget's topic (and so the budget's `alarmEmail`).
    * @default a new topic, encrypted with a new customer-managed KMS key (CloudWatch cannot publish to a
-   * topic encrypted with the AWS-managed SNS key)
+   * topic encrypted with the AWS-managed SNS key); a budget's member: the budget's topic
    */
   readonly alarmTopic?: ITopic;
   /**
-   * An e-mail address subscribed to the alarm topic (confirm the subscription from the e-mail).
+   * An e-mail address subscribed to the alarm topic (confirm the subscription from the e-mail). A budget's member
+   * given one gets a topic of its own with this subscription. Without this and without `alarmTopic` (for a member:
+   * and without the budget's), synth warns that the alarms notify nobody.
    * @default no subscription
    */
   readonly alarmEmail?: string;
@@ -301,7 +304,7 @@ export class QueueAgeScaler extends Construct {
       startControllerAtDeploy(this, this.controller, this.schedule);
       controllerToWatch = this.controller;
     }
-    this.alarmTopic = props.alarmTopic ?? createAlarmTopic(this, options.alarmEmail);
+    this.alarmTopic = alarmTopicFor(this, props, options.alarmEmail, budget);
     this.metrics = new ScalerMetricFactory({
       queue: props.queue,
       deadLetterQueue,
@@ -622,4 +625,40 @@ function readableFunctionName(owner: ConcurrencyOwner): string | undefined {
   if (!Token.isUnresolved(owner.functionName)) return owner.functionName;
   const field = owner.functionArn.startsWith('arn:') ? owner.functionArn.split(':')[6] : undefined;
   return field !== undefined && !Token.isUnresolved(field) ? field : undefined;
+}
+
+/** The warning of a scaler whose alarm topic nobody subscribes to (acknowledge it by this id). */
+export const ALARMS_NOTIFY_NOBODY = 'queue-age-scaler:alarms-notify-nobody';
+
+/**
+ * The scaler's alarm topic: the app's own; else, for a budget's member without an e-mail of its own, the budget's
+ * (one topic per budget, so a member never adds a KMS key and a topic nobody subscribes to); else a new one with
+ * the e-mail's subscription. With no e-mail and no topic anywhere, one warning line: the alarms notify nobody.
+ */
+function alarmTopicFor(
+  scaler: QueueAgeScaler,
+  props: Pick<QueueAgeScalerProps, 'alarmTopic'>,
+  alarmEmail: string | undefined,
+  budget: DownstreamBudget | undefined,
+): ITopic {
+  if (props.alarmTopic) return props.alarmTopic;
+  // A member refused for being in another stack keeps a topic of its own: the two stacks must not import each other.
+  if (alarmEmail === undefined && budget && Stack.of(budget) === Stack.of(scaler)) {
+    if (!budget.alarmsNotify) {
+      addWarning(
+        scaler,
+        ALARMS_NOTIFY_NOBODY,
+        `its alarms notify nobody: they go to the budget ${budget.node.path}'s topic, which has no alarmEmail and is not an alarmTopic of the app's; give the budget (or this scaler) an alarmEmail or an alarmTopic`,
+      );
+    }
+    return budget.alarmTopic;
+  }
+  if (alarmEmail === undefined) {
+    addWarning(
+      scaler,
+      ALARMS_NOTIFY_NOBODY,
+      'its alarms notify nobody: give it an alarmEmail, or an alarmTopic of your own (the topic it creates has no subscription; its ARN is the AlarmTopicArn output)',
+    );
+  }
+  return createAlarmTopic(scaler, alarmEmail);
 }

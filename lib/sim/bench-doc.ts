@@ -1,3 +1,4 @@
+import { costBreakdownMarkdown } from '../bench/cost.ts';
 import type { ScalerSettings } from '../control/config.ts';
 import { type BenchRow, benchSection, dominated, dominates, latency } from './bench.ts';
 import type { SimEnvironment } from './environment.ts';
@@ -370,12 +371,17 @@ export function benchDocument(input: BenchDocInput): string {
     'Columns: **p99 wait ÷ target** and **dead letters** (how late, how lost); **concurrent executions** peak, p99 ' +
       'and mean and **warm environments** peak and mean (what the downstream feels); **reserved concurrency held** ' +
       '(concurrency-seconds); **$ / month**, what the controller adds to the bill at us-east-1 list prices ' +
-      "(lib/sim/cost.ts: the age law's controller Lambda, its GetMetricData and GetQueueAttributes calls, its own " +
+      "(lib/bench/cost.ts: the age law's controller Lambda, its GetMetricData and GetQueueAttributes calls, its own " +
       "metrics and alarms; provisioned mode's event poller units at the run's mean, 2 at least; native nothing; the " +
       "consumer's own compute is the same for all and left out); the applied limit's concurrency-seconds ÷ the " +
       "clairvoyant's; **scale events** " +
       '(controller writes: `native` and `provisioned` make none), and per hour once a flat phase of 25+ minutes has ' +
       'run 15; throttled and timed-out invocations, failed items; simulated seconds per wall second.',
+    '',
+    "The age law's `$ / month` (the lambda preset's settings, the same on every scenario), line by line, counted " +
+      'from the synthesized template and the controller (lib/bench/cost.ts):',
+    '',
+    ...costBreakdownMarkdown(configFor('lambda')),
     '',
     "Under each preset's table, a plain statement of **who is dominated**: A dominates B when A is no later (p99 ÷ " +
       'target, anything at or under the target counting as meeting it; dead letters) *and* no heavier on the ' +

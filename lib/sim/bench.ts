@@ -1,4 +1,4 @@
-import { monthlyCost } from './cost.ts';
+import { monthlyCost } from '../bench/cost.ts';
 import { markdownHeader } from './markdown.ts';
 import type { PresetName } from './presets.ts';
 import {
@@ -24,7 +24,7 @@ export interface BenchRow {
   readonly p99OverTarget: number;
   /** Scale events per hour in the settled part of long flat phases (none: undefined). */
   readonly settledScaleEventsPerHour?: number;
-  /** What the controller adds to the bill a month, us-east-1 list prices (lib/sim/cost.ts; none: undefined). */
+  /** What the controller adds to the bill a month, us-east-1 list prices (lib/bench/cost.ts; none: undefined). */
   readonly monthlyCost?: number;
 }
 

@@ -1,5 +1,5 @@
+import { ageLawMonthlyCost, budgetMonthlyCost } from '../bench/cost.ts';
 import { ConfigError, type ScalerConfig } from '../control/config.ts';
-import { ageLawMonthlyCost, budgetMonthlyCost } from './cost.ts';
 import { checkEnvironment, type SimEnvironment } from './environment.ts';
 import {
   GROUP_CONTROLLER_KINDS,

@@ -9,7 +9,7 @@ import type { SeedFigures } from './seed-figures.ts';
  *    nothing (a message in the DLQ never arrives, and the p99 counts only those that do).
  * 2. Among those that meet it, the lowest exec peak (the worst seed's): the load the downstream must take.
  * 3. Peaks within 5 % of the lowest are a tie (the bench's tolerance, lib/sim/bench.ts: seed noise, not a
- *    ranking; 23 against 24 is a tie): the cheaper option a month wins it (lib/sim/cost.ts; then the lower peak,
+ *    ranking; 23 against 24 is a tie): the cheaper option a month wins it (lib/bench/cost.ts; then the lower peak,
  *    then the lower mean).
  * 4. When none meets the target, the least late: the fewest dead letters, then the lowest p99, ties within 5 %
  *    again to the cheaper.

@@ -16,7 +16,7 @@ export interface SeedFigures {
   readonly mean: number;
   readonly deadLetters: number;
   readonly scaleEvents: number;
-  /** What the controller adds to the bill a month (lib/sim/cost.ts): the mean over seeds (provisioned's varies). */
+  /** What the controller adds to the bill a month (lib/bench/cost.ts): the mean over seeds (provisioned's varies). */
   readonly monthlyCost: number;
   /** Reserved concurrency held, as a mean level over the run (concurrency-seconds ÷ seconds); the mean of seeds. */
   readonly reservedMean: number;

@@ -9,7 +9,7 @@ import { DownstreamBudget } from '../../lib/cdk/downstream-budget.ts';
 import { LAMBDA_ENVIRONMENT_BYTES } from '../../lib/cdk/environment-size.ts';
 import { QueueAgeScaler } from '../../lib/cdk/queue-age-scaler.ts';
 import { ScalerActuator } from '../../lib/cdk/scaler-settings.ts';
-import { errorsOf, NO_BUNDLING, parts } from './attached-scaler.ts';
+import { annotations, errorsOf, NO_BUNDLING, parts } from './attached-scaler.ts';
 import { type BudgetMember, budgetApp, memberParts } from './budget-app.ts';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] };
@@ -25,6 +25,11 @@ function rendered(value: unknown): string {
     return items.map(rendered).join(separator);
   }
   throw new Error(`cannot render ${JSON.stringify(value)}`);
+}
+
+/** The warnings on a construct, without CDK's acknowledgement suffix (`[ack: id]`). */
+function warningsOf(construct: IConstruct): string[] {
+  return annotations(construct, 'warning').map((w) => w.replace(/ \[ack: [^\]]+\]$/, ''));
 }
 
 function resources(stack: Stack, type: string): Record<string, Resource> {
@@ -96,7 +101,7 @@ describe('DownstreamBudget: one controller runs every member', () => {
       Architectures: ['arm64'],
       ReservedConcurrentExecutions: 1,
       Timeout: 70,
-      MemorySize: 256,
+      MemorySize: 128,
     });
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       MaximumRetryAttempts: 0,
@@ -328,6 +333,42 @@ describe('DownstreamBudget: one controller runs every member', () => {
         }),
       ]),
     });
+  });
+
+  it("one alarm topic per budget: the members use the budget's topic and key unless one names its own", () => {
+    const { stack, budget, scalers } = budgetApp({ dbPoolSize: 40, alarmEmail: 'ops@example.com' }, [
+      ...TWO,
+      { name: 'Emails', props: { alarmEmail: 'emails@example.com' } },
+    ]);
+    const template = Template.fromStack(stack);
+    // The budget's topic and key, and the one member with an e-mail of its own: nobody else's.
+    template.resourceCountIs('AWS::SNS::Topic', 2);
+    template.resourceCountIs('AWS::KMS::Key', 2);
+    const budgetTopic = ref(stack, budget.alarmTopic.topicArn);
+    expect(scalers.map((s) => ref(stack, s.alarmTopic.topicArn) === budgetTopic)).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    for (const alarm of scalers[0]?.alarms.all ?? []) {
+      expect(
+        (stack.resolve((alarm as unknown as { alarmActionArns: string[] }).alarmActionArns) as unknown[]).map(
+          rendered,
+        ),
+      ).toEqual([budgetTopic]);
+    }
+    // The budget's e-mail hears the members: no warning that their alarms notify nobody.
+    for (const scaler of scalers) expect(warningsOf(scaler)).toEqual([]);
+  });
+
+  it('a member of a budget nobody subscribes to is warned, once, in one line, that its alarms notify nobody', () => {
+    const { stack, scalers } = budgetApp({ dbPoolSize: 40 }, TWO);
+    Template.fromStack(stack).resourceCountIs('AWS::KMS::Key', 1);
+    for (const scaler of scalers) {
+      expect(warningsOf(scaler)).toEqual([
+        expect.stringMatching(/^its alarms notify nobody: [^\n]*alarmEmail/),
+      ]);
+    }
   });
 
   it("the tick is the budget's: members without one take it, the timeout follows the members' fast path", () => {

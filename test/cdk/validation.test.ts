@@ -14,6 +14,7 @@ import {
   Runtime,
 } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../examples/app.ts';
@@ -221,7 +222,8 @@ describe('QueueAgeScaler deployment checks on the attached resources', () => {
 
   it("warns that the reserved actuator leaves the mapping's pollers to overpull", () => {
     const scaler = attach(
-      { actuator: ScalerActuator.RESERVED, minConcurrency: 1 },
+      // An e-mail: without one, its alarms notifying nobody is a warning of its own (tested below).
+      { actuator: ScalerActuator.RESERVED, minConcurrency: 1, alarmEmail: 'ops@example.com' },
       { mappingMaxConcurrency: 20 },
     );
     expect(errorsOf(scaler)).toEqual([]);
@@ -409,6 +411,23 @@ describe('QueueAgeScaler deployment checks on the attached resources', () => {
     ]);
   });
 
+  it('warns, in one line with its id, that the alarms of a scaler with neither alarmEmail nor alarmTopic notify nobody', () => {
+    const alone = attach({});
+    expect(annotations(alone, 'warning')).toEqual([
+      expect.stringMatching(
+        /^its alarms notify nobody: give it an alarmEmail, or an alarmTopic of your own[^\n]*\[ack: queue-age-scaler:alarms-notify-nobody\]$/,
+      ),
+    ]);
+    expect(annotations(attach({ alarmEmail: 'ops@example.com' }), 'warning')).toEqual([]);
+    const topic = (stack: Stack) => new Topic(stack, 'Pager');
+    expect(
+      annotations(
+        attach((stack) => ({ alarmTopic: topic(stack) })),
+        'warning',
+      ),
+    ).toEqual([]);
+  });
+
   it('warns that an imported mapping cannot be checked, and skips what it cannot read', () => {
     // GIVEN a queue, consumer and mapping all imported
     const app = new App({ context: NO_BUNDLING });
@@ -421,7 +440,12 @@ describe('QueueAgeScaler deployment checks on the attached resources', () => {
       '11111111-2222-3333-4444-555555555555',
     );
     // WHEN
-    const scaler = new QueueAgeScaler(stack, 'Scaler', { queue, consumer, eventSourceMapping: mapping });
+    const scaler = new QueueAgeScaler(stack, 'Scaler', {
+      queue,
+      consumer,
+      eventSourceMapping: mapping,
+      alarmEmail: 'ops@example.com',
+    });
     // THEN: no error, one warning saying what to check by hand, and no DLQ alarm without a DLQ
     expect(errorsOf(scaler)).toEqual([]);
     expect(annotations(scaler, 'warning')).toEqual([

@@ -57,7 +57,7 @@ describe('the lockstep invariant, repaired by the first tick that finds it broke
     for (const i of world.instants) expect(i.mapping).toBeLessThanOrEqual(i.reserved as number);
     expect(world.lastLog().fields).toMatchObject({ desired: value });
     expect(world.lastLog().fields.repaired ?? false).toBe(repaired);
-    expect(world.relay.documents.at(-1)?.LockstepRepairs).toBe(repaired ? 1 : 0);
+    expect(world.relay.documents.at(-1)?.LockstepRepairs).toBe(repaired ? 1 : undefined);
   });
 
   it('the mapping raised above reserved is repaired whatever the law decides, and reported', async () => {
@@ -93,7 +93,9 @@ describe('an operator’s pause is held, reported, and alarmed when it overpulls
     await world.tick();
     expect(world.lastLog().fields.reason).toBe('hold:paused');
     expect(world.calls.writes).toBe(0);
-    expect(world.relay.documents.at(-1)).toMatchObject({ Paused: 1, PauseOverpull: 0 });
+    expect(world.relay.documents.at(-1)).toMatchObject({ Paused: 1 });
+    // No overpull: PauseOverpull, sparse, is not published at 0.
+    expect(world.relay.documents.at(-1)?.PauseOverpull).toBeUndefined();
   });
 
   it('reserved mode, reserved 0: held, not raised to the floor by grow:below-floor', async () => {

@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import type { TickOutcome } from '../../functions/controller/outcome.ts';
 import { createMetrics, metricsFor } from '../../functions/controller/report.ts';
 import { type Decision, type QueueSnapshot, resolveScalerConfig } from '../../lib/control/index.ts';
-import { CONTROLLER_METRICS, METRIC_NAMESPACE, SCALER_DIMENSION } from '../../lib/telemetry.ts';
+import {
+  CONTROLLER_METRICS,
+  METRIC_NAMESPACE,
+  SCALER_DIMENSION,
+  SPARSE_CONTROLLER_METRICS,
+} from '../../lib/telemetry.ts';
 
 const config = resolveScalerConfig({ minConcurrency: 2, maxConcurrency: 8 });
 const snapshot: QueueSnapshot = {
@@ -44,8 +49,9 @@ describe('metricsFor', () => {
       [CONTROLLER_METRICS.visibleMessages]: 40,
       [CONTROLLER_METRICS.atCap]: 1,
       [CONTROLLER_METRICS.saturated]: 1,
-      [CONTROLLER_METRICS.scaleEvents]: 0,
     });
+    // No change: ScaleEvents, a sparse count, is not published at 0 (billed only in the hours it says something).
+    expect(m[CONTROLLER_METRICS.scaleEvents]).toBeUndefined();
   });
   it('a change counts one scale event', () => {
     const outcome: TickOutcome = {
@@ -87,13 +93,13 @@ describe('the flags describe what is applied', () => {
       config: cap16,
     };
     const m = Object.fromEntries(metricsFor(outcome).map((x) => [x.name, x.value]));
-    // THEN AtCap and Saturated are 0 (8 is applied, not 16), and the clamp is reported
+    // THEN AtCap and Saturated are 0 (8 is applied, not 16): sparse, so not published; the clamp is reported
     expect(m).toMatchObject({
       [CONTROLLER_METRICS.appliedConcurrency]: 8,
-      [CONTROLLER_METRICS.atCap]: 0,
-      [CONTROLLER_METRICS.saturated]: 0,
       [CONTROLLER_METRICS.clampedByAccountHeadroom]: 1,
     });
+    expect(m[CONTROLLER_METRICS.atCap]).toBeUndefined();
+    expect(m[CONTROLLER_METRICS.saturated]).toBeUndefined();
   });
 
   it('adopting an unbounded consumer is a scale event (it was published as 0)', () => {
@@ -130,7 +136,36 @@ describe('the flags describe what is applied', () => {
     };
     const m = Object.fromEntries(metricsFor(outcome).map((x) => [x.name, x.value]));
     expect(m[CONTROLLER_METRICS.paused]).toBe(1);
-    expect(m[CONTROLLER_METRICS.pauseOverpull]).toBe(overpull ? 1 : 0);
+    expect(m[CONTROLLER_METRICS.pauseOverpull]).toBe(overpull ? 1 : undefined);
+  });
+
+  it('a quiet tick publishes the dense state only: no 0 flag, each sparse metric only when non-zero', () => {
+    const outcome: TickOutcome = {
+      kind: 'decided',
+      result: {
+        snapshot: { ...snapshot, now: 1_025 },
+        decision: { ...decision, desired: 4, atCap: false, saturated: false },
+        applied: 4,
+        changed: false,
+        repaired: false,
+      },
+      actuation: { kind: 'unchanged' },
+      writes: [],
+      appliedAfter: 4,
+      pauseOverpull: false,
+      config: { ...config, maxConcurrency: 32, targetAgeSeconds: 1_000 },
+    };
+    const names = metricsFor(outcome).map((x) => x.name);
+    expect(names.filter((n) => SPARSE_CONTROLLER_METRICS.has(n))).toEqual([]);
+    for (const dense of [
+      CONTROLLER_METRICS.appliedConcurrency,
+      CONTROLLER_METRICS.desiredConcurrency,
+      CONTROLLER_METRICS.headAgeSeconds,
+      CONTROLLER_METRICS.visibleMessages,
+      CONTROLLER_METRICS.visibleSampleOffsetSeconds,
+    ]) {
+      expect(names).toContain(dense);
+    }
   });
 
   it('the depth sample is stamped with its offset into the minute', () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { App, type Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CONTROLLER_MEMORY_MB } from '../../lib/cdk/controller-function.ts';
 import { ROOT } from '../../scripts/build.ts';
 import { type MotoServer, startMotoServer } from '../support/moto-server.ts';
 import { type DeployedOrdersStack, tickThroughLifecycle } from './support/controller-lifecycle.ts';
@@ -26,6 +27,8 @@ const ORDERS_STACK = join(import.meta.dirname, 'fixture-app', 'lib', 'orders-sta
  * at least the 20 s one sample may take) and stops before the next (15 s would be left): about 10 s a tick.
  */
 const TIMEOUT_SECONDS = 35;
+/** What Lambda's Node runtime adds to the handler's process (its runtime client and buffers): kept free. */
+const RUNTIME_HEADROOM_MB = 24;
 
 let server: MotoServer;
 let outdir: string;
@@ -78,6 +81,10 @@ describe('the controller bundle on Node 24, the version of its Lambda runtime', 
     expect(runs.map((run) => run.node)).toEqual(runs.map(() => expect.stringMatching(/^v24\./)));
     // The growth left the queue busy: the fast path sampled on Node 24 until the invocation ran short of time.
     expect(runs[2]?.stdout).toMatch(/"stoppedBy":\s*"remaining-time"/);
+    // Every invocation, its fast path included, fits the deployed 128 MB with room for Lambda's own runtime
+    // client (CONTROLLER_MEMORY_MB, docs/aws-facts.md "Prices"): the tick's peak resident set stays under it.
+    console.log(`controller peak RSS (MB): ${runs.map((run) => run.maxRssMb.toFixed(1)).join(', ')}`);
+    for (const run of runs) expect(run.maxRssMb).toBeLessThan(CONTROLLER_MEMORY_MB - RUNTIME_HEADROOM_MB);
   }, 150_000);
 
   it('leaves the rest of the suite on the machine node: no node_modules/.bin/node ahead of it on the PATH', () => {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ageLawMonthlyCost, budgetMonthlyCost } from '../../lib/sim/cost.ts';
+import { ageLawMonthlyCost, budgetMonthlyCost } from '../../lib/bench/cost.ts';
 import { groupAcceptance } from '../../lib/sim/group-acceptance.ts';
 import {
   loadShippedGroup,

@@ -59,13 +59,13 @@ describe('npm run recommend', () => {
       /^replay: the trace as it is, 675,000 messages a run, 6 runs \(3 controllers × 2 seeds\)$/m,
     );
     expect(stdout).toMatch(
-      /^recommend: age-law — meets the 60 s target on every seed with an exec peak of \d+ against native's \d+ and provisioned's \d+; it adds \$20\.18 a month \(its controller\), and holds [\d.]+ reserved concurrency on average \([\d,]+ concurrency-seconds over the trace\)/m,
+      /^recommend: age-law — meets the 60 s target on every seed with an exec peak of \d+ against native's \d+ and provisioned's \d+; it adds \$13\.65 a month \(its controller\), and holds [\d.]+ reserved concurrency on average \([\d,]+ concurrency-seconds over the trace\)/m,
     );
     expect(stdout).toMatch(/^settings: targetAge 60 s · maxConcurrency 32 · minConcurrency 2$/m);
     expect(stdout).toMatch(
       /^ {2}the floor: the quietest 15 min's need, at least 2 \(2026-11-03 00:00, 50\/s: a need of 2\); below it/m,
     );
-    expect(stdout).toMatch(/^ {2}age-law +\d\.\d\d +yes +\d+ +[\d.]+ +0 +20\.18 +[\d.]+$/m);
+    expect(stdout).toMatch(/^ {2}age-law +\d\.\d\d +yes +\d+ +[\d.]+ +0 +13\.65 +[\d.]+$/m);
     expect(stdout).toMatch(/^ {2}native +\d\.\d\d +yes +\d+ +[\d.]+ +0 +0\.00 +–$/m);
     expect(stdout).toMatch(/consumer's own compute is the same for all/);
     expect(stdout).toMatch(
@@ -115,7 +115,7 @@ describe('npm run recommend', () => {
     const { code, stdout } = await recommend('--trace', steady, '--max-concurrency', '8', '--seeds', '1');
     expect(code).toBe(0);
     expect(stdout).toMatch(
-      /^recommend: native — it meets the 60 s target on every seed with an exec peak of 8, with no controller and nothing to pay \(peaks within 5 %: the cheaper wins\); the age law would add \$20\.18 a month and a peak no lower \(8 against 8\)\. It is what you run today \(--current\)$/m,
+      /^recommend: native — it meets the 60 s target on every seed with an exec peak of 8, with no controller and nothing to pay \(peaks within 5 %: the cheaper wins\); the age law would add \$13\.65 a month and a peak no lower \(8 against 8\)\. It is what you run today \(--current\)$/m,
     );
     expect(stdout).toMatch(
       /^settings: the event source mapping's MaximumConcurrency 8, reserved concurrency unset, no scaler$/m,

@@ -27,15 +27,26 @@ export interface ControllerRun {
   readonly stdout: string;
   /** `process.version` of the Node that ran it. */
   readonly node: string;
+  /**
+   * The process's peak resident set in MiB, sampled every 20 ms over the import and the invocation: what Lambda's
+   * "Max Memory Used" reports, less its runtime client.
+   */
+  readonly maxRssMb: number;
 }
 
 const RUNNER = [
+  // The peak resident set, sampled: getrusage's maxRSS would start at the forking parent's (Linux keeps it
+  // across fork and exec).
+  'let maxRss = process.memoryUsage.rss();',
+  'const sampler = setInterval(() => { maxRss = Math.max(maxRss, process.memoryUsage.rss()); }, 20);',
   'const { handler } = await import(process.env.CONTROLLER_BUNDLE_URL);',
   'const timeout = Number(process.env.CONTROLLER_TIMEOUT_MS);',
   'const deadline = Date.now() + timeout;',
   'const context = timeout > 0 ? { getRemainingTimeInMillis: () => deadline - Date.now() } : undefined;',
   'const outcome = await handler(JSON.parse(process.env.CONTROLLER_EVENT), context);',
-  "process.stdout.write('\\nOUTCOME ' + JSON.stringify({ node: process.version, outcome }) + '\\n');",
+  'clearInterval(sampler);',
+  'const maxRssMb = Math.max(maxRss, process.memoryUsage.rss()) / 2 ** 20;',
+  "process.stdout.write('\\nOUTCOME ' + JSON.stringify({ node: process.version, maxRssMb, outcome }) + '\\n');",
 ].join('\n');
 
 export async function deployedEnvironment(
@@ -84,7 +95,10 @@ export async function runDeployedController(
   });
   const line = stdout.split('\n').find((l) => l.startsWith('OUTCOME '));
   if (!line) throw new Error(`the handler printed no outcome:\n${stdout}`);
-  const printed = JSON.parse(line.slice('OUTCOME '.length)) as Pick<ControllerRun, 'node' | 'outcome'>;
+  const printed = JSON.parse(line.slice('OUTCOME '.length)) as Pick<
+    ControllerRun,
+    'node' | 'maxRssMb' | 'outcome'
+  >;
   return { ...printed, stdout };
 }
 

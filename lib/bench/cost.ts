@@ -1,0 +1,186 @@
+import { FAST_LOOP_END_BEFORE_TICK_SECONDS } from '../control/fast-path.ts';
+import type { ScalerConfig } from '../control/settings-table.ts';
+import DEPLOYED from './deployed-cost-inputs.json' with { type: 'json' };
+
+/** The bench's controllers this file prices (lib/sim's ControllerKind; any other is a yardstick: no price). */
+type ControllerKind = string;
+
+/**
+ * What a controller adds to the bill a month, at us-east-1 list prices (docs/aws-facts.md, "Prices"), counted from what is deployed (lib/bench/deployed-figures.ts). The consumer's
+ * own compute is the same for every controller (the same messages, the same item times) and is left out; so is
+ * reserved concurrency, which costs nothing but the account's headroom (the bench's "reserved conc-s" column).
+ */
+export const PRICES = {
+  /** Lambda on arm64, per GB-second, and per request. */
+  lambdaArmGbSecond: 0.0000133334,
+  lambdaRequest: 0.2 / 1e6,
+  /** CloudWatch GetMetricData, per metric requested. */
+  metricRequested: 0.01 / 1000,
+  /** SQS, per request (past the free tier's first million). */
+  sqsRequest: 0.4 / 1e6,
+  /** A custom metric a month; a standard-resolution alarm's metric a month. */
+  customMetricMonth: 0.3,
+  alarmMetricMonth: 0.1,
+  /** A customer-managed KMS key a month; a dashboard a month (beyond an account's first 3). */
+  kmsKeyMonth: 1,
+  dashboardMonth: 3,
+  /** Provisioned mode's event poller unit, per hour. */
+  eventPollerUnitHour: 0.00925,
+} as const;
+
+export const SECONDS_PER_MONTH = 30 * 86_400;
+
+/**
+ * The controller as deployed and run, from lib/bench/deployed-cost-inputs.json (written by scripts/cost-inputs.ts
+ * from the synthesized template and the controller's queries and metric names; test/bench/cost.test.ts fails when
+ * they disagree): its memory and architecture, the metrics each tick reads, the metric names it can publish, the
+ * alarms' metric references, the KMS keys. The tick's own time is scripts/measure-controller.ts's: moto answers in
+ * a few ms, AWS's API latencies are of the order of 300 ms for a tick's calls (assumed, not measured on AWS).
+ */
+const CONTROLLER = {
+  memoryGb: DEPLOYED.controller.memoryMb / 1024,
+  tickSeconds: 0.3,
+  metricsPerTick: DEPLOYED.metricsPerTick,
+  ownMetrics: DEPLOYED.customMetricNames.length,
+  alarmMetrics: DEPLOYED.alarmMetrics,
+  kmsKeys: DEPLOYED.kmsKeys,
+  dashboards: DEPLOYED.dashboards,
+} as const;
+
+/** The age law's controller a month, line by line (us-east-1 list prices). */
+export interface CostBreakdown {
+  /** The ticks' own compute. */
+  readonly compute: number;
+  /** The fast path's loop between ticks: the invocation samples the depth until 10 s before the next tick. */
+  readonly fastPathCompute: number;
+  /** Lambda requests. */
+  readonly requests: number;
+  /** GetMetricData: metrics requested each tick. */
+  readonly reads: number;
+  /** SQS GetQueueAttributes at each tick and each fast-path sample. */
+  readonly sqs: number;
+  /**
+   * The controller's custom metrics published every tick, a full month each; the sparse ones (published only when
+   * non-zero) are billed only in those hours, counted as none.
+   */
+  readonly metrics: number;
+  /** Alarms, per metric each references. */
+  readonly alarms: number;
+  /** The alarm topic's KMS key ($0 when the app passes its own alarmTopic). */
+  readonly alarmTopicKey: number;
+  /** The sum of the lines above: the bench's `$ / month`. */
+  readonly total: number;
+  /** Not in the total: the dashboard, free for an account's first 3 ($3 a month each beyond). */
+  readonly dashboardBeyondFreeTier: number;
+}
+
+/** The age law's controller a month, in lines: compute, its fast loop, requests, reads, SQS, metrics, alarms, key. */
+export function ageLawMonthlyBreakdown(
+  config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
+  options: { readonly alarmTopic?: boolean } = {},
+): CostBreakdown {
+  const ticks = SECONDS_PER_MONTH / config.tickSeconds;
+  const fast = config.fastSampleSeconds > 0 && config.fastSampleSeconds < config.tickSeconds;
+  // With the fast path the invocation samples the depth, idle or busy, until 10 s before the next tick.
+  const loopSeconds = fast ? config.tickSeconds - FAST_LOOP_END_BEFORE_TICK_SECONDS : 0;
+  const samples = fast ? Math.floor(loopSeconds / config.fastSampleSeconds) : 0;
+  const gbSecond = CONTROLLER.memoryGb * PRICES.lambdaArmGbSecond;
+  const lines = {
+    compute: ticks * CONTROLLER.tickSeconds * gbSecond,
+    fastPathCompute: ticks * loopSeconds * gbSecond,
+    requests: ticks * PRICES.lambdaRequest,
+    reads: ticks * CONTROLLER.metricsPerTick * PRICES.metricRequested,
+    sqs: ticks * (1 + samples) * PRICES.sqsRequest,
+    metrics: CONTROLLER.ownMetrics * PRICES.customMetricMonth,
+    alarms: CONTROLLER.alarmMetrics * PRICES.alarmMetricMonth,
+    alarmTopicKey: options.alarmTopic ? 0 : CONTROLLER.kmsKeys * PRICES.kmsKeyMonth,
+  };
+  const total = Object.values(lines).reduce((a, b) => a + b, 0);
+  return { ...lines, total, dashboardBeyondFreeTier: CONTROLLER.dashboards * PRICES.dashboardMonth };
+}
+
+/** The age law's controller a month: compute, its reads, its metrics, alarms and the alarm topic's key. */
+export function ageLawMonthlyCost(config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>): number {
+  return ageLawMonthlyBreakdown(config).total;
+}
+
+/**
+ * What one more queue adds to a controller's reads a month: its 10 metrics in each tick's GetMetricData, and its
+ * depth read at the tick and at each fast-path sample (GetQueueAttributes). Per metric and per request, these grow
+ * with the queues read, whoever reads them.
+ */
+export function queueReadsMonthlyCost(
+  config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
+): number {
+  const ticks = SECONDS_PER_MONTH / config.tickSeconds;
+  const fast = config.fastSampleSeconds > 0 && config.fastSampleSeconds < config.tickSeconds;
+  const loopSeconds = fast ? config.tickSeconds - FAST_LOOP_END_BEFORE_TICK_SECONDS : 0;
+  const samples = fast ? Math.floor(loopSeconds / config.fastSampleSeconds) : 0;
+  return (
+    ticks * CONTROLLER.metricsPerTick * PRICES.metricRequested + ticks * (1 + samples) * PRICES.sqsRequest
+  );
+}
+
+/**
+ * A shared budget's controller a month, for `members` queues: ONE controller Lambda (its compute, its fast loop,
+ * its invocations, its own metrics and alarms: one scaler's, as the group's tick reads every member in parallel
+ * in about a lone tick's time, an assumption until the budget's Lambda is measured), plus every further member's
+ * reads (`queueReadsMonthlyCost`). N independent scalers cost N × `ageLawMonthlyCost`; most of that is the fast
+ * loop's compute and the metrics and alarms, which one controller pays once.
+ */
+export function budgetMonthlyCost(
+  config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
+  members: number,
+): number {
+  return ageLawMonthlyCost(config) + Math.max(0, members - 1) * queueReadsMonthlyCost(config);
+}
+
+/** Provisioned mode a month, at the run's mean of billed pollers (at least MinimumPollers, 2). */
+export function provisionedMonthlyCost(billedPollerSeconds: number, runSeconds: number): number {
+  const meanPollers = billedPollerSeconds / runSeconds;
+  return ((meanPollers * SECONDS_PER_MONTH) / 3600) * PRICES.eventPollerUnitHour;
+}
+
+/**
+ * A controller's monthly cost in the bench: the age law's controller, provisioned mode's pollers, nothing for
+ * native. The other baselines are yardsticks, not offers: undefined.
+ */
+export function monthlyCost(
+  kind: ControllerKind,
+  config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
+  run: { readonly billedPollerSeconds: number; readonly simulatedSeconds: number },
+): number | undefined {
+  switch (kind) {
+    case 'age-law':
+      return ageLawMonthlyCost(config);
+    case 'provisioned':
+      return provisionedMonthlyCost(run.billedPollerSeconds, run.simulatedSeconds);
+    case 'native':
+      return 0;
+    default:
+      return undefined;
+  }
+}
+
+/** The breakdown as a markdown table (docs/benchmarks.md, the README): the one figure, line by line. */
+export function costBreakdownMarkdown(
+  config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
+): string[] {
+  const b = ageLawMonthlyBreakdown(config);
+  const $ = (v: number) => `$${v.toFixed(2)}`;
+  const gb = `${DEPLOYED.controller.memoryMb} MB ${DEPLOYED.controller.architecture}`;
+  return [
+    '| line | counted from | $ / month |',
+    '|---|---|---|',
+    `| compute: the ticks | ${gb} (the template), ${CONTROLLER.tickSeconds} s a tick | ${$(b.compute)} |`,
+    `| compute: the fast path between ticks (goes when the ticker-queue sampler lands) | ${gb}, ${config.tickSeconds - FAST_LOOP_END_BEFORE_TICK_SECONDS} s of each tick | ${$(b.fastPathCompute)} |`,
+    `| requests | one invocation a tick | ${$(b.requests)} |`,
+    `| reads: GetMetricData | ${CONTROLLER.metricsPerTick} metrics a tick (buildMetricQueries) | ${$(b.reads)} |`,
+    `| SQS: GetQueueAttributes | the tick and each fast-path sample | ${$(b.sqs)} |`,
+    `| metrics: the controller's own | ${CONTROLLER.ownMetrics} names every tick, a full month each; ${DEPLOYED.sparseMetricNames.length} more only when non-zero (lib/telemetry.ts), counted as none | ${$(b.metrics)} |`,
+    `| alarms | ${CONTROLLER.alarmMetrics} metric references in ${DEPLOYED.alarms.length} alarms (the template) | ${$(b.alarms)} |`,
+    `| the alarm topic's KMS key | ${CONTROLLER.kmsKeys} key (the template); $0 with your own \`alarmTopic\` | ${$(b.alarmTopicKey)} |`,
+    `| **total** (the bench's \`$ / month\`) | lib/bench/deployed-cost-inputs.json | **${$(b.total)}** |`,
+    `| not in the total: the dashboard | ${CONTROLLER.dashboards} (the template); free for an account's first 3 | ${$(b.dashboardBeyondFreeTier)} |`,
+  ];
+}

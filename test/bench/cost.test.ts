@@ -1,0 +1,103 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  ageLawMonthlyBreakdown,
+  ageLawMonthlyCost,
+  PRICES,
+  provisionedMonthlyCost,
+  SECONDS_PER_MONTH,
+} from '../../lib/bench/cost.ts';
+import { benchScenario } from '../../lib/sim/bench.ts';
+import { configFor } from '../../lib/sim/run.ts';
+import type { Scenario } from '../../lib/sim/scenario.ts';
+import { DEPLOYED_INPUTS_PATH, deployedFiguresNow, EXAMPLE_TEMPLATE } from './deployed-inputs.ts';
+
+const lambda = configFor('lambda');
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const readJson = (path: string) => JSON.parse(readFileSync(join(ROOT, path), 'utf8'));
+
+describe('the cost counts what is deployed', () => {
+  it("the committed inputs are the synthesized template's and the controller's: run scripts/cost-inputs.ts when this fails", () => {
+    // An alarm, an alarm metric, a KMS key, a dashboard, a memory size, a query or a metric name the file does not
+    // count makes the two differ.
+    expect(readJson(DEPLOYED_INPUTS_PATH)).toEqual(deployedFiguresNow(readJson(EXAMPLE_TEMPLATE)));
+  });
+
+  it('counts a metric-math alarm per metric it references, and an extra key or alarm in the template', () => {
+    const template = readJson(EXAMPLE_TEMPLATE);
+    const now = deployedFiguresNow(template);
+    expect(now.alarms.length).toBe(10);
+    const grown = structuredClone(template);
+    grown.Resources.ExtraKey = { Type: 'AWS::KMS::Key', Properties: {} };
+    grown.Resources.ExtraAlarm = {
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: { Metrics: [{ MetricStat: {} }, { MetricStat: {} }, { Expression: 'a + b' }] },
+    };
+    const more = deployedFiguresNow(grown);
+    expect(more.kmsKeys).toBe(now.kmsKeys + 1);
+    expect(more.alarmMetrics).toBe(now.alarmMetrics + 2);
+  });
+
+  it("the breakdown's lines sum to the figure; the alarm topic's key is $0 with the app's own alarmTopic", () => {
+    const b = ageLawMonthlyBreakdown(lambda);
+    const { total, dashboardBeyondFreeTier, ...lines } = b;
+    expect(Object.values(lines).reduce((x, y) => x + y, 0)).toBeCloseTo(total, 9);
+    expect(total).toBeCloseTo(ageLawMonthlyCost(lambda), 9);
+    expect(b.alarmTopicKey).toBeCloseTo(PRICES.kmsKeyMonth, 9);
+    expect(ageLawMonthlyBreakdown(lambda, { alarmTopic: true }).alarmTopicKey).toBe(0);
+    expect(dashboardBeyondFreeTier).toBeCloseTo(3, 9);
+  });
+});
+
+describe('the bench cost column', () => {
+  it("the fast path's loop is most of the age law's compute: 50 s of each minute at the deployed 128 MB", () => {
+    // GIVEN the lambda preset with and without the fast path
+    const withLoop = ageLawMonthlyCost(lambda);
+    const tickOnly = ageLawMonthlyCost({ ...lambda, fastSampleSeconds: 0 });
+    // THEN the loop adds 43,200 invocations × 50 s × 0.25 GB of compute, and five depth reads a tick
+    const loop = (SECONDS_PER_MONTH / 60) * 50 * 0.125 * PRICES.lambdaArmGbSecond;
+    const reads = (SECONDS_PER_MONTH / 60) * 5 * PRICES.sqsRequest;
+    expect(withLoop - tickOnly).toBeCloseTo(loop + reads, 6);
+    // AND what is left is GetMetricData ($4.32), 9 dense metrics ($2.70; the sparse ones count as none), alarms
+    // ($1.90), the alarm topic's key ($1) and cents
+    expect(tickOnly).toBeGreaterThan(4.32 + 2.7 + 1.9 + 1);
+    expect(tickOnly).toBeLessThan(4.32 + 2.7 + 1.9 + 1 + 0.2);
+  });
+
+  it('a longer tick costs less: fewer invocations, fewer metric reads', () => {
+    expect(ageLawMonthlyCost({ tickSeconds: 120, fastSampleSeconds: 10 })).toBeLessThan(
+      ageLawMonthlyCost(lambda),
+    );
+  });
+
+  it('provisioned mode bills its pollers by the hour, 2 at least', () => {
+    expect(provisionedMonthlyCost(2 * 3600, 3600)).toBeCloseTo(2 * 720 * PRICES.eventPollerUnitHour, 6);
+  });
+
+  it('the bench prices the age law, provisioned (2 pollers on a quiet queue) and native (nothing)', async () => {
+    // GIVEN a quiet queue
+    const quiet: Scenario = {
+      name: 'quiet',
+      phases: [{ durationSeconds: 600, ratePerSecond: 1, itemMs: 20 }],
+    };
+    // WHEN the bench runs it
+    const rows = await benchScenario(quiet, 'lambda');
+    const cost = (controller: string) => rows.find((r) => r.controller === controller)?.monthlyCost;
+    // THEN
+    expect(cost('age-law')).toBeCloseTo(ageLawMonthlyCost(lambda), 6);
+    expect(cost('provisioned')).toBeCloseTo(provisionedMonthlyCost(2 * 600, 600), 6);
+    expect(cost('native')).toBe(0);
+    expect(cost('fixed-cap')).toBeUndefined();
+  });
+
+  it('the seed preset has no AWS bill', async () => {
+    const spike: Scenario = {
+      name: 'spike',
+      phases: [{ durationSeconds: 2, ratePerSecond: 50, itemMs: 20 }],
+    };
+    const rows = await benchScenario(spike, 'seed');
+    expect(rows.every((r) => r.monthlyCost === undefined)).toBe(true);
+  });
+});

@@ -1,0 +1,21 @@
+import { buildMetricQueries } from '../../lib/aws/metric-queries.ts';
+import { type DeployedFigures, figuresFromTemplate } from '../../lib/bench/deployed-figures.ts';
+import { CONTROLLER_METRICS, SPARSE_CONTROLLER_METRICS } from '../../lib/telemetry.ts';
+
+export const EXAMPLE_TEMPLATE = 'test/cdk/__snapshots__/example-stack.template.json';
+export const DEPLOYED_INPUTS_PATH = 'lib/bench/deployed-cost-inputs.json';
+
+/** The figures as the code and the template stand now (what the committed file must equal). */
+export function deployedFiguresNow(template: Parameters<typeof figuresFromTemplate>[0]): DeployedFigures {
+  const resources = {
+    scalerName: 's',
+    queueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/q',
+    queueName: 'q',
+    consumerFunctionName: 'c',
+  } as Parameters<typeof buildMetricQueries>[0];
+  return figuresFromTemplate(template, EXAMPLE_TEMPLATE, {
+    metricsPerTick: buildMetricQueries(resources, 60).length,
+    customMetricNames: Object.values(CONTROLLER_METRICS).filter((n) => !SPARSE_CONTROLLER_METRICS.has(n)),
+    sparseMetricNames: [...SPARSE_CONTROLLER_METRICS],
+  });
+}
