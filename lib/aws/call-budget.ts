@@ -49,21 +49,20 @@ export const CALL_WORST_SECONDS =
 export const FAST_WRITE_DEADLINE_BEFORE_TICK_SECONDS = CALL_WORST_SECONDS;
 
 /**
- * The longest one sample may take: it starts at least 10 s before the next tick, its writes start no later than
- * one call's worst case before it and end by the tick, and a refused raise adds the headroom reads (one more
- * call's worst case): 10 + 6 = 16 s, and 4 s of slack for the backoff and the answers. The loop starts no sample
- * with less of Lambda's time left.
+ * The longest one member's sample may take: it starts at least 10 s before the next tick, its writes start no later
+ * than one call's worst case before it and end by the tick, and a refused raise adds the headroom reads (one more
+ * call's worst case): 10 + 6 = 16 s, and 4 s of slack for the backoff and the answers.
  */
 export const FAST_SAMPLE_WORST_SECONDS = FAST_LOOP_END_BEFORE_TICK_SECONDS + CALL_WORST_SECONDS + 4;
 
 /**
- * The controller function's timeout. Without the fast path a tick is a handful of calls: half a tick, at most a
- * minute. With it, the loop runs until 10 s before the next tick and its last sample may take up to `FAST_SAMPLE_WORST_SECONDS` (20 s): a tick
- * plus 10 s (70 s for one-minute ticks; the next tick, throttled meanwhile by reserved concurrency 1, is retried
- * within its event age). 15 minutes is Lambda's maximum.
+ * The controller function's timeout. One invocation is a tick or one sample between ticks (the samples come back
+ * through the ticker queue, lib/cdk/ticker-queue.ts): a tick is a handful of calls, half a tick at most a minute;
+ * a sample takes up to `FAST_SAMPLE_WORST_SECONDS` (20 s) a member, and a shared budget samples every member in
+ * one invocation. 15 minutes is Lambda's maximum. The ticker queue's visibility timeout is this (Lambda refuses a
+ * mapping whose queue's is shorter).
  */
-export function controllerTimeoutSeconds(config: ScalerConfig): number {
-  return fastPathOn(config)
-    ? Math.min(900, config.tickSeconds - FAST_LOOP_END_BEFORE_TICK_SECONDS + FAST_SAMPLE_WORST_SECONDS)
-    : Math.min(60, config.tickSeconds / 2);
+export function controllerTimeoutSeconds(config: ScalerConfig, members = 1): number {
+  const tick = Math.min(60, config.tickSeconds / 2);
+  return fastPathOn(config) ? Math.min(900, Math.max(tick, members * FAST_SAMPLE_WORST_SECONDS)) : tick;
 }

@@ -17,6 +17,7 @@ import type { Construct } from 'constructs';
 import { METRIC_NAMESPACE } from '../telemetry.ts';
 import { acknowledgeNagFinding } from './nag-acknowledgement.ts';
 import { dependOnRolePoliciesOnly } from './role-dependency.ts';
+import { createTickerQueue } from './ticker-queue.ts';
 
 /**
  * The controller Lambda as a lone scaler and a shared budget both deploy it: the same pre-built bundle, the same
@@ -64,6 +65,8 @@ export interface ControllerFunctionProps {
   /** The function's timeout (`controllerTimeoutSeconds`). */
   readonly timeout: Duration;
   readonly environment: Record<string, string>;
+  /** Whether it samples between ticks: then it gets its ticker queue (lib/cdk/ticker-queue.ts). */
+  readonly samplesBetweenTicks: boolean;
 }
 
 export interface ControllerFunction {
@@ -130,8 +133,7 @@ export function createControllerFunction(
     runtime: CONTROLLER_RUNTIME,
     architecture: Architecture.ARM_64,
     memorySize: CONTROLLER_MEMORY_MB,
-    // A tick is a handful of calls; with the fast path the invocation then samples the depth until 10 s before
-    // the next tick (controllerTimeoutSeconds says why the timeout is a tick plus 10 s).
+    // One invocation is a tick or one sample between ticks (controllerTimeoutSeconds).
     timeout: props.timeout,
     // One tick at a time: two concurrent ticks would race on the same absolute target.
     reservedConcurrentExecutions: 1,
@@ -146,6 +148,7 @@ export function createControllerFunction(
   });
   // The role's default policy exists already (the logs grant made it): statements added later land in it.
   dependOnRolePoliciesOnly(fn, [role.node.tryFindChild('DefaultPolicy'), unscoped]);
+  if (props.samplesBetweenTicks) createTickerQueue(scope, fn, role, props.timeout);
   return { function: fn, role };
 }
 

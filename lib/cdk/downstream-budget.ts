@@ -218,8 +218,10 @@ export class DownstreamBudget extends Construct {
       description: `Queue-age budget ${this.budgetName}: its members' consumers share ${this.concurrency} concurrent executions`,
       roleDescription: `The queue-age budget ${this.budgetName}: reads its members' queues, sets their consumers' concurrency`,
       tickSeconds: this.tickSeconds,
-      // The longest of the members' own: a member with the fast path keeps the invocation to the next tick.
+      // One sample of every member fits (controllerTimeoutSeconds).
       timeout: Duration.seconds(Lazy.number({ produce: () => this.timeoutSeconds() })),
+      // Its members are added after it; every member samples between ticks by default.
+      samplesBetweenTicks: true,
       environment: {
         [BUDGET_ENVIRONMENT.budgetName]: this.budgetName,
         [BUDGET_ENVIRONMENT.budget]: String(this.concurrency),
@@ -433,11 +435,11 @@ export class DownstreamBudget extends Construct {
     }
   }
 
-  /** The longest invocation any member needs: a member with the fast path keeps it to the next tick. */
+  /** The longest invocation any member needs: one sample of every member, or the longest tick. */
   private timeoutSeconds(): number {
     const configs = this.wired.map((member) => member.spec.config ?? resolveScalerConfig({}));
     const shared = configs.length > 0 ? configs : [resolveScalerConfig({ tickSeconds: this.tickSeconds })];
-    return Math.max(...shared.map((config) => controllerTimeoutSeconds(config)));
+    return Math.max(...shared.map((config) => controllerTimeoutSeconds(config, shared.length)));
   }
 
   /** The alarm's runbook line, with the members' names where synth knows them, within CloudWatch's 1024. */

@@ -14,17 +14,24 @@ export const ACKNOWLEDGED_RULES_METADATA = 'aws:cdk:acknowledged-rules';
 export interface NagAcknowledgement {
   /** The rule, e.g. `AwsSolutions-IAM5`. */
   readonly rule: string;
-  /** The finding within the rule, e.g. `Resource::*`. */
-  readonly finding: string;
+  /** The finding within the rule, e.g. `Resource::*`; none for a rule with no findings (the whole resource). */
+  readonly finding?: string;
   readonly reason: string;
 }
 
 export function acknowledgeNagFinding(construct: IConstruct, ack: NagAcknowledgement): void {
-  construct.node.addMetadata(ACKNOWLEDGED_RULES_METADATA, { [`${ack.rule}[${ack.finding}]`]: ack.reason });
-  const resource = asResource(construct.node.defaultChild);
+  const id = ack.finding === undefined ? ack.rule : `${ack.rule}[${ack.finding}]`;
+  construct.node.addMetadata(ACKNOWLEDGED_RULES_METADATA, { [id]: ack.reason });
+  const resource = asResource(construct.node.defaultChild) ?? asResource(construct);
   if (resource) {
     resource.addMetadata('cdk_nag', {
-      rules_to_suppress: [{ id: ack.rule, reason: ack.reason, applies_to: [ack.finding] }],
+      rules_to_suppress: [
+        {
+          id: ack.rule,
+          reason: ack.reason,
+          ...(ack.finding === undefined ? {} : { applies_to: [ack.finding] }),
+        },
+      ],
     });
   }
 }

@@ -15,6 +15,7 @@ import { controllerTimeoutSeconds } from '../aws/call-budget.ts';
 import {
   ConfigError,
   EVENT_SOURCE_MAX_CONCURRENCY,
+  fastPathOn,
   resolveScalerConfig,
   type ScalerConfig,
   type ScalerSettings,
@@ -412,6 +413,7 @@ export class QueueAgeScaler extends Construct {
       roleDescription: `The queue-age scaler ${scalerName}: reads its queue's age, sets its consumer's concurrency`,
       tickSeconds: config.tickSeconds,
       timeout: Duration.seconds(controllerTimeoutSeconds(config)),
+      samplesBetweenTicks: fastPathOn(config),
       environment: { ...settingsToEnvironment(settingsOf(config)), ...resourceEnvironment },
     });
     role.addToPolicy(

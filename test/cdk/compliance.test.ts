@@ -60,11 +60,15 @@ describe('cdk-nag AwsSolutions (v3 validation plugin)', () => {
     const found = acknowledgements(example.app);
     expect(found.map((a) => `${a.path} ${a.id}`)).toEqual([
       `${example.stack.stackName}/Scaler/ControllerUnscopedPolicy AwsSolutions-IAM5[Resource::*]`,
+      `${example.stack.stackName}/Scaler/TickerQueue/Resource AwsSolutions-SQS3`,
     ]);
     for (const ack of found) {
       expect(ack.resources, `${ack.path} covers exactly one resource`).toBe(1);
-      expect(ack.reason).toMatch(/GetMetricData.*GetAccountSettings.*PutMetricData.*cloudwatch:namespace/);
     }
+    expect(found[0]?.reason).toMatch(
+      /GetMetricData.*GetAccountSettings.*PutMetricData.*cloudwatch:namespace/,
+    );
+    expect(found[1]?.reason).toMatch(/ticker queue.*missed sample.*nothing to keep in a dead-letter queue/);
   });
 
   it('the acknowledgement is needed: without it the pack reports the wildcard resource', () => {
@@ -76,15 +80,19 @@ describe('cdk-nag AwsSolutions (v3 validation plugin)', () => {
     const unacknowledged = blind.validateScope(example.app);
     // THEN
     expect(report.violations).toEqual([]);
-    expect(unacknowledged.violations.map((v) => v.ruleName)).toEqual(['AwsSolutions-IAM5[Resource::*]']);
-    expect(unacknowledged.violations[0]?.violatingResources.map((r) => r.constructPath)).toEqual([
-      `${example.stack.stackName}/Scaler/ControllerUnscopedPolicy/Resource`,
+    expect(unacknowledged.violations.map((v) => v.ruleName)).toEqual([
+      'AwsSolutions-IAM5[Resource::*]',
+      'AwsSolutions-SQS3',
+    ]);
+    expect(unacknowledged.violations.map((v) => v.violatingResources.map((r) => r.constructPath))).toEqual([
+      [`${example.stack.stackName}/Scaler/ControllerUnscopedPolicy/Resource`],
+      [`${example.stack.stackName}/Scaler/TickerQueue/Resource`],
     ]);
   });
 });
 
 describe('cdk-nag AwsSolutions on a shared budget and its members', () => {
-  it("reports no findings, and acknowledges only the controller's unscoped policy", () => {
+  it("reports no findings, and acknowledges only the controller's unscoped policy and its ticker queue", () => {
     // GIVEN a budget the construct accepts
     const errors = budget.app.node
       .findAll()
@@ -98,6 +106,7 @@ describe('cdk-nag AwsSolutions on a shared budget and its members', () => {
     expect(report.violations).toEqual([]);
     expect(acknowledgements(budget.app).map((a) => `${a.path} ${a.id}`)).toEqual([
       `${budget.stack.stackName}/OrdersDb/ControllerUnscopedPolicy AwsSolutions-IAM5[Resource::*]`,
+      `${budget.stack.stackName}/OrdersDb/TickerQueue/Resource AwsSolutions-SQS3`,
     ]);
   });
 });

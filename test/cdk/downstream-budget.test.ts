@@ -100,9 +100,13 @@ describe('DownstreamBudget: one controller runs every member', () => {
       Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
       ReservedConcurrentExecutions: 1,
-      Timeout: 70,
+      // One sample of both members, 20 s each at worst (controllerTimeoutSeconds).
+      Timeout: 40,
       MemorySize: 128,
     });
+    // Its ticker queue: the samples between ticks come back through it, one message at a time.
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { BatchSize: 1 });
+    template.hasResourceProperties('AWS::SQS::Queue', { VisibilityTimeout: 40, MessageRetentionPeriod: 300 });
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       MaximumRetryAttempts: 0,
       MaximumEventAgeInSeconds: 90,
@@ -185,6 +189,7 @@ describe('DownstreamBudget: one controller runs every member', () => {
     expect(Object.keys(bySid).sort()).toEqual(
       [
         'logs',
+        'OwnTickerQueue',
         'ReadQueueDepth',
         'ReadConsumerConcurrency',
         'ReadMapping',
@@ -388,12 +393,12 @@ describe('DownstreamBudget: one controller runs every member', () => {
     // Half a tick without the fast path; 1.5 ticks of event age.
     expect(onlyController(stack).Properties.Timeout).toBe(60);
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { MaximumEventAgeInSeconds: 180 });
-    // One member with the fast path keeps the invocation to the next tick.
+    // With a member's fast path, one invocation may be one sample of every member: 2 × 20 s.
     const mixed = budgetApp({ dbPoolSize: 40 }, [
       { name: 'A', props: { fastSample: Duration.seconds(0) } },
       { name: 'B' },
     ]);
-    expect(onlyController(mixed.stack).Properties.Timeout).toBe(70);
+    expect(onlyController(mixed.stack).Properties.Timeout).toBe(40);
   });
 
   it('estimates the environment conservatively: every value synth cannot read at its longest plausible length', () => {

@@ -206,6 +206,19 @@ describe('the controller role: least privilege', () => {
             Resource: { 'Fn::GetAtt': [logicalId('AWS::Logs::LogGroup', 'ScalerControllerLogs'), 'Arn'] },
           },
           {
+            // Its own ticker queue only: the samples between ticks go out and come back through it.
+            Sid: 'OwnTickerQueue',
+            Action: [
+              'sqs:SendMessage',
+              'sqs:ReceiveMessage',
+              'sqs:DeleteMessage',
+              'sqs:ChangeMessageVisibility',
+              'sqs:GetQueueAttributes',
+            ],
+            Effect: 'Allow',
+            Resource: { 'Fn::GetAtt': [logicalId('AWS::SQS::Queue', 'ScalerTickerQueue'), 'Arn'] },
+          },
+          {
             Sid: 'ReadQueueDepth',
             Action: 'sqs:GetQueueAttributes',
             Effect: 'Allow',

@@ -30,10 +30,10 @@ describe('QueueAgeScaler variants', () => {
       TreatMissingData: 'breaching',
       Metrics: Match.arrayWith([Match.objectLike({ MetricStat: Match.objectLike({ Period: 120 }) })]),
     });
-    // The fast path samples until 10 s before the next tick, its last sample up to 20 s: a tick plus 10 s.
+    // One invocation is a tick (half a tick, at most a minute) or one sample (up to 20 s): the longer.
     template.hasResourceProperties('AWS::Lambda::Function', {
       ReservedConcurrentExecutions: 1,
-      Timeout: 130,
+      Timeout: 60,
       Environment: { Variables: Match.objectLike({ TICK_SECONDS: '120' }) },
     });
   });
