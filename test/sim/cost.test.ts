@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { benchScenario } from '../../lib/sim/bench.ts';
+import { benchScenario } from '../../lib/bench/bench.ts';
+import type { Scenario } from '../../lib/load-file/load-file.ts';
 import { ageLawMonthlyCost, PRICES, provisionedMonthlyCost, SECONDS_PER_MONTH } from '../../lib/sim/cost.ts';
 import { configFor } from '../../lib/sim/run.ts';
-import type { Scenario } from '../../lib/sim/scenario.ts';
 
 const lambda = configFor('lambda');
 
