@@ -1,11 +1,11 @@
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import { type BenchRow, benchScenario, benchSection } from '../lib/sim/bench.ts';
-import { benchDocument } from '../lib/sim/bench-doc.ts';
+import { type BenchRow, benchScenario, benchSection } from '../lib/bench/bench.ts';
+import { benchDocument } from '../lib/bench/bench-doc.ts';
+import { loadPhaseFile, loadScenario, type Scenario, shippedScenarios } from '../lib/load-file/load-file.ts';
 import { loadSimConfig } from '../lib/sim/config-file.ts';
-import { prepareOutputFile, writeOutputs } from '../lib/sim/outputs.ts';
 import { PRESET_NAMES, type PresetName } from '../lib/sim/presets.ts';
-import { loadPhaseFile, loadScenario, type Scenario, shippedScenarios } from '../lib/sim/scenario.ts';
+import { prepareOutputFile, writeOutputs } from '../lib/views/outputs.ts';
 import { invokedAs, parseOptions, runCli, UsageError } from './cli-error.ts';
 import { quietOnClosedPipe, scaled } from './sim-options.ts';
 

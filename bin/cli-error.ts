@@ -1,5 +1,5 @@
 import { ConfigError } from '../lib/control/config.ts';
-import { ScenarioError } from '../lib/sim/scenario.ts';
+import { ScenarioError } from '../lib/load-file/load-file.ts';
 
 /** Set by the package's `queue-age-scaler` command before it loads a tool, so the tool's help shows that command. */
 export const PACKAGED_CLI_VARIABLE = 'QUEUE_AGE_SCALER_CLI';

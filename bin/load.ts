@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { loadPhaseFile, loadScenario, shippedScenarios } from '../lib/load-file/load-file.ts';
 import { loadSqsClient, operatorClients } from '../lib/operator/clients.ts';
 import { LoadRun } from '../lib/operator/load-run.ts';
 import { planTable, progressLine, reportText } from '../lib/operator/load-view.ts';
@@ -9,7 +10,6 @@ import { buildPlan, defaultSenders, PlanError } from '../lib/operator/plan.ts';
 import { batchSender } from '../lib/operator/sender.ts';
 import { readStack } from '../lib/operator/stack-outputs.ts';
 import { checkQueueUrl, checkStackName, clientOptions } from '../lib/operator/target-options.ts';
-import { loadPhaseFile, loadScenario, shippedScenarios } from '../lib/sim/scenario.ts';
 import { invokedAs, parseOptions, runCli, UsageError } from './cli-error.ts';
 
 const command = invokedAs('load');

@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { ScalerSettings } from '../lib/control/config.ts';
 import type { SettingName } from '../lib/control/settings-table.ts';
+import { loadPhaseFile } from '../lib/load-file/load-file.ts';
+import { RECOMMEND_CONTROLLERS, type RecommendController, recommend } from '../lib/operator/recommend-run.ts';
+import { recommendationLine, recommendText } from '../lib/operator/recommend-view.ts';
+import { REPLAY_BUDGET_MESSAGES } from '../lib/operator/replay-limit.ts';
 import { traceStartSeconds } from '../lib/operator/trace-start.ts';
 import { loadSimConfig } from '../lib/sim/config-file.ts';
 import { MAX_SEED } from '../lib/sim/random.ts';
-import { RECOMMEND_CONTROLLERS, type RecommendController, recommend } from '../lib/sim/recommend-run.ts';
-import { recommendationLine, recommendText } from '../lib/sim/recommend-view.ts';
-import { REPLAY_BUDGET_MESSAGES } from '../lib/sim/replay-budget.ts';
-import { loadPhaseFile } from '../lib/sim/scenario.ts';
 import { invokedAs, parseOptions, runCli, UsageError } from './cli-error.ts';
 import { quietOnClosedPipe } from './sim-options.ts';
 

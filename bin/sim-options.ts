@@ -1,5 +1,5 @@
+import { type Scenario, scaleScenario } from '../lib/load-file/load-file.ts';
 import { MAX_SEED } from '../lib/sim/random.ts';
-import { type Scenario, scaleScenario } from '../lib/sim/scenario.ts';
 import { UsageError } from './cli-error.ts';
 
 /**

@@ -1,19 +1,19 @@
-import { loadSimConfig } from '../lib/sim/config-file.ts';
-import { groupAcceptance } from '../lib/sim/group-acceptance.ts';
-import { GROUP_CONTROLLER_LABELS } from '../lib/sim/group-controllers.ts';
+import { groupAcceptance } from '../lib/bench/group-acceptance.ts';
+import { GROUP_CONTROLLER_LABELS } from '../lib/bench/group-controllers.ts';
 import {
   type GroupScenario,
   loadGroupScenario,
   loadShippedGroup,
   shippedGroups,
-} from '../lib/sim/group-file.ts';
-import { groupComparison } from '../lib/sim/group-report.ts';
-import { runGroupComparison } from '../lib/sim/group-run.ts';
+} from '../lib/bench/group-file.ts';
+import { groupComparison } from '../lib/bench/group-report.ts';
+import { runGroupComparison } from '../lib/bench/group-run.ts';
+import { loadSimConfig } from '../lib/sim/config-file.ts';
 import { PRESETS } from '../lib/sim/presets.ts';
 import { UsageError } from './cli-error.ts';
 
 /**
- * `simulate --group FILE`: a group scenario (several queues sharing one downstream, lib/sim/group-file.ts) under
+ * `simulate --group FILE`: a group scenario (several queues sharing one downstream, lib/bench/group-file.ts) under
  * the four group controllers on one seed, and the comparison: per member, the group against the budget, the
  * acceptance checks. Apart from simulate.ts because it is a different run (four runs of N queues, no phase table,
  * chart or files), sharing only the command.

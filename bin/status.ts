@@ -9,8 +9,9 @@ import { OPERATOR_TIMEOUTS, type OperatorClients, operatorClients } from '../lib
 import { explained, OperatorError } from '../lib/operator/operator-error.ts';
 import { readStack } from '../lib/operator/stack-outputs.ts';
 import { readStatus, type StatusTarget } from '../lib/operator/status-reader.ts';
+import { summarize } from '../lib/operator/status-summary.ts';
 import { troubles } from '../lib/operator/status-trouble.ts';
-import { statusScreen, summarize } from '../lib/operator/status-view.ts';
+import { statusScreen } from '../lib/operator/status-view.ts';
 import {
   checkBudgetName,
   checkFunctionName,

@@ -10,7 +10,7 @@
  * - dist/types/ — its declarations, marked CommonJS to match.
  * - dist/cli/ — `queue-age-scaler simulate | bench | load | status | trace | recommend`, ESM.
  *
- * Both bundles sit two directories below the package root, as their sources do (lib/cdk/, lib/sim/), so the paths
+ * Both bundles sit two directories below the package root, as their sources do (lib/cdk/, lib/load-file/), so the paths
  * they compute from their own location (the controller asset, the shipped scenarios) are the same in the repo and
  * in an installed package.
  *

@@ -13,20 +13,20 @@
  * a miss is printed as a miss.
  */
 import { parseArgs } from 'node:util';
-import { type AcceptanceCheck, groupAcceptance } from '../lib/sim/group-acceptance.ts';
+import { type AcceptanceCheck, groupAcceptance } from '../lib/bench/group-acceptance.ts';
 import {
   GROUP_CONTROLLER_KINDS,
   GROUP_CONTROLLER_LABELS,
   type GroupControllerKind,
-} from '../lib/sim/group-controllers.ts';
+} from '../lib/bench/group-controllers.ts';
 import {
   type GroupScenario,
   loadGroupScenario,
   loadShippedGroup,
   shippedGroups,
-} from '../lib/sim/group-file.ts';
-import { type GroupRun, runGroupComparison } from '../lib/sim/group-run.ts';
-import { markdownHeader } from '../lib/sim/markdown.ts';
+} from '../lib/bench/group-file.ts';
+import { type GroupRun, runGroupComparison } from '../lib/bench/group-run.ts';
+import { markdownHeader } from '../lib/views/markdown.ts';
 
 const READINGS = [10, 60] as const;
 

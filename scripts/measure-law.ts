@@ -16,9 +16,9 @@
  * - the seed preset's seed-spike: 2 → peak → 2.
  */
 import { parseArgs } from 'node:util';
-import { settledScaleEventsPerHour } from '../lib/sim/bench.ts';
+import { settledScaleEventsPerHour } from '../lib/bench/bench.ts';
+import { loadScenario, type Phase, type Scenario, shippedScenarios } from '../lib/load-file/load-file.ts';
 import { runScenario } from '../lib/sim/run.ts';
-import { loadScenario, type Phase, type Scenario, shippedScenarios } from '../lib/sim/scenario.ts';
 
 const WARM_UP_SECONDS = 300;
 

@@ -5,7 +5,7 @@
  *
  * - rate scale k (`scaleScenario`, as `--rate-scale`): rates × k, the cap × k (at least 2, the mapping's minimum),
  *   a pool and an API rate × k; concurrency figures scaled back × 1/k;
- * - thinning k (lib/sim/thinning.ts, what `recommend` does): rates × k, item times ÷ k, nothing scaled back.
+ * - thinning k (lib/operator/replay-thinning.ts, what `recommend` does): rates × k, item times ÷ k, nothing scaled back.
  *
  * It prints, per scenario and replay, p99 wait ÷ target (the difference, in units of the target: a relative error
  * of a p99 near 0 means nothing), and the relative errors of the exec peak, the exec mean and the scale events;
@@ -22,15 +22,15 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { benchRow } from '../lib/sim/bench.ts';
+import { benchRow } from '../lib/bench/bench.ts';
+import { type SeedFigures, seedFigures } from '../lib/bench/seed-figures.ts';
+import { loadScenario, type Scenario, scaleScenario, shippedScenarios } from '../lib/load-file/load-file.ts';
+import { RECOMMEND_CONTROLLERS } from '../lib/operator/recommend-run.ts';
+import { planReplay } from '../lib/operator/replay-limit.ts';
+import { thin } from '../lib/operator/replay-thinning.ts';
 import type { DownstreamModel } from '../lib/sim/downstream.ts';
 import { PRESETS } from '../lib/sim/presets.ts';
-import { RECOMMEND_CONTROLLERS } from '../lib/sim/recommend-run.ts';
-import { planReplay } from '../lib/sim/replay-budget.ts';
 import { CONTROLLER_KINDS, type ControllerKind, downstreamFor, runScenario } from '../lib/sim/run.ts';
-import { loadScenario, type Scenario, scaleScenario, shippedScenarios } from '../lib/sim/scenario.ts';
-import { type SeedFigures, seedFigures } from '../lib/sim/seed-figures.ts';
-import { thin } from '../lib/sim/thinning.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const TIME = '/usr/bin/time';
@@ -46,7 +46,7 @@ const REPLAYS: readonly Replay[] = [
   { label: 'rate scale 0.2', method: 'rate-scale', k: 0.2 },
   { label: 'thinning 0.5', method: 'thinning', k: 0.5 },
   { label: 'thinning 0.2', method: 'thinning', k: 0.2 },
-  // What a week of a busy queue needs (lib/sim/replay-budget.ts): 0.015 for one peaking at 1,000/s.
+  // What a week of a busy queue needs (lib/operator/replay-limit.ts): 0.015 for one peaking at 1,000/s.
   { label: 'thinning 0.05', method: 'thinning', k: 0.05 },
   { label: 'thinning 0.02', method: 'thinning', k: 0.02 },
 ];

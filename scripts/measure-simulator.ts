@@ -9,10 +9,10 @@
 import { execFileSync } from 'node:child_process';
 import { resourceUsage } from 'node:process';
 import type { ScalerSettings } from '../lib/control/config.ts';
+import { loadScenario, type Scenario, scaleScenario } from '../lib/load-file/load-file.ts';
 import type { SimEnvironment } from '../lib/sim/environment.ts';
 import type { PresetName } from '../lib/sim/presets.ts';
 import { type ControllerKind, runScenario } from '../lib/sim/run.ts';
-import { loadScenario, type Scenario, scaleScenario } from '../lib/sim/scenario.ts';
 
 interface Case {
   readonly what: string;

@@ -12,10 +12,10 @@
  * controllerStartSeconds (0: the controller runs when the load starts).
  */
 import { parseArgs } from 'node:util';
+import { type BenchRow, dominates } from '../lib/bench/bench.ts';
 import { monthlyCost } from '../lib/bench/cost.ts';
-import { type BenchRow, dominates } from '../lib/sim/bench.ts';
+import { loadPhaseFile, loadScenario, type Scenario, shippedScenarios } from '../lib/load-file/load-file.ts';
 import { type ControllerKind, runScenario } from '../lib/sim/run.ts';
-import { loadPhaseFile, loadScenario, type Scenario, shippedScenarios } from '../lib/sim/scenario.ts';
 
 const CONTROLLERS: ControllerKind[] = ['age-law', 'native', 'provisioned'];
 const QUIET_SECONDS = 300;

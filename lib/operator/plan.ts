@@ -1,4 +1,4 @@
-import type { Scenario } from '../sim/scenario.ts';
+import type { Scenario } from '../load-file/load-file.ts';
 
 /**
  * What `npm run load` will send: the phase file's phases, scaled, with each phase's message count fixed up front

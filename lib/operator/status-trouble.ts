@@ -1,5 +1,5 @@
 import type { ReadProblem, StatusReading } from './status-reader.ts';
-import type { StatusSummary } from './status-view.ts';
+import type { StatusSummary } from './status-summary.ts';
 
 /** Something the operator should act on, most urgent first. */
 export interface Trouble {

@@ -1,11 +1,11 @@
-import { OBSERVED_COLUMNS, PHASE_HEADER } from '../sim/scenario.ts';
+import { OBSERVED_COLUMNS, PHASE_HEADER } from '../load-file/load-file.ts';
 import { TRACE_SERIES } from './trace-metrics.ts';
 import type { BatchSize, ItemSource, TraceRow } from './trace-phases.ts';
 import { isoSeconds, periodName, type TraceRange } from './trace-range.ts';
 
 /**
  * The text of the load file `trace` writes: the phase-file format `simulate`, `bench` and `load` read
- * (lib/sim/scenario.ts), its two optional observed columns, and a header of comments that says where every
+ * (lib/load-file/load-file.ts), its two optional observed columns, and a header of comments that says where every
  * number came from. Pure: the rows in, the text out.
  */
 export interface TraceFileInputs {

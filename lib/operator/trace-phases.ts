@@ -33,7 +33,7 @@ export interface TraceRow {
   readonly itemSource: ItemSource;
 }
 
-// The load file's limits (lib/sim/scenario.ts): an item of at least a microsecond, at most Lambda's 15 minutes;
+// The load file's limits (lib/load-file/load-file.ts): an item of at least a microsecond, at most Lambda's 15 minutes;
 // a phase of at most 30 days, so a longer gap is written as several rows.
 const MIN_ITEM_MS = 0.001;
 const MAX_ITEM_MS = 900_000;

@@ -1,6 +1,6 @@
+import type { Phase } from '../load-file/load-file.ts';
 import { PhaseLocator, phaseEnds } from './phase-locator.ts';
 import type { Random } from './random.ts';
-import type { Phase } from './scenario.ts';
 import { WaitStats } from './wait-stats.ts';
 
 export interface PhaseTally {

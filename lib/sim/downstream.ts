@@ -1,6 +1,9 @@
+import type { DownstreamModel } from '../load-file/load-file.ts';
+
 /**
- * What the consumer's items call, with a capacity. Off by default: the seed's table is measured against a
- * downstream that takes any concurrency at the same per-item time.
+ * What the consumer's items call, with a capacity (the load file's `@downstream` line or a config file's
+ * `simulator.downstream`: `DownstreamModel`, lib/load-file/load-file.ts). Off by default: the seed's table is
+ * measured against a downstream that takes any concurrency at the same per-item time.
  *
  * - A connection pool of N: an item holds a connection for its whole time; past N, an item waits for one, first
  *   come first served, and the wait adds to its time (and to the Lambda's Duration).
@@ -9,12 +12,7 @@
  *   and its message returns to the queue when its visibility timeout ends. A failed item is assumed to take its
  *   full time (the consumer's client waits for the answer, then handles it).
  */
-export interface DownstreamModel {
-  readonly connectionPool?: number;
-  readonly apiRatePerSecond?: number;
-  /** Calls one item makes. @default 1 */
-  readonly callsPerItem?: number;
-}
+export type { DownstreamModel };
 
 export function hasCapacity(model: DownstreamModel | undefined): boolean {
   return model !== undefined && (model.connectionPool !== undefined || model.apiRatePerSecond !== undefined);

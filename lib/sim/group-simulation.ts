@@ -1,4 +1,5 @@
 import type { TickPorts } from '../control/tick.ts';
+import { type Phase, totalSeconds } from '../load-file/load-file.ts';
 import type { ConsumerMode } from './actuator-model.ts';
 import { type SimController, sampleCarrierSeconds, type TickReport } from './controller-clock.ts';
 import { Downstream, type DownstreamModel, type DownstreamStats } from './downstream.ts';
@@ -8,7 +9,6 @@ import { ExecutionSum, LimitSum } from './group-meters.ts';
 import type { Invocation } from './invocations.ts';
 import type { LevelSummary } from './level-meter.ts';
 import { MAX_SEED } from './random.ts';
-import { type Phase, totalSeconds } from './scenario.ts';
 import { Simulation, type SimulationResult } from './simulation.ts';
 
 /**

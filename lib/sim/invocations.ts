@@ -8,30 +8,9 @@ import { LevelMeter } from './level-meter.ts';
 import type { Batch, MessageQueue } from './message-queue.ts';
 import type { MetricPeriods } from './metric-periods.ts';
 import type { Random } from './random.ts';
-import type { ReceiveLoops } from './receive-loops.ts';
-import { type SimEvent, SLOT_FREE } from './sim-event.ts';
+import { type Invocation, type SimEvent, SLOT_FREE } from './sim-event.ts';
 
-/** One invocation (or one worker's item) in progress. */
-export interface Invocation {
-  /**
-   * The consumer it runs in. A pool shared by several queues' consumers hands a freed connection to whoever waits
-   * longest, maybe another consumer's invocation: its item must then run with its own consumer's item times,
-   * random draws and events, so the invocation carries who that is.
-   */
-  readonly owner: Invocations;
-  readonly batch: Batch;
-  /** Its item-done event, made once and pushed for each item (no allocation per item). */
-  itemDone: SimEvent | undefined;
-  readonly receivedAt: number;
-  /** The invocation's duration: planned up front without a downstream model, measured with one. */
-  duration: number;
-  /** With a downstream model: the next item to start, and which items failed. */
-  next: number;
-  failed: Uint8Array | undefined;
-  holdsConnection: boolean;
-  /** Completed or timed out: later events for it are void. */
-  ended: boolean;
-}
+export type { Invocation } from './sim-event.ts';
 
 const hasEnded = (invocation: Invocation) => invocation.ended;
 
@@ -40,11 +19,20 @@ export interface SharedLevel {
   change(now: number, delta: number): void;
 }
 
+/**
+ * What Lambda tells the receive loops (lib/sim/receive-loops.ts): a receive a loop started has returned, and a loop
+ * is done with its batch. Only these two, so the loops' own module (which pushes receive events) is not needed here.
+ */
+export interface LoopSlots {
+  received(): void;
+  freeSlot(now: number): void;
+}
+
 /** What an invocation touches: the queue it deletes from, the loop it frees, the meters it reports to. */
 export interface InvocationsParts {
   readonly events: EventQueue<SimEvent>;
   readonly queue: MessageQueue;
-  readonly loops: ReceiveLoops;
+  readonly loops: LoopSlots;
   readonly arrivals: Arrivals;
   readonly metrics: MetricPeriods;
   readonly downstream: Downstream<Invocation>;
@@ -74,7 +62,7 @@ export class Invocations {
   private readonly functionTimeoutSeconds: number;
   private readonly events: EventQueue<SimEvent>;
   private readonly queue: MessageQueue;
-  private readonly loops: ReceiveLoops;
+  private readonly loops: LoopSlots;
   private readonly arrivals: Arrivals;
   private readonly metrics: MetricPeriods;
   private readonly downstream: Downstream<Invocation>;

@@ -1,4 +1,4 @@
-import { type Phase, ScenarioError } from './scenario.ts';
+import { type Phase, ScenarioError } from '../load-file/load-file.ts';
 
 /**
  * What one simulated run may ask for. Each bound is sized so that every accepted run fits in 2 GB and finishes

@@ -4,6 +4,7 @@ import {
   type ScalerConfig,
   type ScalerSettings,
 } from '../control/config.ts';
+import type { Scenario } from '../load-file/load-file.ts';
 import {
   ageLawController,
   depthController,
@@ -17,7 +18,6 @@ import { checkRunSize } from './limits.ts';
 import { INVOKES_PER_POLLER } from './pollers.ts';
 import { PRESETS, type PresetName } from './presets.ts';
 import { MAX_SEED } from './random.ts';
-import type { Scenario } from './scenario.ts';
 import { type ConsumerMode, type SimController, Simulation, type SimulationResult } from './simulation.ts';
 import { type RunSummary, summarize } from './summary.ts';
 

@@ -1,4 +1,5 @@
 import type { TickPorts } from '../control/tick.ts';
+import type { Phase } from '../load-file/load-file.ts';
 import { ActuatorModel, type ConsumerMode } from './actuator-model.ts';
 import { Arrivals, type PhaseTally } from './arrivals.ts';
 import { ControllerClock, type SimController, type TickReport } from './controller-clock.ts';
@@ -11,7 +12,6 @@ import { MessageQueue } from './message-queue.ts';
 import { MetricPeriods } from './metric-periods.ts';
 import { Random } from './random.ts';
 import { ReceiveLoops } from './receive-loops.ts';
-import type { Phase } from './scenario.ts';
 import { ARRIVAL, type SimEvent } from './sim-event.ts';
 import { Timeline, type TimelineSample } from './timeline.ts';
 

@@ -1,5 +1,5 @@
+import type { Phase } from '../load-file/load-file.ts';
 import type { DownstreamModel } from './downstream.ts';
-import type { Phase } from './scenario.ts';
 import type { DownstreamStats, SimulationResult } from './simulation.ts';
 import { WaitStats } from './wait-stats.ts';
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { benchScenario } from '../../lib/bench/bench.ts';
 import {
   ageLawMonthlyBreakdown,
   ageLawMonthlyCost,
@@ -8,9 +9,8 @@ import {
   provisionedMonthlyCost,
   SECONDS_PER_MONTH,
 } from '../../lib/bench/cost.ts';
-import { benchScenario } from '../../lib/sim/bench.ts';
+import type { Scenario } from '../../lib/load-file/load-file.ts';
 import { configFor } from '../../lib/sim/run.ts';
-import type { Scenario } from '../../lib/sim/scenario.ts';
 import { DEPLOYED_INPUTS_PATH, deployedFiguresNow, EXAMPLE_TEMPLATE } from './deployed-inputs.ts';
 
 const lambda = configFor('lambda');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { Scenario } from '../../lib/load-file/load-file.ts';
 import { buildPlan, defaultSenders, dueBy, intendedSeconds, phaseOf } from '../../lib/operator/plan.ts';
-import type { Scenario } from '../../lib/sim/scenario.ts';
 
 const scenario: Scenario = {
   name: 'two-phases',

@@ -7,8 +7,9 @@ import { lastDecisions, parseDecisionEvent } from '../../lib/operator/decision-l
 import { minuteGrid } from '../../lib/operator/status-chart.ts';
 import { parseStatusMetrics } from '../../lib/operator/status-metrics.ts';
 import type { StatusReading } from '../../lib/operator/status-reader.ts';
+import { summarize } from '../../lib/operator/status-summary.ts';
 import { troubles } from '../../lib/operator/status-trouble.ts';
-import { statusScreen, summarize } from '../../lib/operator/status-view.ts';
+import { statusScreen } from '../../lib/operator/status-view.ts';
 import { config } from '../control/fixtures.ts';
 import { type MotoServer, startMotoServer, TEST_REGION } from '../support/moto-server.ts';
 import { type SilentServer, startSilentServer } from '../support/silent-server.ts';

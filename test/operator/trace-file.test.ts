@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { parseScenarioText } from '../../lib/load-file/load-file.ts';
 import { OperatorError } from '../../lib/operator/operator-error.ts';
 import { decimalText, span, traceFileText } from '../../lib/operator/trace-file.ts';
 import type { TraceSeries, TraceSeriesName } from '../../lib/operator/trace-metrics.ts';
 import { type BatchSize, checkHasData, traceRows } from '../../lib/operator/trace-phases.ts';
 import type { TraceRange } from '../../lib/operator/trace-range.ts';
-import { parseScenarioText } from '../../lib/sim/scenario.ts';
 
 const T0 = Date.UTC(2026, 10, 3, 0, 0, 0) / 1000;
 const BATCH: BatchSize = {

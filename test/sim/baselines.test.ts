@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { loadScenario, type Scenario } from '../../lib/load-file/load-file.ts';
 import { provisionedMaximumPollers, runScenario } from '../../lib/sim/run.ts';
-import { loadScenario, type Scenario } from '../../lib/sim/scenario.ts';
 
 const spike: Scenario = {
   name: 'spike',

@@ -5,9 +5,9 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { type BenchRow, dominanceStatement, dominated, dominates } from '../../lib/sim/bench.ts';
-import { writeOutputs } from '../../lib/sim/outputs.ts';
+import { type BenchRow, dominanceStatement, dominated, dominates } from '../../lib/bench/bench.ts';
 import type { RunSummary } from '../../lib/sim/summary.ts';
+import { writeOutputs } from '../../lib/views/outputs.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 // The bench runs in a scratch directory (relative --out paths), so tsx is named by its path, not looked up from there.

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { type Phase, type Scenario, ScenarioError } from '../../lib/load-file/load-file.ts';
 import { parseSimConfig } from '../../lib/sim/config-file.ts';
 import { SIMULATION_LIMITS, SimulationLimitError } from '../../lib/sim/limits.ts';
 import { Random } from '../../lib/sim/random.ts';
 import { runScenario } from '../../lib/sim/run.ts';
-import { type Phase, type Scenario, ScenarioError } from '../../lib/sim/scenario.ts';
 
 const one = (phase: Phase): Scenario => ({ name: 'x', phases: [phase] });
 

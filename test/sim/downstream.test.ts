@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { loadScenario, type Scenario } from '../../lib/load-file/load-file.ts';
 import { parseSimConfig } from '../../lib/sim/config-file.ts';
 import { runScenario } from '../../lib/sim/run.ts';
-import { loadScenario, type Scenario } from '../../lib/sim/scenario.ts';
 
 const flat = (ratePerSecond: number, itemMs: number, seconds = 600): Scenario => ({
   name: 'flat',

@@ -1,14 +1,14 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ageLawMonthlyCost, budgetMonthlyCost } from '../../lib/bench/cost.ts';
-import { groupAcceptance } from '../../lib/sim/group-acceptance.ts';
+import { groupAcceptance } from '../../lib/bench/group-acceptance.ts';
 import {
   loadShippedGroup,
   parseGroupScenario,
   shippedGroups,
   staticSplit,
-} from '../../lib/sim/group-file.ts';
-import { runGroup, runGroupComparison } from '../../lib/sim/group-run.ts';
+} from '../../lib/bench/group-file.ts';
+import { runGroup, runGroupComparison } from '../../lib/bench/group-run.ts';
 import { configFor } from '../../lib/sim/run.ts';
 
 describe('the shared budget on the shipped group scenarios', () => {

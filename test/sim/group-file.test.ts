@@ -2,14 +2,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../lib/control/config.ts';
 import {
   loadGroupScenario,
   loadShippedGroup,
   parseGroupScenario,
   shippedGroups,
   staticSplit,
-} from '../../lib/sim/group-file.ts';
+} from '../../lib/bench/group-file.ts';
+import { ConfigError } from '../../lib/control/config.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'group-file-'));
 writeFileSync(join(dir, 'flat.csv'), 'duration_s,rate_per_s,item_ms\n600,50,100\n');

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Phase } from '../../lib/load-file/load-file.ts';
 import { ActuatorModel, type ConsumerMode } from '../../lib/sim/actuator-model.ts';
 import { ageLawController, noController } from '../../lib/sim/controllers.ts';
 import type { DownstreamModel } from '../../lib/sim/downstream.ts';
@@ -6,7 +7,6 @@ import { LAMBDA_ENVIRONMENT } from '../../lib/sim/environment.ts';
 import { LimitSum } from '../../lib/sim/group-meters.ts';
 import { alignedPhases, GroupSimulation, memberSeed } from '../../lib/sim/group-simulation.ts';
 import { configFor } from '../../lib/sim/run.ts';
-import type { Phase } from '../../lib/sim/scenario.ts';
 import { Simulation } from '../../lib/sim/simulation.ts';
 
 const lambda = configFor('lambda');

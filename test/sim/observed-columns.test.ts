@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { buildPlan } from '../../lib/operator/plan.ts';
 import {
   loadScenario,
   parsePhases,
   parseScenarioText,
   ScenarioError,
   shippedScenarios,
-} from '../../lib/sim/scenario.ts';
+} from '../../lib/load-file/load-file.ts';
+import { buildPlan } from '../../lib/operator/plan.ts';
 
 const HEADER = 'duration_s,rate_per_s,item_ms';
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { resolveScalerConfig } from '../../lib/control/config.ts';
+import type { Phase, Scenario } from '../../lib/load-file/load-file.ts';
+import { chooseFloor, dailyPeak, hourlyNeeds } from '../../lib/operator/load-windows.ts';
+import { compareReplay, type ReplaySeries, windowSeconds } from '../../lib/operator/replay-comparison.ts';
+import { planReplay, roundDown } from '../../lib/operator/replay-limit.ts';
+import { thin } from '../../lib/operator/replay-thinning.ts';
 import { traceStartSeconds } from '../../lib/operator/trace-start.ts';
 import { LAMBDA_ENVIRONMENT } from '../../lib/sim/environment.ts';
-import { chooseFloor, dailyPeak, hourlyNeeds } from '../../lib/sim/load-profile.ts';
-import { planReplay, roundDown } from '../../lib/sim/replay-budget.ts';
-import { compareReplay, type ReplaySeries, windowSeconds } from '../../lib/sim/replay-comparison.ts';
-import type { Phase, Scenario } from '../../lib/sim/scenario.ts';
-import { thin } from '../../lib/sim/thinning.ts';
 
 const CONFIG = resolveScalerConfig({});
 const hour = (ratePerSecond: number, itemMs = 20): Phase => ({

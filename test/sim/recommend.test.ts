@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { BenchRow } from '../../lib/sim/bench.ts';
-import { chooseController, meetsTarget } from '../../lib/sim/recommend.ts';
+import type { BenchRow } from '../../lib/bench/bench.ts';
+import { type SeedFigures, seedFigures } from '../../lib/bench/seed-figures.ts';
+import { chooseController, meetsTarget } from '../../lib/operator/recommend.ts';
 import type { ControllerKind } from '../../lib/sim/run.ts';
-import { type SeedFigures, seedFigures } from '../../lib/sim/seed-figures.ts';
 import type { RunSummary } from '../../lib/sim/summary.ts';
 
 /** An option's figures: p99 ÷ target on its worst seed, exec peak, $ a month; dead letters and mean optional. */

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildPlan } from '../../lib/operator/plan.ts';
 import {
   loadPhaseFile,
   loadScenario,
@@ -12,7 +11,8 @@ import {
   ScenarioError,
   scaleScenario,
   shippedScenarios,
-} from '../../lib/sim/scenario.ts';
+} from '../../lib/load-file/load-file.ts';
+import { buildPlan } from '../../lib/operator/plan.ts';
 
 const HEADER = 'duration_s,rate_per_s,item_ms';
 

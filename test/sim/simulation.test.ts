@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { loadScenario, type Scenario } from '../../lib/load-file/load-file.ts';
 import type { DownstreamModel } from '../../lib/sim/downstream.ts';
 import { CONTROLLER_KINDS, type ControllerKind, runScenario } from '../../lib/sim/run.ts';
-import { loadScenario, type Scenario } from '../../lib/sim/scenario.ts';
 
 const shortSpike: Scenario = {
   name: 'short-spike',

@@ -1,5 +1,5 @@
+import type { TimelineSample } from '../sim/simulation.ts';
 import { downsample } from './downsample.ts';
-import type { TimelineSample } from './simulation.ts';
 import { formatSeconds } from './terminal-chart.ts';
 
 /**

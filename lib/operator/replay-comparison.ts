@@ -1,9 +1,9 @@
-import type { Phase } from './scenario.ts';
-import type { RunSummary } from './summary.ts';
-import type { TimelineSample } from './timeline.ts';
+import type { Phase } from '../load-file/load-file.ts';
+import type { RunSummary } from '../sim/summary.ts';
+import type { TimelineSample } from '../sim/timeline.ts';
 
 /**
- * What the queue really did (the trace's observed columns, lib/sim/scenario.ts) beside the replay of the controller
+ * What the queue really did (the trace's observed columns, lib/load-file/load-file.ts) beside the replay of the controller
  * the user runs today, per window of the trace: the oldest message's age at its highest and the peak of concurrent
  * executions. How far the two are apart is how far the model is from the user's account, so it is shown before
  * anyone trusts the other figures. A few windows, not a page: per day for a week, per hour for a few hours.

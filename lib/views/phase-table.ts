@@ -1,5 +1,5 @@
-import { describeDownstream } from './downstream.ts';
-import type { PhaseSummary, RunSummary } from './summary.ts';
+import { describeDownstream } from '../sim/downstream.ts';
+import type { PhaseSummary, RunSummary } from '../sim/summary.ts';
 import { formatSeconds } from './terminal-chart.ts';
 
 function table(header: string[], rows: string[][]): string {

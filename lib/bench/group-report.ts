@@ -1,4 +1,5 @@
-import { describeDownstream } from './downstream.ts';
+import { describeDownstream } from '../sim/downstream.ts';
+import { markdownHeader } from '../views/markdown.ts';
 import type { AcceptanceCheck } from './group-acceptance.ts';
 import {
   GROUP_CONTROLLER_KINDS,
@@ -7,7 +8,6 @@ import {
 } from './group-controllers.ts';
 import type { GroupScenario } from './group-file.ts';
 import type { GroupRun } from './group-run.ts';
-import { markdownHeader } from './markdown.ts';
 
 /**
  * The group comparison as markdown, for one seed (`npm start -- --group FILE`): per member, how late and how

@@ -1,6 +1,6 @@
-import type { DownstreamModel } from './downstream.ts';
-import type { SimEnvironment } from './environment.ts';
-import type { Scenario } from './scenario.ts';
+import type { Scenario } from '../load-file/load-file.ts';
+import type { DownstreamModel } from '../sim/downstream.ts';
+import type { SimEnvironment } from '../sim/environment.ts';
 
 /**
  * A load too big to replay in full, replayed thinned by k < 1: each replayed message stands for 1/k of the

@@ -1,5 +1,5 @@
-import type { ControllerKind } from './run.ts';
-import type { SeedFigures } from './seed-figures.ts';
+import type { SeedFigures } from '../bench/seed-figures.ts';
+import type { ControllerKind } from '../sim/run.ts';
 
 /**
  * Which controller to run on a trace, from each option's figures over the seeds. Pure: `recommend` replays, this
@@ -8,7 +8,7 @@ import type { SeedFigures } from './seed-figures.ts';
  * 1. An option meets the target when its p99 wait is at or under the target on every seed and it dead-letters
  *    nothing (a message in the DLQ never arrives, and the p99 counts only those that do).
  * 2. Among those that meet it, the lowest exec peak (the worst seed's): the load the downstream must take.
- * 3. Peaks within 5 % of the lowest are a tie (the bench's tolerance, lib/sim/bench.ts: seed noise, not a
+ * 3. Peaks within 5 % of the lowest are a tie (the bench's tolerance, lib/bench/bench.ts: seed noise, not a
  *    ranking; 23 against 24 is a tie): the cheaper option a month wins it (lib/bench/cost.ts; then the lower peak,
  *    then the lower mean).
  * 4. When none meets the target, the least late: the fewest dead letters, then the lowest p99, ties within 5 %

@@ -1,6 +1,6 @@
 import asciichart from 'asciichart';
+import type { TimelineSample } from '../sim/simulation.ts';
 import { downsample } from './downsample.ts';
-import type { TimelineSample } from './simulation.ts';
 
 /** Two terminal charts, concurrency (with the cap) and head age (with the target), over the run. */
 export function terminalChart(

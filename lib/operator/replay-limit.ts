@@ -1,5 +1,5 @@
-import { SIMULATION_LIMITS } from './limits.ts';
-import type { Phase } from './scenario.ts';
+import type { Phase } from '../load-file/load-file.ts';
+import { SIMULATION_LIMITS } from '../sim/limits.ts';
 
 /**
  * How many messages `recommend`'s runs may replay together. Measured on this project's 2-core machine
@@ -12,7 +12,7 @@ import type { Phase } from './scenario.ts';
 export const REPLAY_BUDGET_MESSAGES = 60_000_000;
 
 export interface ReplayPlan {
-  /** The thinning factor (lib/sim/thinning.ts): 1 replays the trace as it is. */
+  /** The thinning factor (lib/operator/replay-thinning.ts): 1 replays the trace as it is. */
   readonly k: number;
   /** The trace's messages (rate × duration, summed). */
   readonly traceMessages: number;

@@ -1,6 +1,6 @@
 import { steadyNeed } from '../control/need.ts';
 import type { ScalerConfig } from '../control/settings-table.ts';
-import type { Phase } from './scenario.ts';
+import type { Phase } from '../load-file/load-file.ts';
 
 /**
  * A trace read in windows (hours, mostly): each whole window's arrivals and work, and the concurrency the age law's

@@ -1,9 +1,9 @@
-import { isoSeconds } from '../operator/trace-range.ts';
-import { LOWEST_FLOOR } from './load-profile.ts';
+import type { SeedFigures } from '../bench/seed-figures.ts';
+import { type ControllerKind, MINIMUM_POLLERS, provisionedMaximumPollers } from '../sim/run.ts';
+import { LOWEST_FLOOR } from './load-windows.ts';
 import { meetsTarget, NEAR_TIE } from './recommend.ts';
 import type { RecommendReport } from './recommend-run.ts';
-import { type ControllerKind, MINIMUM_POLLERS, provisionedMaximumPollers } from './run.ts';
-import type { SeedFigures } from './seed-figures.ts';
+import { isoSeconds } from './trace-range.ts';
 
 /**
  * What `recommend` prints: a few lines a user reads top to bottom — the answer first, then the settings, the

@@ -1,4 +1,4 @@
-import type { TimelineSample } from './simulation.ts';
+import type { TimelineSample } from '../sim/simulation.ts';
 
 /** The run's timeline, one row per controller tick. */
 export function timelineCsv(timeline: readonly TimelineSample[]): string {

@@ -1,4 +1,4 @@
-import type { TimelineSample } from './simulation.ts';
+import type { TimelineSample } from '../sim/simulation.ts';
 
 /** A chart point: the bucket's start time, the arrival rate's mean, the maxima of the concurrency figures and head age. */
 export interface ChartPoint {

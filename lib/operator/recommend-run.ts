@@ -1,9 +1,13 @@
+import { benchRow } from '../bench/bench.ts';
+import { type SeedFigures, seedFigures } from '../bench/seed-figures.ts';
 import { maxConcurrencyFor } from '../control/capacity.ts';
 import { resolveScalerConfig, type ScalerConfig, type ScalerSettings } from '../control/config.ts';
 import type { SettingName } from '../control/settings-table.ts';
-import { benchRow } from './bench.ts';
-import type { DownstreamModel } from './downstream.ts';
-import type { SimEnvironment } from './environment.ts';
+import type { Scenario } from '../load-file/load-file.ts';
+import type { DownstreamModel } from '../sim/downstream.ts';
+import type { SimEnvironment } from '../sim/environment.ts';
+import { PRESETS } from '../sim/presets.ts';
+import { type ControllerKind, downstreamFor, runScenario } from '../sim/run.ts';
 import {
   chooseFloor,
   type DailyPeak,
@@ -12,26 +16,22 @@ import {
   floorWindowSeconds,
   hourlyNeeds,
   windowNeeds,
-} from './load-profile.ts';
-import { PRESETS } from './presets.ts';
+} from './load-windows.ts';
 import { chooseController, type Recommendation } from './recommend.ts';
-import { planReplay, REPLAY_BUDGET_MESSAGES, type ReplayPlan } from './replay-budget.ts';
 import {
   compareReplay,
   type ReplayComparison,
   type ReplaySeries,
   replaySeries,
 } from './replay-comparison.ts';
-import { type ControllerKind, downstreamFor, runScenario } from './run.ts';
-import type { Scenario } from './scenario.ts';
-import { type SeedFigures, seedFigures } from './seed-figures.ts';
-import { thin } from './thinning.ts';
+import { planReplay, REPLAY_BUDGET_MESSAGES, type ReplayPlan } from './replay-limit.ts';
+import { thin } from './replay-thinning.ts';
 
 /**
  * `recommend`'s replay: the trace through the age law, `native` and `provisioned` (the bench's controllers that a
  * user can run; the fixed and step baselines are yardsticks, not offers) on every seed, with the user's target
- * and cap, in the lambda preset, thinned when it is too big (lib/sim/thinning.ts); then the choice
- * (lib/sim/recommend.ts) and the comparison with what the queue did (lib/sim/replay-comparison.ts).
+ * and cap, in the lambda preset, thinned when it is too big (lib/operator/replay-thinning.ts); then the choice
+ * (lib/operator/recommend.ts) and the comparison with what the queue did (lib/operator/replay-comparison.ts).
  */
 export const RECOMMEND_CONTROLLERS = [
   'age-law',

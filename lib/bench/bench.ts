@@ -1,6 +1,5 @@
-import { monthlyCost } from '../bench/cost.ts';
-import { markdownHeader } from './markdown.ts';
-import type { PresetName } from './presets.ts';
+import type { Scenario } from '../load-file/load-file.ts';
+import type { PresetName } from '../sim/presets.ts';
 import {
   CONTROLLER_KINDS,
   type ControllerKind,
@@ -8,9 +7,10 @@ import {
   type Run,
   type RunOptions,
   runScenario,
-} from './run.ts';
-import type { Scenario } from './scenario.ts';
-import type { RunSummary } from './summary.ts';
+} from '../sim/run.ts';
+import type { RunSummary } from '../sim/summary.ts';
+import { markdownHeader } from '../views/markdown.ts';
+import { monthlyCost } from './cost.ts';
 
 /**
  * The bench: every scenario × every controller (the age law, AWS's own scaling with no controller — `native` and

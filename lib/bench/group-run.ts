@@ -1,6 +1,11 @@
-import { ageLawMonthlyCost, budgetMonthlyCost } from '../bench/cost.ts';
 import { ConfigError, type ScalerConfig } from '../control/config.ts';
-import { checkEnvironment, type SimEnvironment } from './environment.ts';
+import { checkEnvironment, type SimEnvironment } from '../sim/environment.ts';
+import { GroupSimulation, type GroupSimulationResult } from '../sim/group-simulation.ts';
+import { checkGroupRunSize } from '../sim/limits.ts';
+import { PRESETS } from '../sim/presets.ts';
+import { MAX_SEED } from '../sim/random.ts';
+import { type RunSummary, summarize } from '../sim/summary.ts';
+import { ageLawMonthlyCost, budgetMonthlyCost } from './cost.ts';
 import {
   GROUP_CONTROLLER_KINDS,
   GROUP_CONTROLLER_LABELS,
@@ -8,11 +13,6 @@ import {
   groupSetup,
 } from './group-controllers.ts';
 import type { GroupScenario } from './group-file.ts';
-import { GroupSimulation, type GroupSimulationResult } from './group-simulation.ts';
-import { checkGroupRunSize } from './limits.ts';
-import { PRESETS } from './presets.ts';
-import { MAX_SEED } from './random.ts';
-import { type RunSummary, summarize } from './summary.ts';
 
 /**
  * One group scenario under one of the four group controllers, and the figures the comparison reads: per member

@@ -1,6 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import type { DownstreamModel } from './downstream.ts';
 
 /**
  * A load is a phase file: CSV with the header `duration_s,rate_per_s,item_ms`, one row per phase. The simulator
@@ -15,6 +14,17 @@ import type { DownstreamModel } from './downstream.ts';
  * once: what a queue's history showed in that phase (`npm run trace` writes them), kept so a replay can be set
  * beside what happened. Their cells may be empty (not observed); the simulator and `load` ignore them.
  */
+/**
+ * A `@downstream` line: what the items call, with a capacity (the simulator's model of it: lib/sim/downstream.ts).
+ * A connection pool of `connectionPool` connections, and/or an API at `apiRatePerSecond` calls a second.
+ */
+export interface DownstreamModel {
+  readonly connectionPool?: number;
+  readonly apiRatePerSecond?: number;
+  /** Calls one item makes. @default 1 */
+  readonly callsPerItem?: number;
+}
+
 export interface Phase {
   readonly durationSeconds: number;
   readonly ratePerSecond: number;

@@ -1,11 +1,11 @@
 import { resolveScalerConfig, type ScalerConfig } from '../control/config.ts';
-import type { ConsumerMode } from './actuator-model.ts';
-import { type BudgetedMember, sharedBudgetController } from './budget-controller.ts';
-import { ageLawController, noController } from './controllers.ts';
-import type { SimEnvironment } from './environment.ts';
+import type { ConsumerMode } from '../sim/actuator-model.ts';
+import { type BudgetedMember, sharedBudgetController } from '../sim/budget-controller.ts';
+import { ageLawController, noController } from '../sim/controllers.ts';
+import type { SimEnvironment } from '../sim/environment.ts';
+import type { GroupController, GroupMemberInput } from '../sim/group-simulation.ts';
+import { PRESETS } from '../sim/presets.ts';
 import { type GroupMember, type GroupScenario, staticSplit } from './group-file.ts';
-import type { GroupController, GroupMemberInput } from './group-simulation.ts';
-import { PRESETS } from './presets.ts';
 
 /**
  * The four ways a group's queues can share one downstream, the bench's comparison for issue 19:

@@ -1,5 +1,5 @@
+import type { ControllerKind } from '../sim/run.ts';
 import type { BenchRow } from './bench.ts';
-import type { ControllerKind } from './run.ts';
 
 /**
  * One controller's bench rows over several seeds, as a user weighs them: the worst seed on every count, so an

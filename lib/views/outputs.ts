@@ -1,6 +1,6 @@
 import { accessSync, constants, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { ScenarioError } from './scenario.ts';
+import { ScenarioError } from '../load-file/load-file.ts';
 
 /**
  * Where a tool writes its result, checked before any work starts: a mistake in `--out` must not cost a finished

@@ -1,11 +1,17 @@
 import { readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ConfigError, EVENT_SOURCE_MAX_CONCURRENCY, resolveScalerConfig, shown } from '../control/config.ts';
-import { checkedNumbers, DOWNSTREAM_LIMITS, isObject, type Limit, readInputFile } from './config-file.ts';
-import type { DownstreamModel } from './downstream.ts';
-import { checkGroupRunSize } from './limits.ts';
-import { PRESETS } from './presets.ts';
-import { loadPhaseFile, type Phase, SCENARIO_DIR, ScenarioError } from './scenario.ts';
+import { loadPhaseFile, type Phase, SCENARIO_DIR, ScenarioError } from '../load-file/load-file.ts';
+import {
+  checkedNumbers,
+  DOWNSTREAM_LIMITS,
+  isObject,
+  type Limit,
+  readInputFile,
+} from '../sim/config-file.ts';
+import type { DownstreamModel } from '../sim/downstream.ts';
+import { checkGroupRunSize } from '../sim/limits.ts';
+import { PRESETS } from '../sim/presets.ts';
 
 /**
  * A group scenario: several queues, each with its own load file and consumer, sharing one downstream and a
@@ -62,7 +68,7 @@ export const GROUP_LIMITS = {
   members: 20,
   budget: { min: EVENT_SOURCE_MAX_CONCURRENCY.min, max: EVENT_SOURCE_MAX_CONCURRENCY.max, integer: true },
   weight: { min: 0, max: 1000, minExclusive: true },
-  // The shortest and longest item a phase file accepts (scenario.ts).
+  // The shortest and longest item a load file accepts (lib/load-file/load-file.ts).
   itemMs: { min: 0.001, max: 900_000 },
   descriptionLength: 500,
 } as const satisfies Record<string, Limit | number>;
