@@ -40,6 +40,13 @@ export const SECONDS_PER_MONTH = 30 * 86_400;
 const CONTROLLER = {
   memoryGb: DEPLOYED.controller.memoryMb / 1024,
   tickSeconds: 0.3,
+  /**
+   * One sample between ticks, in an invocation of its own: one GetQueueAttributes and the log line, about 0.1 s
+   * (assumed like the tick's time; a growth adds the tick's writes, rare enough not to count).
+   */
+  sampleSeconds: 0.1,
+  /** The samples come back through the controller's own ticker queue (the template's mapping onto it). */
+  tickerQueue: DEPLOYED.tickerMappings > 0,
   metricsPerTick: DEPLOYED.metricsPerTick,
   ownMetrics: DEPLOYED.customMetricNames.length,
   alarmMetrics: DEPLOYED.alarmMetrics,
@@ -51,13 +58,16 @@ const CONTROLLER = {
 export interface CostBreakdown {
   /** The ticks' own compute. */
   readonly compute: number;
-  /** The fast path's loop between ticks: the invocation samples the depth until 10 s before the next tick. */
-  readonly fastPathCompute: number;
+  /** The samples between ticks: one short invocation each, through the ticker queue. */
+  readonly sampleCompute: number;
   /** Lambda requests. */
   readonly requests: number;
   /** GetMetricData: metrics requested each tick. */
   readonly reads: number;
-  /** SQS GetQueueAttributes at each tick and each fast-path sample. */
+  /**
+   * SQS: GetQueueAttributes at each tick and each sample; the ticker queue's SendMessageBatch at each tick, its
+   * mapping's receives and deletes.
+   */
   readonly sqs: number;
   /**
    * The controller's custom metrics published every tick, a full month each; the sparse ones (published only when
@@ -74,23 +84,45 @@ export interface CostBreakdown {
   readonly dashboardBeyondFreeTier: number;
 }
 
-/** The age law's controller a month, in lines: compute, its fast loop, requests, reads, SQS, metrics, alarms, key. */
+/**
+ * The ticker queue's mapping polls it whether or not a message waits: its pollers long-poll (up to 20 s a receive),
+ * assumed 5 pollers, the standard mapping's starting number, so 15 receives a minute (AWS does not document an
+ * idle mapping's receives; docs/aws-facts.md, "Sub-minute clocks").
+ */
+export const TICKER_RECEIVES_PER_MINUTE = 15;
+
+/** The samples between ticks in one tick's slot: every interval up to 10 s before the next tick (sample-grid.ts). */
+function samplesPerTick(config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>): number {
+  const fast = config.fastSampleSeconds > 0 && config.fastSampleSeconds < config.tickSeconds;
+  return fast
+    ? Math.floor((config.tickSeconds - FAST_LOOP_END_BEFORE_TICK_SECONDS) / config.fastSampleSeconds)
+    : 0;
+}
+
+/** SQS requests a tick: its depth read, and each sample's; with the ticker, its send, receives and deletes. */
+function sqsRequestsPerTick(config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>): number {
+  const samples = samplesPerTick(config);
+  const ticker =
+    CONTROLLER.tickerQueue && samples > 0
+      ? 1 + samples + (TICKER_RECEIVES_PER_MINUTE * config.tickSeconds) / 60
+      : 0;
+  return 1 + samples + ticker;
+}
+
+/** The age law's controller a month, in lines: compute, its samples, requests, reads, SQS, metrics, alarms, key. */
 export function ageLawMonthlyBreakdown(
   config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
   options: { readonly alarmTopic?: boolean } = {},
 ): CostBreakdown {
   const ticks = SECONDS_PER_MONTH / config.tickSeconds;
-  const fast = config.fastSampleSeconds > 0 && config.fastSampleSeconds < config.tickSeconds;
-  // With the fast path the invocation samples the depth, idle or busy, until 10 s before the next tick.
-  const loopSeconds = fast ? config.tickSeconds - FAST_LOOP_END_BEFORE_TICK_SECONDS : 0;
-  const samples = fast ? Math.floor(loopSeconds / config.fastSampleSeconds) : 0;
+  const samples = samplesPerTick(config);
   const gbSecond = CONTROLLER.memoryGb * PRICES.lambdaArmGbSecond;
   const lines = {
     compute: ticks * CONTROLLER.tickSeconds * gbSecond,
-    fastPathCompute: ticks * loopSeconds * gbSecond,
-    requests: ticks * PRICES.lambdaRequest,
+    sampleCompute: ticks * samples * CONTROLLER.sampleSeconds * gbSecond,
+    requests: ticks * (1 + samples) * PRICES.lambdaRequest,
     reads: ticks * CONTROLLER.metricsPerTick * PRICES.metricRequested,
-    sqs: ticks * (1 + samples) * PRICES.sqsRequest,
+    sqs: ticks * sqsRequestsPerTick(config) * PRICES.sqsRequest,
     metrics: CONTROLLER.ownMetrics * PRICES.customMetricMonth,
     alarms: CONTROLLER.alarmMetrics * PRICES.alarmMetricMonth,
     alarmTopicKey: options.alarmTopic ? 0 : CONTROLLER.kmsKeys * PRICES.kmsKeyMonth,
@@ -113,20 +145,16 @@ export function queueReadsMonthlyCost(
   config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
 ): number {
   const ticks = SECONDS_PER_MONTH / config.tickSeconds;
-  const fast = config.fastSampleSeconds > 0 && config.fastSampleSeconds < config.tickSeconds;
-  const loopSeconds = fast ? config.tickSeconds - FAST_LOOP_END_BEFORE_TICK_SECONDS : 0;
-  const samples = fast ? Math.floor(loopSeconds / config.fastSampleSeconds) : 0;
-  return (
-    ticks * CONTROLLER.metricsPerTick * PRICES.metricRequested + ticks * (1 + samples) * PRICES.sqsRequest
-  );
+  const depthReads = 1 + samplesPerTick(config);
+  return ticks * CONTROLLER.metricsPerTick * PRICES.metricRequested + ticks * depthReads * PRICES.sqsRequest;
 }
 
 /**
- * A shared budget's controller a month, for `members` queues: ONE controller Lambda (its compute, its fast loop,
+ * A shared budget's controller a month, for `members` queues: ONE controller Lambda (its compute, its samples,
  * its invocations, its own metrics and alarms: one scaler's, as the group's tick reads every member in parallel
  * in about a lone tick's time, an assumption until the budget's Lambda is measured), plus every further member's
- * reads (`queueReadsMonthlyCost`). N independent scalers cost N × `ageLawMonthlyCost`; most of that is the fast
- * loop's compute and the metrics and alarms, which one controller pays once.
+ * reads (`queueReadsMonthlyCost`). N independent scalers cost N × `ageLawMonthlyCost`; one controller pays its
+ * compute, metrics, alarms and key once, and each queue's reads per queue.
  */
 export function budgetMonthlyCost(
   config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
@@ -173,10 +201,10 @@ export function costBreakdownMarkdown(
     '| line | counted from | $ / month |',
     '|---|---|---|',
     `| compute: the ticks | ${gb} (the template), ${CONTROLLER.tickSeconds} s a tick | ${$(b.compute)} |`,
-    `| compute: the fast path between ticks (goes when the ticker-queue sampler lands) | ${gb}, ${config.tickSeconds - FAST_LOOP_END_BEFORE_TICK_SECONDS} s of each tick | ${$(b.fastPathCompute)} |`,
-    `| requests | one invocation a tick | ${$(b.requests)} |`,
+    `| compute: the samples between ticks | ${gb}, ${samplesPerTick(config)} a tick through the ticker queue, ${CONTROLLER.sampleSeconds} s each | ${$(b.sampleCompute)} |`,
+    `| requests | the tick and each sample, one invocation each | ${$(b.requests)} |`,
     `| reads: GetMetricData | ${CONTROLLER.metricsPerTick} metrics a tick (buildMetricQueries) | ${$(b.reads)} |`,
-    `| SQS: GetQueueAttributes | the tick and each fast-path sample | ${$(b.sqs)} |`,
+    `| SQS | GetQueueAttributes at the tick and each sample; the ticker queue's send, ${TICKER_RECEIVES_PER_MINUTE} receives a minute (assumed) and a delete per sample | ${$(b.sqs)} |`,
     `| metrics: the controller's own | ${CONTROLLER.ownMetrics} names every tick, a full month each; ${DEPLOYED.sparseMetricNames.length} more only when non-zero (lib/telemetry.ts), counted as none | ${$(b.metrics)} |`,
     `| alarms | ${CONTROLLER.alarmMetrics} metric references in ${DEPLOYED.alarms.length} alarms (the template) | ${$(b.alarms)} |`,
     `| the alarm topic's KMS key | ${CONTROLLER.kmsKeys} key (the template); $0 with your own \`alarmTopic\` | ${$(b.alarmTopicKey)} |`,

@@ -19,6 +19,8 @@ export interface DeployedFigures {
   /** The scaler's own queues and mappings (the example's are the app's; none are the scaler's cost). */
   readonly queues: number;
   readonly eventSourceMappings: number;
+  /** The mappings that invoke the controller itself: its ticker queue's (the samples between ticks). */
+  readonly tickerMappings: number;
   /** Metrics in each tick's GetMetricData (buildMetricQueries for one scaler). */
   readonly metricsPerTick: number;
   /** The controller's custom metric names published every tick: each billed a full month. */
@@ -53,7 +55,10 @@ export function figuresFromTemplate(
     JSON.stringify(r.Properties?.Environment ?? {}).includes('METRIC_NAMESPACE'),
   );
   if (controllers.length !== 1) throw new Error(`${templatePath}: expected one controller function`);
-  const props = (controllers[0] as [string, TemplateResource])[1].Properties ?? {};
+  const [controllerId, controllerResource] = controllers[0] as [string, TemplateResource];
+  const props = controllerResource.Properties ?? {};
+  const invokesController = ([, r]: [string, TemplateResource]) =>
+    JSON.stringify(r.Properties?.FunctionName ?? {}) === JSON.stringify({ Ref: controllerId });
   return {
     template: templatePath,
     controller: {
@@ -66,6 +71,7 @@ export function figuresFromTemplate(
     dashboards: ofType('AWS::CloudWatch::Dashboard').length,
     queues: ofType('AWS::SQS::Queue').length,
     eventSourceMappings: ofType('AWS::Lambda::EventSourceMapping').length,
+    tickerMappings: ofType('AWS::Lambda::EventSourceMapping').filter(invokesController).length,
     metricsPerTick: controller.metricsPerTick,
     customMetricNames: [...controller.customMetricNames].sort(),
     sparseMetricNames: [...controller.sparseMetricNames].sort(),

@@ -52,18 +52,21 @@ describe('the cost counts what is deployed', () => {
 });
 
 describe('the bench cost column', () => {
-  it("the fast path's loop is most of the age law's compute: 50 s of each minute at the deployed 128 MB", () => {
-    // GIVEN the lambda preset with and without the fast path
-    const withLoop = ageLawMonthlyCost(lambda);
-    const tickOnly = ageLawMonthlyCost({ ...lambda, fastSampleSeconds: 0 });
-    // THEN the loop adds 43,200 invocations × 50 s × 0.25 GB of compute, and five depth reads a tick
-    const loop = (SECONDS_PER_MONTH / 60) * 50 * 0.125 * PRICES.lambdaArmGbSecond;
-    const reads = (SECONDS_PER_MONTH / 60) * 5 * PRICES.sqsRequest;
-    expect(withLoop - tickOnly).toBeCloseTo(loop + reads, 6);
+  it('the samples between ticks cost their short invocations and the ticker queue, not a sleeping minute', () => {
+    // GIVEN the lambda preset with and without the samples between ticks
+    const withSamples = ageLawMonthlyBreakdown(lambda);
+    const tickOnly = ageLawMonthlyBreakdown({ ...lambda, fastSampleSeconds: 0 });
+    const ticks = SECONDS_PER_MONTH / 60;
+    // THEN five samples a tick, 0.1 s each at the deployed 128 MB, five more invocations
+    expect(withSamples.sampleCompute).toBeCloseTo(ticks * 5 * 0.1 * 0.125 * PRICES.lambdaArmGbSecond, 9);
+    expect(tickOnly.sampleCompute).toBe(0);
+    expect(withSamples.requests).toBeCloseTo(ticks * 6 * PRICES.lambdaRequest, 9);
+    // AND per tick five depth reads, the ticker's send, its mapping's 15 receives a minute and 5 deletes
+    expect(withSamples.sqs - tickOnly.sqs).toBeCloseTo(ticks * (5 + 1 + 15 + 5) * PRICES.sqsRequest, 9);
     // AND what is left is GetMetricData ($4.32), 9 dense metrics ($2.70; the sparse ones count as none), alarms
     // ($1.90), the alarm topic's key ($1) and cents
-    expect(tickOnly).toBeGreaterThan(4.32 + 2.7 + 1.9 + 1);
-    expect(tickOnly).toBeLessThan(4.32 + 2.7 + 1.9 + 1 + 0.2);
+    expect(tickOnly.total).toBeGreaterThan(4.32 + 2.7 + 1.9 + 1);
+    expect(tickOnly.total).toBeLessThan(4.32 + 2.7 + 1.9 + 1 + 0.2);
   });
 
   it('a longer tick costs less: fewer invocations, fewer metric reads', () => {

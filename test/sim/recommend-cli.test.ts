@@ -4,6 +4,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { ageLawMonthlyCost } from '../../lib/bench/cost.ts';
+import { configFor } from '../../lib/sim/run.ts';
+
+/** The age law's monthly figure as the CLI prints it, for a pattern: the one computed figure, not a typed one. */
+const AGE_LAW_COST = ageLawMonthlyCost(configFor('lambda')).toFixed(2).replace('.', '\\.');
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -59,13 +64,18 @@ describe('npm run recommend', () => {
       /^replay: the trace as it is, 675,000 messages a run, 6 runs \(3 controllers × 2 seeds\)$/m,
     );
     expect(stdout).toMatch(
-      /^recommend: age-law — meets the 60 s target on every seed with an exec peak of \d+ against native's \d+ and provisioned's \d+; it adds \$13\.65 a month \(its controller\), and holds [\d.]+ reserved concurrency on average \([\d,]+ concurrency-seconds over the trace\)/m,
+      new RegExp(
+        `^recommend: age-law — meets the 60 s target on every seed with an exec peak of \\d+ against native's \\d+ and provisioned's \\d+; it adds \\$${AGE_LAW_COST} a month \\(its controller\\), and holds [\\d.]+ reserved concurrency on average \\([\\d,]+ concurrency-seconds over the trace\\)`,
+        'm',
+      ),
     );
     expect(stdout).toMatch(/^settings: targetAge 60 s · maxConcurrency 32 · minConcurrency 2$/m);
     expect(stdout).toMatch(
       /^ {2}the floor: the quietest 15 min's need, at least 2 \(2026-11-03 00:00, 50\/s: a need of 2\); below it/m,
     );
-    expect(stdout).toMatch(/^ {2}age-law +\d\.\d\d +yes +\d+ +[\d.]+ +0 +13\.65 +[\d.]+$/m);
+    expect(stdout).toMatch(
+      new RegExp(`^ {2}age-law +\\d\\.\\d\\d +yes +\\d+ +[\\d.]+ +0 +${AGE_LAW_COST} +[\\d.]+$`, 'm'),
+    );
     expect(stdout).toMatch(/^ {2}native +\d\.\d\d +yes +\d+ +[\d.]+ +0 +0\.00 +–$/m);
     expect(stdout).toMatch(/consumer's own compute is the same for all/);
     expect(stdout).toMatch(
@@ -115,7 +125,10 @@ describe('npm run recommend', () => {
     const { code, stdout } = await recommend('--trace', steady, '--max-concurrency', '8', '--seeds', '1');
     expect(code).toBe(0);
     expect(stdout).toMatch(
-      /^recommend: native — it meets the 60 s target on every seed with an exec peak of 8, with no controller and nothing to pay \(peaks within 5 %: the cheaper wins\); the age law would add \$13\.65 a month and a peak no lower \(8 against 8\)\. It is what you run today \(--current\)$/m,
+      new RegExp(
+        `^recommend: native — it meets the 60 s target on every seed with an exec peak of 8, with no controller and nothing to pay \\(peaks within 5 %: the cheaper wins\\); the age law would add \\$${AGE_LAW_COST} a month and a peak no lower \\(8 against 8\\)\\. It is what you run today \\(--current\\)$`,
+        'm',
+      ),
     );
     expect(stdout).toMatch(
       /^settings: the event source mapping's MaximumConcurrency 8, reserved concurrency unset, no scaler$/m,
