@@ -171,3 +171,83 @@ describe('the fast path', () => {
     expect(await world.applied()).toEqual({ reserved: 12, mapping: 12 });
   });
 });
+
+/**
+ * The ticker queue delivers at least once: a sample's message may come twice, after its slot, or never. Each must
+ * cost at most one harmless sample, never a second growth, a write into the next slot, or a broken lockstep.
+ */
+describe('the ticker queue’s deliveries', () => {
+  async function surgedWorld() {
+    const world = await World.create(server, { env: ENV, reserved: 2, mappingMax: 2 });
+    await world.seed(repeat(10, quiet));
+    await world.seedControllerHistory(2, 10);
+    let sent = false;
+    world.duringSleep = async () => {
+      if (sent) return;
+      sent = true;
+      await world.sendMessages(200);
+    };
+    return world;
+  }
+
+  it('the tick sends its five samples to the real ticker queue, delayed 10 … 50 s', async () => {
+    const world = await surgedWorld();
+    await world.tick();
+    const start = world.ticker.sent[0]?.due ?? 0;
+    expect(world.ticker.sent.map((m) => m.due - start)).toEqual([0, 10, 20, 30, 40]);
+    expect(world.calls.commands).not.toContain('SendMessageBatchCommand');
+    // moto holds them, delayed: the queue counts five delayed messages
+    const attributes = await world.tickerAttributes();
+    expect(Number(attributes.ApproximateNumberOfMessagesDelayed)).toBe(5);
+  });
+
+  it('a duplicated message: the second delivery of a sample already taken does nothing', async () => {
+    // GIVEN every message delivered twice
+    const world = await surgedWorld();
+    world.ticker.plan = () => 'twice';
+    // WHEN the tick and its samples run
+    await world.tick();
+    // THEN five samples, one growth, as with single deliveries, and the limits in step
+    const fast = world.fastLogs();
+    expect(fast.filter((l) => l.message === 'fast path')).toHaveLength(1);
+    expect(fast.at(-1)).toMatchObject({ message: 'fast path done', fields: { samples: 5, growths: 1 } });
+    expect(await world.applied()).toEqual({ reserved: 22, mapping: 22 });
+  });
+
+  it('a lost message: that sample is missed, the next one grows', async () => {
+    // GIVEN the first sample's message lost
+    const world = await surgedWorld();
+    world.ticker.plan = (i) => (i === 0 ? 'lost' : 'once');
+    await world.tick();
+    // THEN the growth comes at the second sample, from the depth it sees then; four samples in all
+    const fast = world.fastLogs();
+    const grew = fast.filter((l) => l.message === 'fast path');
+    expect(grew).toHaveLength(1);
+    expect(grew[0]?.fields).toMatchObject({ reason: 'grow:fast-surge', applied: 2 });
+    expect(fast.at(-1)).toMatchObject({ message: 'fast path done', fields: { samples: 4, growths: 1 } });
+    const after = await world.applied();
+    expect(after.reserved).toBe(after.mapping);
+  });
+
+  it('a late message, delivered after the next tick: superseded, no call, no write', async () => {
+    // GIVEN the last sample's message held back past its slot
+    const world = await surgedWorld();
+    world.ticker.plan = (i) => (i === 4 ? 'late' : 'once');
+    await world.tick();
+    const before = await world.applied();
+    // WHEN the next tick has run (its own messages delivered once) and the late message arrives
+    world.ticker.plan = () => 'once';
+    world.advance();
+    await world.tick();
+    const logs = world.logs.length;
+    world.calls.reset();
+    const delivered = await world.ticker.deliverLate(world.handler);
+    // THEN it did nothing: no AWS call, no log line, the limits as the tick left them
+    expect(delivered).toBe(1);
+    expect(world.calls.commands).toEqual([]);
+    expect(world.logs.length).toBe(logs);
+    const after = await world.applied();
+    expect(after.reserved).toBe(after.mapping);
+    expect(after.reserved).toBeGreaterThanOrEqual(before.reserved ?? 0);
+  });
+});

@@ -228,6 +228,14 @@ export class World {
     );
   }
 
+  /** The ticker queue's counts, as SQS answers them. */
+  async tickerAttributes(): Promise<Record<string, string>> {
+    const answer = await this.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: this.tickerUrl, AttributeNames: ['All'] }),
+    );
+    return answer.Attributes ?? {};
+  }
+
   /** The emulator's reserved concurrency and mapping maximum now. */
   async applied(): Promise<{ reserved?: number; mapping?: number }> {
     const [fn, mapping] = await Promise.all([
