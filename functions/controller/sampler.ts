@@ -133,6 +133,10 @@ export class Sampler {
     if (live !== undefined && live.state.grid.start === body.slot) {
       return (live.state.sampledAt ?? Number.NEGATIVE_INFINITY) >= body.at ? undefined : live;
     }
+    // A cold container with a budget's later sample: the message holds the counts the tick left, and a growth by an
+    // earlier sample (in the container that is gone) is not among them, so another member could grow into units
+    // already taken. Only the slot's first sample, before which nothing grew, is taken from the message.
+    if (body.state.loop.budget !== undefined && body.at !== body.state.loop.grid.times[0]) return undefined;
     const names = body.state.loop.members.map((m) => m.name);
     const runs = this.memberRuns(names);
     for (const [name, run] of runs) {
