@@ -20,20 +20,28 @@ const ENV = { ...CONTROLLER_ENV, MAX_CONCURRENCY: '32', FAST_SAMPLE_SECONDS: '10
 // 1 message/s at 1 s items, the head young: 2 workers hold it (the need is 1 × 1 ÷ 0.9 = 1.1).
 const quiet: MinuteOfMetrics = { age: 1, sent: 60, deleted: 60, durationMs: 60_000, invocations: 60 };
 
+/**
+ * A quiet queue held at the floor by the controller, and 200 messages arriving in the 10 s before the first sample
+ * (20/s, above 1.5 × the 1/s reported: a rise no slower downstream could cause).
+ */
+async function surgedWorld(): Promise<World> {
+  const world = await World.create(server, { env: ENV, reserved: 2, mappingMax: 2 });
+  await world.seed(repeat(10, quiet));
+  await world.seedControllerHistory(2, 10);
+  let sent = false;
+  world.duringSleep = async () => {
+    if (sent) return;
+    sent = true;
+    await world.sendMessages(200);
+  };
+  return world;
+}
+
 describe('the fast path', () => {
   it('a surge between ticks: one GetQueueAttributes per sample, growth within 10 s, Lambda read only to grow', async () => {
     // GIVEN a quiet queue at the floor, the controller holding it there
-    const world = await World.create(server, { env: ENV, reserved: 2, mappingMax: 2 });
-    await world.seed(repeat(10, quiet));
-    await world.seedControllerHistory(2, 10);
-    // WHEN 200 messages arrive in the 10 s before the first sample (20/s, above 1.5 × the 1/s reported: a rise no
-    // slower downstream could cause)
-    let sent = false;
-    world.duringSleep = async () => {
-      if (sent) return;
-      sent = true;
-      await world.sendMessages(200);
-    };
+    // WHEN 200 messages arrive in the 10 s before the first sample
+    const world = await surgedWorld();
     await world.tick();
     // THEN the tick held, and the first sample grew: arrivals ≥ (200 − 10 of the counts' noise) ÷ 10 s = 19/s at
     // 1 s → 19 ÷ 0.9 → 22
@@ -177,19 +185,6 @@ describe('the fast path', () => {
  * cost at most one harmless sample, never a second growth, a write into the next slot, or a broken lockstep.
  */
 describe('the ticker queue’s deliveries', () => {
-  async function surgedWorld() {
-    const world = await World.create(server, { env: ENV, reserved: 2, mappingMax: 2 });
-    await world.seed(repeat(10, quiet));
-    await world.seedControllerHistory(2, 10);
-    let sent = false;
-    world.duringSleep = async () => {
-      if (sent) return;
-      sent = true;
-      await world.sendMessages(200);
-    };
-    return world;
-  }
-
   it('the tick sends its five samples to the real ticker queue, delayed 10 … 50 s', async () => {
     const world = await surgedWorld();
     await world.tick();

@@ -41,3 +41,43 @@ describe('a cold container’s sample', () => {
     expect(memberRuns).toHaveBeenCalledTimes(taken ? 1 : 0);
   });
 });
+
+describe('the tick’s send to the ticker queue', () => {
+  it.each([
+    {
+      comment: 'the send fails',
+      ticker: { schedule: () => Promise.reject(new Error('SQS is down')) },
+      error: /SQS is down/,
+    },
+    {
+      comment: 'SQS refuses some entries',
+      ticker: { schedule: () => Promise.resolve({ sent: 3, refused: 2 }) },
+      error: /refused 2 of 5 samples/,
+    },
+  ])('$comment: reported as a failed fast path, the tick already done', async ({ ticker, error }) => {
+    // GIVEN a member with a reporter, and a ticker that fails
+    const reportFast = vi.fn();
+    const run = {
+      actuator: { carried: undefined },
+      reporter: { report() {}, reportFast, reportFastLoop() {} },
+    };
+    const sampler = new Sampler({ calls: new CallLog(), clock: () => 1_001, ticker }, () => new Map());
+    const state: LoopState = {
+      grid,
+      members: [
+        {
+          name: 'orders',
+          context: { applied: 2, tickApplied: 2, confirmed: false },
+          samples: 0,
+          growths: 0,
+          maxVisible: 0,
+        },
+      ],
+    };
+    // WHEN the tick hands its loop over
+    await sampler.start(state, new Map([['orders', run as never]]));
+    // THEN one failed line for the member, never a throw
+    expect(reportFast).toHaveBeenCalledTimes(1);
+    expect(reportFast.mock.calls[0]?.[0]).toMatchObject({ kind: 'failed', error });
+  });
+});
