@@ -15,11 +15,13 @@ import type { TickOutcome } from './outcome.ts';
 import type { Reporter } from './report.ts';
 import { type LoopMemberRun, recordingAll, Sampler } from './sampler.ts';
 import { eventTime, isRepeat, isStale } from './schedule-event.ts';
+import { TickMemory } from './tick-memory.ts';
 import {
   actuatorFor,
   type ControllerTickPorts,
   createTickPorts,
   METRIC_PERIOD_SECONDS,
+  rememberedFor,
   tickOptions,
 } from './tick-ports.ts';
 import { isTickerEvent } from './ticker-message.ts';
@@ -87,11 +89,19 @@ async function repeatOf(runs: readonly MemberRun[], scheduledAt: number): Promis
   );
 }
 
-/** One `GetMetricData` for every member (`readHistories`), made once, on the first member's read. */
-function sharedHistory(deps: BudgetDependencies, now: number): (index: number) => Promise<ControllerHistory> {
+/**
+ * One `GetMetricData` for every member (`readHistories`), made once, on the first member's read; a member's own
+ * history only where this container does not remember its tick before.
+ */
+function sharedHistory(
+  deps: BudgetDependencies,
+  now: number,
+  memory: TickMemory,
+): (index: number) => Promise<ControllerHistory> {
   const reads = deps.settings.members.map((m) => ({
     resources: m.resources,
     windowSeconds: tickOptions(m.config).windowSeconds,
+    ownHistory: rememberedFor(memory, m.resources, m.config, now) === undefined,
   }));
   let answer: Promise<ControllerHistory[]> | undefined;
   return async (index) => {
@@ -185,6 +195,7 @@ export async function budgetTick(
   deps: BudgetDependencies,
   event: unknown,
   now: number,
+  memory: TickMemory = new TickMemory(),
 ): Promise<BudgetRun & { readonly fast?: BudgetFastStart }> {
   const { budgetName, budget, members } = deps.settings;
   const tickSeconds = members[0]?.config.tickSeconds ?? 60;
@@ -192,10 +203,13 @@ export async function budgetTick(
   if (scheduledAt !== undefined && isStale(scheduledAt, now, tickSeconds)) {
     return skippedRun(deps.settings, 'skip:stale-event', { eventAgeSeconds: now - scheduledAt });
   }
-  const history = sharedHistory(deps, now);
+  const history = sharedHistory(deps, now, memory);
   const runs: MemberRun[] = members.map((settings, i) => ({
     settings,
-    ports: createTickPorts(deps.clients, settings.resources, settings.config, now, () => history(i)),
+    ports: createTickPorts(deps.clients, settings.resources, settings.config, now, {
+      memory,
+      sharedHistory: () => history(i),
+    }),
   }));
   if (scheduledAt !== undefined && (await repeatOf(runs, scheduledAt))) {
     return skippedRun(deps.settings, 'skip:repeat', { scheduledAt });
@@ -238,7 +252,9 @@ export type BudgetAnswer = BudgetRun | { readonly kind: 'sampled' };
  */
 export function createBudgetHandler(deps: BudgetDependencies) {
   const byName = new Map(deps.settings.members.map((m) => [m.resources.scalerName, m]));
-  const sampler = new Sampler(deps, (names) => {
+  // This container's memory of its ticks: the next tick's carried state without reading it back (tick-memory.ts).
+  const memory = new TickMemory();
+  const sampler = new Sampler({ ...deps, memory }, (names) => {
     const runs = new Map<string, LoopMemberRun>();
     for (const name of names) {
       const settings = byName.get(name);
@@ -254,7 +270,7 @@ export function createBudgetHandler(deps: BudgetDependencies) {
     deps.calls.reset();
     const now = deps.clock();
     // Only a bug in this code escapes: a member's failure is its own (it holds), the others go on.
-    const run = await budgetTick(deps, event, now);
+    const run = await budgetTick(deps, event, now, memory);
     for (const [name, outcome] of run.members) deps.reporters.get(name)?.report(outcome, deps.calls, now);
     deps.budgetReporter.report(run.budget, now);
     if (run.fast) await sampler.start(run.fast.state, run.fast.runs);

@@ -5,13 +5,16 @@ import {
   POLLER_SETTLE_SECONDS,
   type ScalerConfig,
 } from '../../lib/control/index.ts';
+import type { RememberedTick } from './tick-memory.ts';
 
 /**
- * The carried state, rebuilt at every tick from CloudWatch history that the same `GetMetricData` call already
- * returns: no table, no parameter, nothing a cold start, a duplicate or a concurrent invocation can lose or race
- * on. Each field is derived so that missing history errs towards *not shrinking* (a scale-down that trusted
- * missing metrics stopped workers mid-message: docs/aws-facts.md, "SQS metrics"). The full design is in
- * docs/controller.md.
+ * The carried state, rebuilt at every tick from what the tick reads: the law's CloudWatch series (the idle run, the
+ * baselines), the applied value and the mapping's `LastModified`, and for the last change and the last depth
+ * either this container's memory of the tick before (`tick-memory.ts`) or, on a cold start, the controller's own
+ * published history in the same `GetMetricData` call: no table, no parameter, nothing a cold start, a duplicate
+ * or a concurrent invocation can lose or race on. Each field is derived so that missing history errs towards
+ * *not shrinking* (a scale-down that trusted missing metrics stopped workers mid-message: docs/aws-facts.md,
+ * "SQS metrics"). The full design is in docs/controller.md.
  */
 export interface StateEvidence {
   readonly now: number;
@@ -21,6 +24,8 @@ export interface StateEvidence {
   readonly applied: number | undefined;
   /** When the event source mapping was last modified (GetEventSourceMapping `LastModified`), where read. */
   readonly mappingModifiedAt?: number;
+  /** This container's memory of the tick before; undefined: a cold start, and `history` holds the own metrics. */
+  readonly remembered?: RememberedTick;
 }
 
 /** Fewer healthy periods than this and there is no per-item baseline: a median of one or two is an outlier. */
@@ -64,9 +69,16 @@ export function idleSinceFrom(e: StateEvidence, config: ScalerConfig): number | 
   return e.now - observed;
 }
 
-/** The start of the newest period in which the controller published a scale event (after the EMF delay). */
+/**
+ * The start of the newest period with a change the controller made: one it published a scale event for (after the
+ * EMF delay), or, warm, the one it remembers.
+ */
 export function scaleEventPeriod(e: StateEvidence): number | undefined {
-  return newest(e.history.scaleEvents.filter((p) => p.value > 0))?.timestamp;
+  const published = newest(e.history.scaleEvents.filter((p) => p.value > 0))?.timestamp;
+  const at = e.remembered?.lastChangeAt;
+  const remembered = at === undefined ? undefined : Math.floor(at / e.periodSeconds) * e.periodSeconds;
+  if (published === undefined || remembered === undefined) return published ?? remembered;
+  return Math.max(published, remembered);
 }
 
 /** The newest recorded change: the mapping's `LastModified` (exact, read this tick) or a `ScaleEvents` period. */
@@ -83,13 +95,15 @@ export function lastRecordedChange(e: StateEvidence): number | undefined {
 }
 
 /**
- * The last change. If the applied value is not one the controller's newest `AppliedConcurrency` period saw, a
- * change happened that CloudWatch has not shown yet (a tick moments ago, or a hand edit): it counts as now, so
- * the shrink spacing restarts. With no published history at all the spacing cannot be proven: also now.
+ * The last change. If the applied value is not one the tick before left (remembered, or the controller's newest
+ * `AppliedConcurrency` period), a change happened that neither shows (a tick moments ago, or a hand edit): it
+ * counts as now, so the shrink spacing restarts. With no published history at all the spacing cannot be proven:
+ * also now.
  */
 export function lastChangeFrom(e: StateEvidence): number | undefined {
   const recorded = lastRecordedChange(e);
   if (e.applied === undefined) return recorded;
+  if (e.remembered !== undefined) return e.remembered.applied === e.applied ? recorded : e.now;
   const min = newest(e.history.appliedMin);
   const max = newest(e.history.appliedMax);
   const unseen = min === undefined || max === undefined || e.applied < min.value || e.applied > max.value;
@@ -137,25 +151,20 @@ export function baselinesFrom(
 }
 
 /**
- * The visible depth the controller published at an earlier tick, at the time the tick took it: the period's start
- * plus the `VisibleSampleOffsetSeconds` published with it. Dividing by whole periods, a tick 25 s into its minute
- * would size a spike at 544/s where the depth says 750/s. Without the offset (history from an older controller)
- * the sample's time is unknown: no trend. The sample is `settled: false` when the applied value changed within
- * the pollers' settling time before it or at any time after it (the mapping's exact LastModified, or a
- * ScaleEvents period that reaches that far): the law then takes only the lower bound on arrivals from it.
+ * The visible depth at the tick before, when that tick took it: remembered by this container (a cold start has
+ * none: the depth trend starts at the next tick). The sample is `settled: false` when the applied value changed
+ * within the pollers' settling time before it or at any time after it (the mapping's exact LastModified, or a
+ * change period that reaches that far): the law then takes only the lower bound on arrivals from it.
  */
 export function lastVisibleFrom(e: StateEvidence): ControllerState['lastVisible'] {
-  const sample = newest(e.history.visible, e.now);
-  if (sample === undefined) return undefined;
-  const offset = e.history.visibleOffset.find((p) => Math.abs(p.timestamp - sample.timestamp) < 1e-6)?.value;
-  if (offset === undefined || !(offset >= 0) || offset >= e.periodSeconds) return undefined;
-  const at = sample.timestamp + offset;
-  const unsettledFrom = at - POLLER_SETTLE_SECONDS;
-  const scaleEvent = scaleEventPeriod(e);
+  const sample = e.remembered?.lastVisible;
+  if (sample === undefined || !(sample.at < e.now)) return undefined;
+  const unsettledFrom = sample.at - POLLER_SETTLE_SECONDS;
+  const change = scaleEventPeriod(e);
   const changed =
     (e.mappingModifiedAt !== undefined && e.mappingModifiedAt > unsettledFrom) ||
-    (scaleEvent !== undefined && scaleEvent + e.periodSeconds > unsettledFrom);
-  return { at, messages: sample.value, ...(changed ? { settled: false } : {}) };
+    (change !== undefined && change + e.periodSeconds > unsettledFrom);
+  return { at: sample.at, messages: sample.messages, ...(changed ? { settled: false } : {}) };
 }
 
 export function deriveState(e: StateEvidence, config: ScalerConfig): ControllerState {

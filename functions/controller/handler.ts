@@ -12,6 +12,7 @@ import type { Reporter } from './report.ts';
 import type { ControllerSettings } from './resources.ts';
 import { type LoopMemberRun, Sampler } from './sampler.ts';
 import { eventTime, isRepeat, isStale } from './schedule-event.ts';
+import { TickMemory } from './tick-memory.ts';
 import { actuatorFor, createTickPorts, tickOptions } from './tick-ports.ts';
 import { isTickerEvent } from './ticker-message.ts';
 
@@ -40,6 +41,7 @@ export async function controllerTick(
   deps: ControllerDependencies,
   event: unknown,
   now: number,
+  memory: TickMemory = new TickMemory(),
 ): Promise<TickRun> {
   const { config, resources } = deps.settings;
   const scheduledAt = eventTime(event);
@@ -52,7 +54,7 @@ export async function controllerTick(
       },
     };
   }
-  const ports = createTickPorts(deps.clients, resources, config, now);
+  const ports = createTickPorts(deps.clients, resources, config, now, { memory });
   try {
     const evidence = await ports.evidence();
     const change = {
@@ -110,8 +112,10 @@ export function createHandler(deps: ControllerDependencies) {
     queue,
     reporter: deps.reporter,
   });
+  // This container's memory of its ticks: the next tick's carried state without reading it back (tick-memory.ts).
+  const memory = new TickMemory();
   const sampler = new Sampler(
-    deps,
+    { ...deps, memory },
     () => new Map([[name, member(actuatorFor(deps.clients, resources, config))]]),
   );
   return async (event: unknown): Promise<ControllerAnswer> => {
@@ -121,7 +125,7 @@ export function createHandler(deps: ControllerDependencies) {
     }
     deps.calls.reset();
     const now = deps.clock();
-    const run = await controllerTick(deps, event, now);
+    const run = await controllerTick(deps, event, now, memory);
     deps.reporter.report(run.outcome, deps.calls, now);
     if (run.fast) {
       const slot = { started: now, scheduledAt: eventTime(event) };

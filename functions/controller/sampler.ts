@@ -14,6 +14,7 @@ import type { Actuation, CarriedLimits, LambdaActuator, WriteLog } from './actua
 import { failed, failedWrite } from './failure.ts';
 import type { FastOutcome } from './outcome.ts';
 import type { Reporter } from './report.ts';
+import type { TickMemory } from './tick-memory.ts';
 import { parseTickerBody, type TickerBody, type TickerEvent, tickerBody } from './ticker-message.ts';
 
 /**
@@ -38,6 +39,8 @@ export interface SamplerDependencies {
   readonly clock: () => number;
   /** The ticker queue; none: nothing samples between ticks. */
   readonly ticker?: TickerPort;
+  /** This container's memory of its ticks: a sample's growth is a change the next tick must count. */
+  readonly memory?: TickMemory;
 }
 
 /** One member's hands in the Lambda: its actuator, its queue and its reporter. */
@@ -163,6 +166,7 @@ export class Sampler {
         run,
       );
       if (outcome !== undefined) run.reporter?.reportFast(outcome, this.deps.calls, now);
+      if (result.ok && result.grew) this.deps.memory?.grew(name, now, run.actuator.appliedNow);
     }
     return step.state;
   }

@@ -4,8 +4,9 @@ import type { ControllerHistory } from '../../lib/aws/metric-queries.ts';
 import { sqsQueuePort } from '../../lib/aws/queue-depth.ts';
 import type { ScalerConfig, StatePort, TickOptions, TickPorts } from '../../lib/control/index.ts';
 import { LambdaActuator } from './actuator.ts';
-import { deriveState, type StateEvidence } from './carried-state.ts';
+import { deriveState, lastRecordedChange, type StateEvidence } from './carried-state.ts';
 import type { ControllerResources } from './resources.ts';
+import type { RememberedTick, TickMemory } from './tick-memory.ts';
 
 /** SQS publishes its metrics at one-minute resolution. */
 export const METRIC_PERIOD_SECONDS = 60;
@@ -57,29 +58,50 @@ function once<T>(read: () => Promise<T>): () => Promise<T> {
   };
 }
 
-/**
- * `sharedHistory`: the member's part of a read several scalers share (a budget's one `GetMetricData` for every
- * member, `readHistories`); by default the ports read their own.
- */
+/** How a tick's ports read and remember: alone, or as a member of a budget's one shared read. */
+export interface TickPortOptions {
+  /** This container's memory of the ticks before; the tick's state is saved into it. */
+  readonly memory: TickMemory;
+  /**
+   * The member's part of a read several scalers share (a budget's one `GetMetricData` for every member,
+   * `readHistories`), asked with or without the own history as `remembered` says; by default the ports read
+   * their own.
+   */
+  readonly sharedHistory?: () => Promise<ControllerHistory>;
+}
+
+/** The tick just before, as this container remembers it for this scaler (undefined: a cold start). */
+export function rememberedFor(
+  memory: TickMemory,
+  resources: ControllerResources,
+  config: ScalerConfig,
+  now: number,
+): RememberedTick | undefined {
+  return memory.recall(resources.scalerName, now, config.tickSeconds);
+}
+
 export function createTickPorts(
   clients: AwsClients,
   resources: ControllerResources,
   config: ScalerConfig,
   now: number,
-  sharedHistory?: () => Promise<ControllerHistory>,
+  { memory, sharedHistory }: TickPortOptions,
 ): ControllerTickPorts {
   const options = tickOptions(config);
   const actuator = actuatorFor(clients, resources, config);
   const queue = sqsQueuePort(clients.sqs, resources.queueUrl);
+  const remembered = rememberedFor(memory, resources, config, now);
   const readHistory =
     sharedHistory ??
     once(async () => {
-      const reads = [{ resources, windowSeconds: options.windowSeconds }];
+      const reads = [
+        { resources, windowSeconds: options.windowSeconds, ownHistory: remembered === undefined },
+      ];
       const [own] = await readHistories(clients.cloudwatch, reads, now, options.periodSeconds);
       return own as ControllerHistory;
     });
   const readDepth = once(() => queue.depth());
-  const evidence = async (): Promise<StateEvidence> => {
+  const evidence = once(async (): Promise<StateEvidence> => {
     const [history, applied, reading] = await Promise.all([
       readHistory(),
       actuator.applied(),
@@ -87,12 +109,23 @@ export function createTickPorts(
       readDepth(),
     ]);
     const { periodSeconds } = options;
-    return { now, periodSeconds, history, applied, mappingModifiedAt: reading.mappingModifiedAt };
-  };
-  // The state lives in CloudWatch: it is "saved" by the metrics the reporter publishes after the tick.
+    const modified = reading.mappingModifiedAt;
+    return { now, periodSeconds, history, applied, mappingModifiedAt: modified, remembered };
+  });
+  // The state is saved into this container's memory (and, for a cold start's reader, in the metrics the reporter
+  // publishes after the tick): the change this tick made, else the newest one the evidence proves.
   const state: StatePort = {
     load: async () => deriveState(await evidence(), config),
-    save: async () => {},
+    save: async (saved, savedAt) => {
+      const before = await evidence();
+      const applied = actuator.appliedNow;
+      memory.remember(resources.scalerName, {
+        at: savedAt,
+        lastChangeAt: applied !== before.applied ? savedAt : lastRecordedChange(before),
+        lastVisible: saved.lastVisible,
+        applied,
+      });
+    },
   };
   return {
     // runTick asks for the same window the tick options give; the one GetMetricData call serves both.

@@ -21,6 +21,8 @@ export interface HistoryRead {
   readonly resources: ControllerResources;
   /** How far back this member reads. */
   readonly windowSeconds: number;
+  /** Whether to read the controller's own history too (a cold start: `buildMetricQueries`). */
+  readonly ownHistory: boolean;
 }
 
 // Paged by NextToken; the first page holds all of it at ≤ 20 members (≤ 12,200 datapoints of 100,800).
@@ -36,7 +38,9 @@ export async function readHistories(
   const prefix = (i: number) => (members.length === 1 ? '' : `m${i}`);
   const window = Math.max(...members.map((m) => m.windowSeconds));
   const { startTime, endTime } = metricWindow(now, periodSeconds, window);
-  const queries = members.flatMap((m, i) => buildMetricQueries(m.resources, periodSeconds, prefix(i)));
+  const queries = members.flatMap((m, i) =>
+    buildMetricQueries(m.resources, periodSeconds, prefix(i), m.ownHistory),
+  );
   const results: MetricDataResult[] = [];
   let token: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -96,7 +100,5 @@ function withinWindow(history: ControllerHistory, start: number): ControllerHist
     appliedMin: cut(history.appliedMin),
     appliedMax: cut(history.appliedMax),
     scaleEvents: cut(history.scaleEvents),
-    visible: cut(history.visible),
-    visibleOffset: cut(history.visibleOffset),
   };
 }

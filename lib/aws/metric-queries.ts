@@ -4,22 +4,20 @@ import { CONTROLLER_METRICS, METRIC_NAMESPACE, SCALER_DIMENSION } from '../telem
 import type { ControllerResources } from './resources.ts';
 
 /**
- * Everything a tick reads from CloudWatch, in one `GetMetricData` request: the queue's and the consumer's
- * signals, and the controller's own published history, from which the carried state is rebuilt
- * (see `carried-state.ts`). 10 metrics at $0.01 per 1,000 requested: about $4.32 a month at one tick a minute.
+ * Everything a tick reads from CloudWatch, in one `GetMetricData` request: the law's five inputs (the queue's and
+ * the consumer's signals) at every tick, and the controller's own published history (three metrics) only where
+ * this container does not remember the tick before (a cold start): the carried state is rebuilt from it
+ * (see `carried-state.ts` and `tick-memory.ts`). At $0.01 per 1,000 metrics requested, five a tick is about
+ * $2.16 a month at one tick a minute.
  */
 export interface ControllerHistory {
   /** The control law's inputs. */
   readonly series: MetricSeries;
-  /** The controller's own `AppliedConcurrency`, Minimum and Maximum per period. */
+  /** The controller's own `AppliedConcurrency`, Minimum and Maximum per period (empty where not read). */
   readonly appliedMin: readonly Datapoint[];
   readonly appliedMax: readonly Datapoint[];
-  /** The controller's own `ScaleEvents`, Sum per period. */
+  /** The controller's own `ScaleEvents`, Sum per period (empty where not read). */
   readonly scaleEvents: readonly Datapoint[];
-  /** The controller's own `VisibleMessages`, Average per period. */
-  readonly visible: readonly Datapoint[];
-  /** When in its period the tick took that sample: `VisibleSampleOffsetSeconds`, Average per period. */
-  readonly visibleOffset: readonly Datapoint[];
 }
 
 type SeriesName = keyof Omit<MetricSeries, 'partial'>;
@@ -38,8 +36,8 @@ const queue = (r: ControllerResources) => ({ Name: 'QueueName', Value: r.queueNa
 const consumer = (r: ControllerResources) => ({ Name: 'FunctionName', Value: r.consumerFunctionName });
 const scaler = (r: ControllerResources) => ({ Name: SCALER_DIMENSION, Value: r.scalerName });
 
-// Ids must start with a lower-case letter (GetMetricData API).
-const QUERIES: readonly QuerySpec[] = [
+// Ids must start with a lower-case letter (GetMetricData API). The law's inputs, read at every tick.
+const LAW_QUERIES: readonly QuerySpec[] = [
   {
     id: 'age',
     namespace: 'AWS/SQS',
@@ -80,6 +78,10 @@ const QUERIES: readonly QuerySpec[] = [
     stat: 'Sum',
     into: { series: 'consumerInvocations' },
   },
+];
+
+/** The controller's own history: read only where the carried state is not remembered (a cold container). */
+const OWN_HISTORY_QUERIES: readonly QuerySpec[] = [
   {
     id: 'appliedmin',
     namespace: METRIC_NAMESPACE,
@@ -104,34 +106,25 @@ const QUERIES: readonly QuerySpec[] = [
     stat: 'Sum',
     into: { history: 'scaleEvents' },
   },
-  {
-    id: 'visible',
-    namespace: METRIC_NAMESPACE,
-    metric: CONTROLLER_METRICS.visibleMessages,
-    dimension: scaler,
-    stat: 'Average',
-    into: { history: 'visible' },
-  },
-  {
-    id: 'visibleoffset',
-    namespace: METRIC_NAMESPACE,
-    metric: CONTROLLER_METRICS.visibleSampleOffsetSeconds,
-    dimension: scaler,
-    stat: 'Average',
-    into: { history: 'visibleOffset' },
-  },
 ];
 
+const QUERIES: readonly QuerySpec[] = [...LAW_QUERIES, ...OWN_HISTORY_QUERIES];
+
+/** How many metrics a tick requests: the law's at every tick, the controller's own history on a cold start. */
+export const METRICS_PER_TICK = { warm: LAW_QUERIES.length, cold: QUERIES.length } as const;
+
 /**
- * One scaler's queries. `idPrefix` keeps several scalers' queries apart in one request (a shared budget reads
- * every member in one call): a lower-case letter then letters or digits, as the API's ids must start.
+ * One scaler's queries: the law's inputs, and the controller's own history where `ownHistory`. `idPrefix` keeps
+ * several scalers' queries apart in one request (a shared budget reads every member in one call): a lower-case
+ * letter then letters or digits, as the API's ids must start.
  */
 export function buildMetricQueries(
   resources: ControllerResources,
   periodSeconds: number,
   idPrefix = '',
+  ownHistory = true,
 ): MetricDataQuery[] {
-  return QUERIES.map((q) => ({
+  return (ownHistory ? QUERIES : LAW_QUERIES).map((q) => ({
     Id: `${idPrefix}${q.id}`,
     ReturnData: true,
     MetricStat: {
@@ -185,8 +178,6 @@ export function parseMetricData(results: readonly MetricDataResult[], idPrefix =
     appliedMin: [],
     appliedMax: [],
     scaleEvents: [],
-    visible: [],
-    visibleOffset: [],
   };
   const partial: SeriesName[] = [];
   for (const q of QUERIES) {

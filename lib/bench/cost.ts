@@ -48,6 +48,13 @@ const CONTROLLER = {
   /** The samples come back through the controller's own ticker queue (the template's mapping onto it). */
   tickerQueue: DEPLOYED.tickerMappings > 0,
   metricsPerTick: DEPLOYED.metricsPerTick,
+  ownHistoryMetrics: DEPLOYED.ownHistoryMetrics,
+  /**
+   * Ticks a month in a container that does not remember the tick before (functions/controller/tick-memory.ts):
+   * one an hour, assumed. Invoked every 10 s the controller's container stays warm; AWS does not document how
+   * long an execution environment lives, and a cold tick reads the own history on top.
+   */
+  coldTicks: SECONDS_PER_MONTH / 3600,
   ownMetrics: DEPLOYED.customMetricNames.length,
   alarmMetrics: DEPLOYED.alarmMetrics,
   kmsKeys: DEPLOYED.kmsKeys,
@@ -121,7 +128,9 @@ export function ageLawMonthlyBreakdown(
     compute: ticks * CONTROLLER.tickSeconds * gbSecond,
     sampleCompute: ticks * samples * CONTROLLER.sampleSeconds * gbSecond,
     requests: ticks * (1 + samples) * PRICES.lambdaRequest,
-    reads: ticks * CONTROLLER.metricsPerTick * PRICES.metricRequested,
+    reads:
+      (ticks * CONTROLLER.metricsPerTick + CONTROLLER.coldTicks * CONTROLLER.ownHistoryMetrics) *
+      PRICES.metricRequested,
     sqs: ticks * sqsRequestsPerTick(config) * PRICES.sqsRequest,
     metrics: CONTROLLER.ownMetrics * PRICES.customMetricMonth,
     alarms: CONTROLLER.alarmMetrics * PRICES.alarmMetricMonth,
@@ -137,7 +146,7 @@ export function ageLawMonthlyCost(config: Pick<ScalerConfig, 'tickSeconds' | 'fa
 }
 
 /**
- * What one more queue adds to a controller's reads a month: its 10 metrics in each tick's GetMetricData, and its
+ * What one more queue adds to a controller's reads a month: its law's metrics in each tick's GetMetricData, and its
  * depth read at the tick and at each fast-path sample (GetQueueAttributes). Per metric and per request, these grow
  * with the queues read, whoever reads them.
  */
@@ -146,7 +155,8 @@ export function queueReadsMonthlyCost(
 ): number {
   const ticks = SECONDS_PER_MONTH / config.tickSeconds;
   const depthReads = 1 + samplesPerTick(config);
-  return ticks * CONTROLLER.metricsPerTick * PRICES.metricRequested + ticks * depthReads * PRICES.sqsRequest;
+  const metrics = ticks * CONTROLLER.metricsPerTick + CONTROLLER.coldTicks * CONTROLLER.ownHistoryMetrics;
+  return metrics * PRICES.metricRequested + ticks * depthReads * PRICES.sqsRequest;
 }
 
 /**
@@ -203,7 +213,7 @@ export function costBreakdownMarkdown(
     `| compute: the ticks | ${gb} (the template), ${CONTROLLER.tickSeconds} s a tick | ${$(b.compute)} |`,
     `| compute: the samples between ticks | ${gb}, ${samplesPerTick(config)} a tick through the ticker queue, ${CONTROLLER.sampleSeconds} s each | ${$(b.sampleCompute)} |`,
     `| requests | the tick and each sample, one invocation each | ${$(b.requests)} |`,
-    `| reads: GetMetricData | ${CONTROLLER.metricsPerTick} metrics a tick (buildMetricQueries) | ${$(b.reads)} |`,
+    `| reads: GetMetricData | ${CONTROLLER.metricsPerTick} metrics a tick (buildMetricQueries), ${CONTROLLER.ownHistoryMetrics} more on a cold start (one an hour, assumed) | ${$(b.reads)} |`,
     `| SQS | GetQueueAttributes at the tick and each sample; the ticker queue's send, ${TICKER_RECEIVES_PER_MINUTE} receives a minute (assumed) and a delete per sample | ${$(b.sqs)} |`,
     `| metrics: the controller's own | ${CONTROLLER.ownMetrics} names every tick, a full month each; ${DEPLOYED.sparseMetricNames.length} more only when non-zero (lib/telemetry.ts), counted as none | ${$(b.metrics)} |`,
     `| alarms | ${CONTROLLER.alarmMetrics} metric references in ${DEPLOYED.alarms.length} alarms (the template) | ${$(b.alarms)} |`,

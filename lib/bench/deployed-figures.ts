@@ -21,8 +21,10 @@ export interface DeployedFigures {
   readonly eventSourceMappings: number;
   /** The mappings that invoke the controller itself: its ticker queue's (the samples between ticks). */
   readonly tickerMappings: number;
-  /** Metrics in each tick's GetMetricData (buildMetricQueries for one scaler). */
+  /** Metrics in a warm tick's GetMetricData: the law's (buildMetricQueries for one scaler, no own history). */
   readonly metricsPerTick: number;
+  /** The controller's own history, read on top where a container does not remember the tick before. */
+  readonly ownHistoryMetrics: number;
   /** The controller's custom metric names published every tick: each billed a full month. */
   readonly customMetricNames: readonly string[];
   /** Those published only when non-zero (lib/telemetry.ts SPARSE_CONTROLLER_METRICS): billed only in those hours. */
@@ -40,6 +42,7 @@ export function figuresFromTemplate(
   templatePath: string,
   controller: {
     readonly metricsPerTick: number;
+    readonly ownHistoryMetrics: number;
     readonly customMetricNames: readonly string[];
     readonly sparseMetricNames: readonly string[];
   },
@@ -73,6 +76,7 @@ export function figuresFromTemplate(
     eventSourceMappings: ofType('AWS::Lambda::EventSourceMapping').length,
     tickerMappings: ofType('AWS::Lambda::EventSourceMapping').filter(invokesController).length,
     metricsPerTick: controller.metricsPerTick,
+    ownHistoryMetrics: controller.ownHistoryMetrics,
     customMetricNames: [...controller.customMetricNames].sort(),
     sparseMetricNames: [...controller.sparseMetricNames].sort(),
   };

@@ -14,7 +14,9 @@ export function deployedFiguresNow(template: Parameters<typeof figuresFromTempla
     consumerFunctionName: 'c',
   } as Parameters<typeof buildMetricQueries>[0];
   return figuresFromTemplate(template, EXAMPLE_TEMPLATE, {
-    metricsPerTick: buildMetricQueries(resources, 60).length,
+    metricsPerTick: buildMetricQueries(resources, 60, '', false).length,
+    ownHistoryMetrics:
+      buildMetricQueries(resources, 60).length - buildMetricQueries(resources, 60, '', false).length,
     customMetricNames: Object.values(CONTROLLER_METRICS).filter((n) => !SPARSE_CONTROLLER_METRICS.has(n)),
     sparseMetricNames: [...SPARSE_CONTROLLER_METRICS],
   });

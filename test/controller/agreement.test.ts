@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { lastVisibleFrom, type StateEvidence } from '../../functions/controller/carried-state.ts';
-import type { TickOutcome } from '../../functions/controller/outcome.ts';
-import { metricsFor } from '../../functions/controller/report.ts';
 import { DEPTH_NOISE_MESSAGES } from '../../lib/control/depth-trend.ts';
 import {
   type ControllerState,
@@ -9,11 +7,11 @@ import {
   type QueueSnapshot,
   resolveScalerConfig,
 } from '../../lib/control/index.ts';
-import { CONTROLLER_METRICS } from '../../lib/telemetry.ts';
 
 /**
- * The simulator and the Lambda run the same `decide`; the simulator carries the state in memory, the Lambda
- * rebuilds it from the metrics it published a tick before. Where their states agree, so must their decisions:
+ * The simulator and the Lambda run the same `decide`; the simulator carries the state as `decide` left it, the
+ * Lambda rebuilds it from what its warm container remembers of the tick before (tick-memory.ts: the saved state's
+ * depth sample) and what the next tick reads afresh. Where their states agree, so must their decisions:
  * these cases replay one tick both ways and compare.
  */
 const config = resolveScalerConfig({ maxConcurrency: 32 });
@@ -32,21 +30,9 @@ const at = (now: number, visible: number): QueueSnapshot => ({
   itemSeconds: 0.02,
 });
 
-/** What the Lambda carries from tick 1 to tick 2: the metrics tick 1 published, read back as history. */
+/** What the Lambda carries from tick 1 to tick 2: what tick 1 saved into the container's memory, rebuilt. */
 function lambdaState(first: QueueSnapshot, state: ControllerState, secondAt: number): ControllerState {
-  const decision = decide(first, state, config);
-  const outcome: TickOutcome = {
-    kind: 'decided',
-    result: { snapshot: first, decision, applied: 2, changed: false, repaired: false },
-    actuation: { kind: 'unchanged' },
-    writes: [],
-    appliedAfter: 2,
-    pauseOverpull: false,
-    config,
-  };
-  const published = new Map(metricsFor(outcome).map((m) => [m.name, m.value]));
-  const period = Math.floor(first.now / PERIOD) * PERIOD;
-  const point = (name: string) => [{ timestamp: period, value: published.get(name) as number }];
+  const saved = decide(first, state, config).state;
   const evidence: StateEvidence = {
     now: secondAt,
     periodSeconds: PERIOD,
@@ -59,12 +45,12 @@ function lambdaState(first: QueueSnapshot, state: ControllerState, secondAt: num
         consumerDurationMs: [],
         consumerInvocations: [],
       },
-      appliedMin: point(CONTROLLER_METRICS.appliedConcurrency),
-      appliedMax: point(CONTROLLER_METRICS.appliedConcurrency),
-      scaleEvents: point(CONTROLLER_METRICS.scaleEvents),
-      visible: point(CONTROLLER_METRICS.visibleMessages),
-      visibleOffset: point(CONTROLLER_METRICS.visibleSampleOffsetSeconds),
+      appliedMin: [],
+      appliedMax: [],
+      scaleEvents: [],
     },
+    // As the tick ports' save leaves it (tick-ports.ts): the saved depth sample, the applied value, no change.
+    remembered: { at: first.now, lastVisible: saved.lastVisible, applied: 2 },
   };
   return { ...state, lastVisible: lastVisibleFrom(evidence) };
 }

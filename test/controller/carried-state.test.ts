@@ -32,8 +32,6 @@ function evidence(history: HistoryInput, more: Partial<StateEvidence> = {}): Sta
       appliedMin: [],
       appliedMax: [],
       scaleEvents: [],
-      visible: [],
-      visibleOffset: [],
       ...history,
       series: {
         ageOfOldestMessage: [],
@@ -151,29 +149,52 @@ describe('baselines: medians over the minutes before the newest', () => {
   });
 });
 
-describe('lastVisible: the depth the previous tick sampled, at the time it sampled it', () => {
-  it('a tick 25 s into its minute: the sample is stamped 25 s after the period start', () => {
+describe('lastVisible: the depth the tick before sampled, at the time it sampled it (remembered)', () => {
+  const remembered = (at: number, messages: number) => ({
+    at: at - 35,
+    lastVisible: { at, messages },
+    applied: 5,
+  });
+  it('a tick 25 s into its minute: the sample keeps its own time', () => {
     // Stamped with the period's start, the next tick (60 s later) would divide the depth change by 85 s, not 60 s.
-    expect(lastVisibleFrom(evidence({ visible: series([40, 30]), visibleOffset: series([25, 3]) }))).toEqual({
+    expect(lastVisibleFrom(evidence({}, { remembered: remembered(NEWEST + 25, 40) }))).toEqual({
       at: NEWEST + 25,
       messages: 40,
     });
   });
-  it('without its offset (history from an older controller) the time is unknown: no sample', () => {
-    expect(lastVisibleFrom(evidence({ visible: series([40]) }))).toBeUndefined();
+  it('a cold start remembers nothing: no sample, whatever the history holds', () => {
+    expect(lastVisibleFrom(evidence({ appliedMin: series([5]), appliedMax: series([5]) }))).toBeUndefined();
   });
   it('a change after the sample (the mapping modified) marks it unsettled: only its lower bound on arrivals counts', () => {
     expect(
-      lastVisibleFrom(
-        evidence({ visible: series([40]), visibleOffset: series([0]) }, { mappingModifiedAt: NEWEST + 30 }),
-      ),
+      lastVisibleFrom(evidence({}, { remembered: remembered(NEWEST, 40), mappingModifiedAt: NEWEST + 30 })),
     ).toEqual({ at: NEWEST, messages: 40, settled: false });
   });
   it('a change more than the pollers’ settling time before the sample leaves it settled', () => {
     expect(
-      lastVisibleFrom(
-        evidence({ visible: series([40]), visibleOffset: series([0]) }, { mappingModifiedAt: NEWEST - 61 }),
-      ),
+      lastVisibleFrom(evidence({}, { remembered: remembered(NEWEST, 40), mappingModifiedAt: NEWEST - 61 })),
     ).toEqual({ at: NEWEST, messages: 40 });
+  });
+  it('a remembered change in the period of the sample (a sample’s growth in this container) marks it unsettled', () => {
+    const e = evidence({}, { remembered: { ...remembered(NEWEST + 5, 40), lastChangeAt: NEWEST + 30 } });
+    expect(lastVisibleFrom(e)).toEqual({ at: NEWEST + 5, messages: 40, settled: false });
+  });
+});
+
+describe('the last change, warm: the tick before as this container remembers it', () => {
+  it('the applied value the memory left, no newer proof: the remembered change', () => {
+    const e = evidence({}, { remembered: { at: NOW - 60, lastChangeAt: NOW - 300, applied: 5 } });
+    expect(lastChangeFrom(e)).toBe(Math.floor((NOW - 300) / 60) * 60);
+  });
+  it('a value the memory did not leave (a hand edit, or a write by another container): a change now', () => {
+    const e = evidence({}, { remembered: { at: NOW - 60, lastChangeAt: NOW - 300, applied: 4 } });
+    expect(lastChangeFrom(e)).toBe(NOW);
+  });
+  it('the mapping modified after the remembered change: the mapping’s period', () => {
+    const e = evidence(
+      {},
+      { remembered: { at: NOW - 60, lastChangeAt: NOW - 300, applied: 5 }, mappingModifiedAt: NOW - 100 },
+    );
+    expect(lastChangeFrom(e)).toBe(Math.floor((NOW - 100) / 60) * 60);
   });
 });

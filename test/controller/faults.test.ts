@@ -266,16 +266,55 @@ describe("CloudWatch's answer", () => {
     });
   });
 
-  it('asks for everything in one GetMetricData request, aligned to whole minutes', async () => {
+  it('warm, the tick after a shrink proves its time from memory and steps again; a value the memory did not leave holds', async () => {
+    answer(IDLE, 7, 0);
+    const { handler, time } = unitWorld();
+    expect(await handler({})).toMatchObject({ result: { decision: { desired: 6 } } });
+    // The history still says 7 (CloudWatch has not shown the shrink): only the memory knows when it was made.
+    answer(IDLE, 6, 0);
+    time.now += 60;
+    expect(await handler({})).toMatchObject({
+      result: { decision: { reason: 'shrink:sustained-idle', desired: 5 } },
+    });
+    answer(IDLE, 9, 0); // a hand edit since: a change now, so the shrink spacing restarts
+    time.now += 60;
+    expect(await handler({})).toMatchObject({ result: { decision: { desired: 9 } } });
+  });
+
+  it('asks for everything in one GetMetricData request, aligned to whole minutes: cold, the own history too', async () => {
     answer(IDLE, 7, 0);
     const { handler } = unitWorld();
     await handler({});
     const calls = cloudwatch.commandCalls(GetMetricDataCommand);
     expect(calls).toHaveLength(1);
     const input = calls[0]?.args[0].input as GetMetricDataCommandInput;
-    expect(input.MetricDataQueries).toHaveLength(10);
+    const ids = input.MetricDataQueries?.map((q) => q.Id);
+    expect(ids).toEqual([
+      'age',
+      'sent',
+      'deleted',
+      'duration',
+      'invocations',
+      'appliedmin',
+      'appliedmax',
+      'scaleevents',
+    ]);
     expect((input.StartTime as Date).getTime() % 60_000).toBe(0);
     expect((input.EndTime as Date).getTime() % 60_000).toBe(0);
+  });
+
+  it('a warm container’s next tick asks only for the law’s five; one that missed a tick reads the own history again', async () => {
+    answer(IDLE, 7, 0);
+    const { handler, time } = unitWorld();
+    await handler({});
+    time.now += 60;
+    await handler({});
+    time.now += 150; // a tick this container did not run: another one may have changed something
+    await handler({});
+    const ids = cloudwatch
+      .commandCalls(GetMetricDataCommand)
+      .map((c) => (c.args[0].input as GetMetricDataCommandInput).MetricDataQueries?.length);
+    expect(ids).toEqual([8, 5, 8]);
   });
 });
 

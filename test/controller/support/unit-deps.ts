@@ -56,8 +56,6 @@ export function metricResults(
     'appliedmin',
     'appliedmax',
     'scaleevents',
-    'visible',
-    'visibleoffset',
   ]) {
     out.set(id, { Timestamps: [], Values: [] });
   }
@@ -79,6 +77,8 @@ export interface UnitWorld {
   readonly deps: ControllerDependencies;
   readonly handler: (event: unknown) => Promise<TickOutcome>;
   readonly reported: { outcome: TickOutcome; metrics: Record<string, number> }[];
+  /** The handler's clock (epoch seconds), `NOW` until a test moves it. */
+  readonly time: { now: number };
 }
 
 /** The real handler and real SDK clients (to be mocked with aws-sdk-client-mock), with an in-memory reporter. */
@@ -90,6 +90,7 @@ export function unitWorld(env: Record<string, string> = {}): UnitWorld {
     credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
   });
   const reported: UnitWorld['reported'] = [];
+  const time = { now: NOW };
   const deps: ControllerDependencies = {
     settings: settingsFromEnvironment({ ...ENVIRONMENT, ...env }),
     clients,
@@ -104,9 +105,9 @@ export function unitWorld(env: Record<string, string> = {}): UnitWorld {
       reportFast() {},
       reportFastLoop() {},
     },
-    clock: () => NOW,
+    clock: () => time.now,
   };
-  return { deps, handler: createHandler(deps) as (event: unknown) => Promise<TickOutcome>, reported };
+  return { deps, handler: createHandler(deps) as (event: unknown) => Promise<TickOutcome>, reported, time };
 }
 
 /** An AWS SDK service error as the SDK throws it. */

@@ -1,0 +1,47 @@
+import type { DepthSample } from '../../lib/control/index.ts';
+
+/**
+ * What this container remembers of each scaler's last tick, so that the next tick need not read the controller's
+ * own history back from CloudWatch (three metrics a tick, $1.30 a month: docs/controller.md, "What each tick reads from CloudWatch, and why").
+ * EventBridge ticks a minute apart and the samples between them run one at a time, so one warm container
+ * normally serves them all; a tick in a container that does not hold the tick just before (a cold start, or a
+ * tick another container ran) reads the history as before (`carried-state.ts`). Nothing here is trusted beyond
+ * what the tick reads afresh: the applied value and the mapping's `LastModified` are read at every tick, and a
+ * value this memory did not leave counts as a change now.
+ */
+export interface RememberedTick {
+  /** When that tick ran, epoch seconds. */
+  readonly at: number;
+  /** The newest change this container made or saw proof of (a tick's write, a sample's growth). */
+  readonly lastChangeAt?: number;
+  /** The depth that tick took, and when. */
+  readonly lastVisible?: DepthSample;
+  /** The value applied as that tick, or a later sample's growth, left it (undefined: nothing set). */
+  readonly applied?: number;
+}
+
+/** Older than this many tick periods, the memory may miss a tick another container ran: read the history. */
+const REMEMBERED_FOR_TICKS = 1.5;
+
+export class TickMemory {
+  readonly #ticks = new Map<string, RememberedTick>();
+
+  /** The tick just before `now` for this scaler, if this container ran it. */
+  recall(scaler: string, now: number, tickSeconds: number): RememberedTick | undefined {
+    const last = this.#ticks.get(scaler);
+    if (last === undefined || !(now > last.at) || now - last.at > REMEMBERED_FOR_TICKS * tickSeconds) {
+      return undefined;
+    }
+    return last;
+  }
+
+  remember(scaler: string, tick: RememberedTick): void {
+    this.#ticks.set(scaler, tick);
+  }
+
+  /** A sample between ticks grew this scaler: the change and its value, for the next tick. */
+  grew(scaler: string, at: number, applied: number | undefined): void {
+    const last = this.#ticks.get(scaler);
+    if (last !== undefined) this.#ticks.set(scaler, { ...last, lastChangeAt: at, applied });
+  }
+}
