@@ -101,7 +101,10 @@ function sharedHistory(
   const reads = deps.settings.members.map((m) => ({
     resources: m.resources,
     windowSeconds: tickOptions(m.config).windowSeconds,
-    ownHistory: rememberedFor(memory, m.resources, m.config, now) === undefined,
+    needs: {
+      ownHistory: rememberedFor(memory, m.resources, m.config, now) === undefined,
+      budgetMember: true,
+    },
   }));
   let answer: Promise<ControllerHistory[]> | undefined;
   return async (index) => {

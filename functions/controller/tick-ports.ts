@@ -94,9 +94,8 @@ export function createTickPorts(
   const readHistory =
     sharedHistory ??
     once(async () => {
-      const reads = [
-        { resources, windowSeconds: options.windowSeconds, ownHistory: remembered === undefined },
-      ];
+      const needs = { ownHistory: remembered === undefined, budgetMember: false };
+      const reads = [{ resources, windowSeconds: options.windowSeconds, needs }];
       const [own] = await readHistories(clients.cloudwatch, reads, now, options.periodSeconds);
       return own as ControllerHistory;
     });

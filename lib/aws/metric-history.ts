@@ -8,6 +8,7 @@ import {
   type ControllerHistory,
   metricWindow,
   parseMetricData,
+  type QueryNeeds,
 } from './metric-queries.ts';
 import type { ControllerResources } from './resources.ts';
 
@@ -21,8 +22,8 @@ export interface HistoryRead {
   readonly resources: ControllerResources;
   /** How far back this member reads. */
   readonly windowSeconds: number;
-  /** Whether to read the controller's own history too (a cold start: `buildMetricQueries`). */
-  readonly ownHistory: boolean;
+  /** What it reads beyond the law's inputs (`buildMetricQueries`). */
+  readonly needs: QueryNeeds;
 }
 
 // Paged by NextToken; the first page holds all of it at ≤ 20 members (≤ 12,200 datapoints of 100,800).
@@ -39,7 +40,7 @@ export async function readHistories(
   const window = Math.max(...members.map((m) => m.windowSeconds));
   const { startTime, endTime } = metricWindow(now, periodSeconds, window);
   const queries = members.flatMap((m, i) =>
-    buildMetricQueries(m.resources, periodSeconds, prefix(i), m.ownHistory),
+    buildMetricQueries(m.resources, periodSeconds, m.needs, prefix(i)),
   );
   const results: MetricDataResult[] = [];
   let token: string | undefined;

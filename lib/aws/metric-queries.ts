@@ -4,11 +4,11 @@ import { CONTROLLER_METRICS, METRIC_NAMESPACE, SCALER_DIMENSION } from '../telem
 import type { ControllerResources } from './resources.ts';
 
 /**
- * Everything a tick reads from CloudWatch, in one `GetMetricData` request: the law's five inputs (the queue's and
- * the consumer's signals) at every tick, and the controller's own published history (three metrics) only where
- * this container does not remember the tick before (a cold start): the carried state is rebuilt from it
- * (see `carried-state.ts` and `tick-memory.ts`). At $0.01 per 1,000 metrics requested, five a tick is about
- * $2.16 a month at one tick a minute.
+ * Everything a tick reads from CloudWatch, in one `GetMetricData` request: the law's four inputs (the queue's and
+ * the consumer's signals) at every tick, a budget member's invocations, and the controller's own published history
+ * (three metrics) only where this container does not remember the tick before (a cold start): the carried state is
+ * rebuilt from it (see functions/controller/carried-state.ts and tick-memory.ts). At $0.01 per 1,000 metrics
+ * requested, four a tick is about $1.73 a month at one tick a minute.
  */
 export interface ControllerHistory {
   /** The control law's inputs. */
@@ -70,6 +70,10 @@ const LAW_QUERIES: readonly QuerySpec[] = [
     stat: 'Sum',
     into: { series: 'consumerDurationMs' },
   },
+];
+
+/** Seconds per invocation, for a shared budget's release delay only (budget-tick.ts): a lone scaler's law has no use for it. */
+const BUDGET_QUERIES: readonly QuerySpec[] = [
   {
     id: 'invocations',
     namespace: 'AWS/Lambda',
@@ -108,23 +112,37 @@ const OWN_HISTORY_QUERIES: readonly QuerySpec[] = [
   },
 ];
 
-const QUERIES: readonly QuerySpec[] = [...LAW_QUERIES, ...OWN_HISTORY_QUERIES];
+const QUERIES: readonly QuerySpec[] = [...LAW_QUERIES, ...BUDGET_QUERIES, ...OWN_HISTORY_QUERIES];
 
-/** How many metrics a tick requests: the law's at every tick, the controller's own history on a cold start. */
-export const METRICS_PER_TICK = { warm: LAW_QUERIES.length, cold: QUERIES.length } as const;
+/** What one scaler's tick reads beyond the law's inputs. */
+export interface QueryNeeds {
+  /** The controller's own history: a cold start, where the carried state is not remembered. */
+  readonly ownHistory: boolean;
+  /** A shared budget's member: its consumer's invocations, for the release delay. */
+  readonly budgetMember: boolean;
+}
+
+/** The specs a tick with these needs reads. */
+function queriesFor(needs: QueryNeeds): QuerySpec[] {
+  return [
+    ...LAW_QUERIES,
+    ...(needs.budgetMember ? BUDGET_QUERIES : []),
+    ...(needs.ownHistory ? OWN_HISTORY_QUERIES : []),
+  ];
+}
 
 /**
- * One scaler's queries: the law's inputs, and the controller's own history where `ownHistory`. `idPrefix` keeps
- * several scalers' queries apart in one request (a shared budget reads every member in one call): a lower-case
- * letter then letters or digits, as the API's ids must start.
+ * One scaler's queries: the law's inputs, and what `needs` adds. `idPrefix` keeps several scalers' queries apart
+ * in one request (a shared budget reads every member in one call): a lower-case letter then letters or digits, as
+ * the API's ids must start.
  */
 export function buildMetricQueries(
   resources: ControllerResources,
   periodSeconds: number,
+  needs: QueryNeeds,
   idPrefix = '',
-  ownHistory = true,
 ): MetricDataQuery[] {
-  return (ownHistory ? QUERIES : LAW_QUERIES).map((q) => ({
+  return queriesFor(needs).map((q) => ({
     Id: `${idPrefix}${q.id}`,
     ReturnData: true,
     MetricStat: {

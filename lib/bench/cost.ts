@@ -49,6 +49,7 @@ const CONTROLLER = {
   tickerQueue: DEPLOYED.tickerMappings > 0,
   metricsPerTick: DEPLOYED.metricsPerTick,
   ownHistoryMetrics: DEPLOYED.ownHistoryMetrics,
+  budgetMemberMetrics: DEPLOYED.budgetMemberMetrics,
   /**
    * Ticks a month in a container that does not remember the tick before (functions/controller/tick-memory.ts):
    * one an hour, assumed. Invoked every 10 s the controller's container stays warm; AWS does not document how
@@ -163,14 +164,17 @@ export function queueReadsMonthlyCost(
  * A shared budget's controller a month, for `members` queues: ONE controller Lambda (its compute, its samples,
  * its invocations, its own metrics and alarms: one scaler's, as the group's tick reads every member in parallel
  * in about a lone tick's time, an assumption until the budget's Lambda is measured), plus every further member's
- * reads (`queueReadsMonthlyCost`). N independent scalers cost N × `ageLawMonthlyCost`; one controller pays its
+ * reads (`queueReadsMonthlyCost`), and each member's invocations read on top. N independent scalers cost N × `ageLawMonthlyCost`; one controller pays its
  * compute, metrics, alarms and key once, and each queue's reads per queue.
  */
 export function budgetMonthlyCost(
   config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
   members: number,
 ): number {
-  return ageLawMonthlyCost(config) + Math.max(0, members - 1) * queueReadsMonthlyCost(config);
+  const ticks = SECONDS_PER_MONTH / config.tickSeconds;
+  // Every member, the first too, reads its consumer's invocations for the budget's release delay.
+  const memberReads = members * ticks * CONTROLLER.budgetMemberMetrics * PRICES.metricRequested;
+  return ageLawMonthlyCost(config) + memberReads + Math.max(0, members - 1) * queueReadsMonthlyCost(config);
 }
 
 /** Provisioned mode a month, at the run's mean of billed pollers (at least MinimumPollers, 2). */

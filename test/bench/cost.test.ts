@@ -63,12 +63,12 @@ describe('the bench cost column', () => {
     expect(withSamples.requests).toBeCloseTo(ticks * 6 * PRICES.lambdaRequest, 9);
     // AND per tick five depth reads, the ticker's send, its mapping's 15 receives a minute and 5 deletes
     expect(withSamples.sqs - tickOnly.sqs).toBeCloseTo(ticks * (5 + 1 + 15 + 5) * PRICES.sqsRequest, 9);
-    // AND GetMetricData: the law's 5 metrics a tick, the own history's 3 more at a cold start an hour ($2.18)
-    expect(withSamples.reads).toBeCloseTo((ticks * 5 + 720 * 3) * PRICES.metricRequested, 9);
+    // AND GetMetricData: the law's 4 metrics a tick, the own history's 3 more at a cold start an hour ($1.75)
+    expect(withSamples.reads).toBeCloseTo((ticks * 4 + 720 * 3) * PRICES.metricRequested, 9);
     // AND what is left is 9 dense metrics ($2.70; the sparse ones count as none), alarms ($1.90), the alarm
     // topic's key ($1) and cents
-    expect(tickOnly.total).toBeGreaterThan(2.18 + 2.7 + 1.9 + 1);
-    expect(tickOnly.total).toBeLessThan(2.18 + 2.7 + 1.9 + 1 + 0.2);
+    expect(tickOnly.total).toBeGreaterThan(1.75 + 2.7 + 1.9 + 1);
+    expect(tickOnly.total).toBeLessThan(1.75 + 2.7 + 1.9 + 1 + 0.2);
   });
 
   it('a longer tick costs less: fewer invocations, fewer metric reads', () => {

@@ -13,10 +13,14 @@ export function deployedFiguresNow(template: Parameters<typeof figuresFromTempla
     queueName: 'q',
     consumerFunctionName: 'c',
   } as Parameters<typeof buildMetricQueries>[0];
+  // A lone scaler's warm tick (a budget member's reads are priced by budgetMonthlyCost).
+  const warm = { ownHistory: false, budgetMember: false };
+  const count = (needs: Partial<typeof warm>) =>
+    buildMetricQueries(resources, 60, { ...warm, ...needs }).length;
   return figuresFromTemplate(template, EXAMPLE_TEMPLATE, {
-    metricsPerTick: buildMetricQueries(resources, 60, '', false).length,
-    ownHistoryMetrics:
-      buildMetricQueries(resources, 60).length - buildMetricQueries(resources, 60, '', false).length,
+    metricsPerTick: count({}),
+    ownHistoryMetrics: count({ ownHistory: true }) - count({}),
+    budgetMemberMetrics: count({ budgetMember: true }) - count({}),
     customMetricNames: Object.values(CONTROLLER_METRICS).filter((n) => !SPARSE_CONTROLLER_METRICS.has(n)),
     sparseMetricNames: [...SPARSE_CONTROLLER_METRICS],
   });
