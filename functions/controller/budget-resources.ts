@@ -108,9 +108,34 @@ export function budgetSettingsFromEnvironment(env: Record<string, string | undef
       for (const p of error.problems) problems.push(`${label}${asMemberProblem(p)}`);
     }
   });
+  if (problems.length === 0) problems.push(...sharedConsumerProblems(members));
   if (problems.length === 0) problems.push(...budgetFitProblems(budget, members));
   if (problems.length > 0) throw new ConfigError(problems);
   return { budgetName, budget, members };
+}
+
+/**
+ * Two members on one consumer (or one mapping) would fight over its one reserved concurrency, each counting it as
+ * its own: refused at start, as synth refuses it where it can see the names (lib/cdk/queue-age-scaler.ts).
+ */
+function sharedConsumerProblems(members: readonly BudgetMemberSettings[]): string[] {
+  const problems: string[] = [];
+  const seen = (key: (m: BudgetMemberSettings) => string | undefined, what: string) => {
+    const first = new Map<string, string>();
+    for (const m of members) {
+      const value = key(m);
+      if (value === undefined) continue; // a reserved-mode member names no mapping
+      const earlier = first.get(value);
+      if (earlier === undefined) first.set(value, m.resources.scalerName);
+      else
+        problems.push(
+          `${m.resources.scalerName} and ${earlier}: both scale ${what} '${value}'; a consumer has one reserved concurrency, so give it one scaler`,
+        );
+    }
+  };
+  seen((m) => m.resources.consumerFunctionName, 'the consumer function');
+  seen((m) => m.resources.eventSourceMappingUuid, 'the event source mapping');
+  return problems;
 }
 
 /** The budget's name and its total, each checked. */

@@ -4,12 +4,18 @@ import { budgetSettingsFromEnvironment } from '../../functions/controller/budget
 import { paceControlPlane } from '../../lib/aws/control-plane-pacer.ts';
 import { ConfigError } from '../../lib/control/index.ts';
 
+/** A UUID of the member's own: its name's characters as 12 hex digits. */
+const mappingUuid = (name: string) =>
+  `12345678-1234-1234-1234-${[...name]
+    .reduce((n, c) => (n * 31 + c.charCodeAt(0)) % 16 ** 12, 0)
+    .toString(16)
+    .padStart(12, '0')}`;
 const member = (name: string, extra: Record<string, unknown> = {}) => ({
   scalerName: name,
   queueUrl: `https://sqs.us-east-1.amazonaws.com/123456789012/${name}-queue`,
   queueName: `${name}-queue`,
   consumerFunctionName: `${name}-consumer`,
-  eventSourceMappingUuid: '12345678-1234-1234-1234-123456789012',
+  eventSourceMappingUuid: mappingUuid(name),
   settings: { maxConcurrency: 16 },
   ...extra,
 });
@@ -68,6 +74,16 @@ describe('the budget controller environment', () => {
       /\(orders\)\.weight = 0: must be a number in \(0; 1000\]/,
     ],
     ['a name twice', env([member('orders'), member('orders')]), /\(orders\)\.scalerName: appears twice/],
+    [
+      'two members on one consumer',
+      env([member('orders'), member('refunds', { consumerFunctionName: 'orders-consumer' })]),
+      /refunds and orders: both scale the consumer function 'orders-consumer'/,
+    ],
+    [
+      'two members on one mapping',
+      env([member('orders'), member('refunds', { eventSourceMappingUuid: mappingUuid('orders') })]),
+      /refunds and orders: both scale the event source mapping/,
+    ],
     [
       'a bad budget',
       env([member('orders')], '0'),

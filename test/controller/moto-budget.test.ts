@@ -200,6 +200,32 @@ describe('a budget of 20 shared by three members, against moto', () => {
     expect(await world.sum()).toBe(8);
   });
 
+  it.each([1, 3, 8])(
+    'between ticks every one of %i members is sampled at every grid time, one short invocation each (issue 27 row 1)',
+    async (count) => {
+      // GIVEN quiet members (2 workers hold 1 message/s at 1 s items), the fast path on
+      const fast = { ...SETTINGS, maxConcurrency: 10, fastSampleSeconds: 10 };
+      const spec = (): BudgetMemberSpec => ({ settings: fast, reserved: 2, mappingMax: 2 });
+      const world = await BudgetWorld.create(
+        server,
+        Math.max(10, 2 * count + 4),
+        Array.from({ length: count }, spec),
+      );
+      const quiet = { age: 1, sent: 60, deleted: 60, durationMs: 60_000, invocations: 60 };
+      for (const m of world.members) {
+        await m.seed(repeat(10, quiet));
+        await m.seedControllerHistory(2, 10);
+      }
+      // WHEN one tick runs and its five ticker messages come back
+      await world.tick();
+      // THEN each member's loop took all five samples and ended at the slot's deadline, not for want of time
+      const done = world.logs.filter((l) => l.message === 'fast path done').map((l) => l.fields);
+      expect(done).toHaveLength(count);
+      for (const summary of done) expect(summary).toMatchObject({ samples: 5, stoppedBy: 'deadline' });
+      expect(world.ticker.sent).toHaveLength(5);
+    },
+  );
+
   it('between ticks the Lambda releases a lowered member once its units are free, then runs the deferred raise', async () => {
     // Fast path on; 10 messages/s of 1 s items, 10 a batch (10 s an invocation): a release 20 + 2 × 10 s after the
     // tick, within its minute. Orders 2 minutes behind (1,200 waiting), billing on target at 14, email idle.
