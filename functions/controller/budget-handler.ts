@@ -20,9 +20,9 @@ import {
   actuatorFor,
   type ControllerTickPorts,
   createTickPorts,
+  lambdaTickOptions,
   METRIC_PERIOD_SECONDS,
   rememberedFor,
-  tickOptions,
 } from './tick-ports.ts';
 import { isTickerEvent } from './ticker-message.ts';
 
@@ -100,7 +100,7 @@ function sharedHistory(
 ): (index: number) => Promise<ControllerHistory> {
   const reads = deps.settings.members.map((m) => ({
     resources: m.resources,
-    windowSeconds: tickOptions(m.config).windowSeconds,
+    windowSeconds: lambdaTickOptions(m.config).windowSeconds,
     needs: {
       ownHistory: rememberedFor(memory, m.resources, m.config, now) === undefined,
       budgetMember: true,
@@ -226,7 +226,7 @@ export async function budgetTick(
   // Each member's ports serve its own window from the one shared read; these options only size that read.
   const options = {
     periodSeconds: METRIC_PERIOD_SECONDS,
-    windowSeconds: Math.max(...members.map((m) => tickOptions(m.config).windowSeconds)),
+    windowSeconds: Math.max(...members.map((m) => lambdaTickOptions(m.config).windowSeconds)),
   };
   const names = tickMembers.map((m) => m.name);
   const actuators = new Map(runs.map((r) => [r.settings.resources.scalerName, r.ports]));

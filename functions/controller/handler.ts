@@ -13,7 +13,7 @@ import type { ControllerSettings } from './resources.ts';
 import { type LoopMemberRun, Sampler } from './sampler.ts';
 import { eventTime, isRepeat, isStale } from './schedule-event.ts';
 import { TickMemory } from './tick-memory.ts';
-import { actuatorFor, createTickPorts, tickOptions } from './tick-ports.ts';
+import { actuatorFor, createTickPorts, lambdaTickOptions } from './tick-ports.ts';
 import { isTickerEvent } from './ticker-message.ts';
 
 export interface ControllerDependencies {
@@ -61,7 +61,7 @@ export async function controllerTick(
       mappingModifiedAt: evidence.mappingModifiedAt,
       scaleEventPeriod: scaleEventPeriod(evidence),
     };
-    const options = tickOptions(config);
+    const options = lambdaTickOptions(config);
     if (scheduledAt !== undefined && isRepeat(scheduledAt, change, options.periodSeconds)) {
       return { outcome: { kind: 'skipped', reason: 'skip:repeat', detail: { scheduledAt, ...change } } };
     }

@@ -2,7 +2,13 @@ import type { AwsClients } from '../../lib/aws/clients.ts';
 import { readHistories } from '../../lib/aws/metric-history.ts';
 import type { ControllerHistory } from '../../lib/aws/metric-queries.ts';
 import { sqsQueuePort } from '../../lib/aws/queue-depth.ts';
-import type { ScalerConfig, StatePort, TickOptions, TickPorts } from '../../lib/control/index.ts';
+import {
+  type ScalerConfig,
+  type StatePort,
+  type TickOptions,
+  type TickPorts,
+  tickOptions,
+} from '../../lib/control/index.ts';
 import { LambdaActuator } from './actuator.ts';
 import { deriveState, lastRecordedChange, type StateEvidence } from './carried-state.ts';
 import type { ControllerResources } from './resources.ts';
@@ -13,19 +19,9 @@ export const METRIC_PERIOD_SECONDS = 60;
 // An hour of one-minute datapoints for the baselines (about 60 per series, far below GetMetricData's 100,800).
 const BASELINE_WINDOW_SECONDS = 3600;
 
-/**
- * How far back a tick reads: long enough for the idle run the shrink waits for, on top of the longest delay a
- * datapoint may have, and for the per-item baseline.
- */
-export function tickOptions(config: ScalerConfig): TickOptions {
-  const period = METRIC_PERIOD_SECONDS;
-  return {
-    periodSeconds: period,
-    windowSeconds: Math.max(
-      BASELINE_WINDOW_SECONDS,
-      config.scaleDownDelaySeconds + config.maxDataAgeSeconds + 2 * period,
-    ),
-  };
+/** How far back the Lambda's tick reads: an hour of baselines at least (lib/control `tickOptions`). */
+export function lambdaTickOptions(config: ScalerConfig): TickOptions {
+  return tickOptions(config, METRIC_PERIOD_SECONDS, BASELINE_WINDOW_SECONDS);
 }
 
 /** The ports for one tick, and the evidence they share. Every read happens at most once per tick. */
@@ -87,7 +83,7 @@ export function createTickPorts(
   now: number,
   { memory, sharedHistory }: TickPortOptions,
 ): ControllerTickPorts {
-  const options = tickOptions(config);
+  const options = lambdaTickOptions(config);
   const actuator = actuatorFor(clients, resources, config);
   const queue = sqsQueuePort(clients.sqs, resources.queueUrl);
   const remembered = rememberedFor(memory, resources, config, now);

@@ -51,6 +51,7 @@ export {
   type TickOptions,
   type TickPorts,
   type TickResult,
+  tickOptions,
 } from './tick.ts';
 export {
   assertWritable,

@@ -27,6 +27,20 @@ export interface TickOptions {
   readonly windowSeconds: number;
 }
 
+/**
+ * How far back a tick reads, for the Lambda and the simulator alike: the reader's own span (the Lambda's hour of
+ * baselines, the simulator's modelled window), and never less than the idle run a shrink waits for on top of the
+ * longest delay a datapoint may have.
+ */
+export function tickOptions(
+  config: Pick<ScalerConfig, 'scaleDownDelaySeconds' | 'maxDataAgeSeconds'>,
+  periodSeconds: number,
+  spanSeconds: number,
+): TickOptions {
+  const idleRun = config.scaleDownDelaySeconds + config.maxDataAgeSeconds + 2 * periodSeconds;
+  return { periodSeconds, windowSeconds: Math.max(spanSeconds, idleRun) };
+}
+
 export interface TickResult {
   readonly snapshot: QueueSnapshot;
   readonly decision: Decision;

@@ -3,7 +3,7 @@ import { runBudgetTick } from '../control/budget-tick.ts';
 import type { ScalerConfig } from '../control/config.ts';
 import { type LoopState, sampleDue, sampleLoop, startBudgetLoop } from '../control/control-loop.ts';
 import type { TickReport } from './controller-clock.ts';
-import { tickOptions } from './controllers.ts';
+import { simTickOptions } from './controllers.ts';
 import type { SimEnvironment } from './environment.ts';
 import type { GroupController } from './group-simulation.ts';
 
@@ -19,8 +19,8 @@ export interface BudgetedMember {
  * `runBudgetTick` (every member's own law, the split, the writes in their safe order) through each member's own
  * ports; between ticks the control loop (control-loop.ts) samples them on the Lambda's grid, growing each within
  * the budget's free headroom only. What carries from a tick to its samples is the loop's state, as in the
- * Lambda's invocation; nothing carries from one tick to the next (the Lambda has no memory between invocations:
- * a member that cannot be read counts at its cap, here too).
+ * Lambda's invocation. Nothing else carries from one tick to the next but each member's own state (its ports'):
+ * a member that cannot be read counts at its cap, as in the Lambda.
  */
 export function sharedBudgetController(
   budget: number,
@@ -39,7 +39,13 @@ export function sharedBudgetController(
         config: configOf(c.name),
         weight: byName.get(c.name)?.weight,
       }));
-      const result = await runBudgetTick(budget, tickMembers, now, tickOptions(env));
+      // One read window for every member: the longest any of them needs.
+      const options = tickMembers.map((m) => simTickOptions(m.config, env));
+      const windowSeconds = Math.max(...options.map((o) => o.windowSeconds));
+      const result = await runBudgetTick(budget, tickMembers, now, {
+        periodSeconds: env.metricPeriodSeconds,
+        windowSeconds,
+      });
       loop = startBudgetLoop(result, configOf, { started: now, scheduledAt: now });
       const outcomes = new Map(result.members.map((o) => [o.name, o]));
       return controlled.map((c) => reportOf(outcomes.get(c.name)));

@@ -2,7 +2,7 @@ import type { ScalerConfig } from '../control/config.ts';
 import { type LoopState, sampleDue, sampleLoop, startLoop } from '../control/control-loop.ts';
 import { fastPathContext } from '../control/fast-path.ts';
 import { observe } from '../control/observe.ts';
-import { runTick, type TickPorts } from '../control/tick.ts';
+import { runTick, type TickPorts, tickOptions } from '../control/tick.ts';
 import type { SimEnvironment } from './environment.ts';
 import type { SimController, TickReport } from './simulation.ts';
 
@@ -11,9 +11,9 @@ import type { SimController, TickReport } from './simulation.ts';
  * the Lambda runs it. The rest are baselines for the bench, each reading the same ports.
  */
 
-/** The metric period and window a tick reads with, from the modelled CloudWatch. */
-export function tickOptions(env: SimEnvironment) {
-  return { periodSeconds: env.metricPeriodSeconds, windowSeconds: env.metricWindowSeconds };
+/** The metric period and window a tick reads with: the modelled CloudWatch's, by the Lambda's rule. */
+export function simTickOptions(config: ScalerConfig, env: SimEnvironment) {
+  return tickOptions(config, env.metricPeriodSeconds, env.metricWindowSeconds);
 }
 
 /** The lone scaler's name in its control loop (a loop of one member, no budget). */
@@ -26,7 +26,12 @@ export function ageLawController(config: ScalerConfig, env: SimEnvironment): Sim
   return {
     name: 'age law (this project)',
     async tick(ports, now) {
-      const { decision, snapshot, applied, changed } = await runTick(ports, config, now, tickOptions(env));
+      const { decision, snapshot, applied, changed } = await runTick(
+        ports,
+        config,
+        now,
+        simTickOptions(config, env),
+      );
       const after = changed ? decision.desired : applied;
       const context = fastPathContext(snapshot, decision, after, config);
       // The simulator's event is delivered on time: the slot starts at the tick.
