@@ -2,7 +2,7 @@ import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { type BenchRow, benchScenario, benchSection } from '../lib/bench/bench.ts';
 import { benchDocument } from '../lib/bench/bench-doc.ts';
-import { loadPhaseFile, loadScenario, type Scenario, shippedScenarios } from '../lib/load-file/load-file.ts';
+import { type LoadFile, loadScenario, readLoadFile, shippedScenarios } from '../lib/load-file/load-file.ts';
 import { loadSimConfig } from '../lib/sim/config-file.ts';
 import { PRESET_NAMES, type PresetName } from '../lib/sim/presets.ts';
 import { prepareOutputFile, writeOutputs } from '../lib/views/outputs.ts';
@@ -62,10 +62,10 @@ async function main(): Promise<void> {
     if (!PRESET_NAMES.includes(p))
       throw new UsageError(`--preset '${p}': must be one of ${PRESET_NAMES.join(', ')}`);
   const chosen = values.scenario !== undefined || values.trace !== undefined;
-  const load = (scenario: Scenario) => scaled(scenario, values['rate-scale'], values['time-scale']);
+  const load = (scenario: LoadFile) => scaled(scenario, values['rate-scale'], values['time-scale']);
   const scenarios = [
     ...(values.scenario ?? (chosen ? [] : shippedScenarios())).map((name) => load(loadScenario(name))),
-    ...(values.trace ?? []).map((path) => load(loadPhaseFile(path))),
+    ...(values.trace ?? []).map((path) => load(readLoadFile(path))),
   ];
   const file = values.config === undefined ? undefined : loadSimConfig(values.config);
   const out = prepareOutputFile('--out', values.out ?? (values.doc ? 'docs/benchmarks.md' : 'out/bench.md'));

@@ -1,5 +1,5 @@
 import { ConfigError } from '../lib/control/config.ts';
-import { ScenarioError } from '../lib/load-file/load-file.ts';
+import { LoadFileError } from '../lib/load-file/load-file.ts';
 
 /** Set by the package's `queue-age-scaler` command before it loads a tool, so the tool's help shows that command. */
 export const PACKAGED_CLI_VARIABLE = 'QUEUE_AGE_SCALER_CLI';
@@ -37,7 +37,7 @@ export function parseOptions<T>(parse: () => T): T {
   }
 }
 
-const USER_ERRORS = [UsageError, ConfigError, ScenarioError];
+const USER_ERRORS = [UsageError, ConfigError, LoadFileError];
 
 /** Runs a CLI's main: a user's mistake exits 2 with one line; anything else is a bug and keeps its stack. */
 export async function runCli(program: string, main: () => Promise<void>): Promise<void> {

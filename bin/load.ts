@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { loadPhaseFile, loadScenario, shippedScenarios } from '../lib/load-file/load-file.ts';
+import { loadScenario, readLoadFile, shippedScenarios } from '../lib/load-file/load-file.ts';
 import { loadSqsClient, operatorClients } from '../lib/operator/clients.ts';
 import { LoadRun } from '../lib/operator/load-run.ts';
 import { planTable, progressLine, reportText } from '../lib/operator/load-view.ts';
@@ -13,14 +13,14 @@ import { checkQueueUrl, checkStackName, clientOptions } from '../lib/operator/ta
 import { invokedAs, parseOptions, runCli, UsageError } from './cli-error.ts';
 
 const command = invokedAs('load');
-const HELP = `Sends the load of a phase file (the simulator's format) to an SQS queue, paced to the file's rates, so the
+const HELP = `Sends the load of a load file (the simulator's format) to an SQS queue, paced to the file's rates, so the
 load the simulator predicts and the load a deployed stack receives are the same file.
 
 Usage: ${command} (--scenario NAME | --trace FILE.csv) (--queue-url URL | --stack NAME) [options]
 
 Load:
-  --scenario NAME     a shipped phase file: ${shippedScenarios().join(', ')}
-  --trace FILE.csv    your own phase file (header duration_s,rate_per_s,item_ms; one row per phase)
+  --scenario NAME     a shipped load file: ${shippedScenarios().join(', ')}
+  --trace FILE.csv    your own load file (header duration_s,rate_per_s,item_ms; one row per phase)
   --rate-scale X      multiply every rate by X (default 1; 0.1 sends a tenth)
   --time-scale X      multiply every phase's duration by X (default 1; 0.1 plays 10 minutes in 1)
 Target:
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
     throw new UsageError('give --queue-url or --stack, not both');
   if (values['queue-url'] === undefined && values.stack === undefined && !values['dry-run'])
     throw new UsageError('give the queue: --queue-url URL or --stack NAME (see --help)');
-  // Every name and address is checked before the phase file is read or anything is sent.
+  // Every name and address is checked before the load file is read or anything is sent.
   const options = clientOptions(values);
   if (values['queue-url'] !== undefined) checkQueueUrl(values['queue-url']);
   if (values.stack !== undefined) checkStackName(values.stack);
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   const timeScale = positiveNumber('--time-scale', values['time-scale'], 1);
 
   const scenario =
-    values.trace !== undefined ? loadPhaseFile(values.trace) : loadScenario(values.scenario ?? '');
+    values.trace !== undefined ? readLoadFile(values.trace) : loadScenario(values.scenario ?? '');
   const plan = buildPlan(scenario, rateScale, timeScale);
   const senders =
     values.senders === undefined ? defaultSenders(plan) : wholeNumber('--senders', values.senders, 1, 512);

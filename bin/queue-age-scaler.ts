@@ -18,7 +18,7 @@ const COMMANDS = {
     run: () => import('./bench.ts'),
   },
   load: {
-    about: "send a phase file's load to an SQS queue, paced to its rates",
+    about: "send a load file's load to an SQS queue, paced to its rates",
     run: () => import('./load.ts'),
   },
   status: {

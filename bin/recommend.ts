@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { ScalerSettings } from '../lib/control/config.ts';
 import type { SettingName } from '../lib/control/settings-table.ts';
-import { loadPhaseFile } from '../lib/load-file/load-file.ts';
+import { readLoadFile } from '../lib/load-file/load-file.ts';
 import { RECOMMEND_CONTROLLERS, type RecommendController, recommend } from '../lib/operator/recommend-run.ts';
 import { recommendationLine, recommendText } from '../lib/operator/recommend-view.ts';
 import { REPLAY_BUDGET_MESSAGES } from '../lib/operator/replay-limit.ts';
@@ -171,7 +171,7 @@ async function main(): Promise<void> {
     flags.set(field, `--${flag}`);
   }
   const settings: ScalerSettings = { ...file?.settings, ...given };
-  const scenario = loadPhaseFile(values.trace);
+  const scenario = readLoadFile(values.trace);
   const startSeconds = traceStartSeconds(readFileSync(values.trace, 'utf8'));
 
   const progress = !values.json && process.stderr.isTTY;

@@ -1,10 +1,10 @@
-import { type Scenario, scaleScenario } from '../lib/load-file/load-file.ts';
+import { type LoadFile, scaleScenario } from '../lib/load-file/load-file.ts';
 import { MAX_SEED } from '../lib/sim/random.ts';
 import { UsageError } from './cli-error.ts';
 
 /**
  * Options `npm start` and `npm run bench` share. `--rate-scale` and `--time-scale` read as `npm run load` reads them
- * (a number > 0), so one phase file replays alike in the simulator and against a queue.
+ * (a number > 0), so one load file replays alike in the simulator and against a queue.
  */
 export function scaleOption(flag: string, raw: string | undefined): number {
   if (raw === undefined) return 1;
@@ -16,10 +16,10 @@ export function scaleOption(flag: string, raw: string | undefined): number {
 }
 
 export function scaled(
-  scenario: Scenario,
+  scenario: LoadFile,
   rateRaw: string | undefined,
   timeRaw: string | undefined,
-): Scenario {
+): LoadFile {
   return scaleScenario(scenario, scaleOption('--rate-scale', rateRaw), scaleOption('--time-scale', timeRaw));
 }
 

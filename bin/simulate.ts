@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { shippedGroups } from '../lib/bench/group-file.ts';
-import { loadPhaseFile, loadScenario, shippedScenarios } from '../lib/load-file/load-file.ts';
+import { loadScenario, readLoadFile, shippedScenarios } from '../lib/load-file/load-file.ts';
 import { loadSimConfig } from '../lib/sim/config-file.ts';
 import { describeDownstream } from '../lib/sim/downstream.ts';
 import { PRESET_NAMES, PRESETS, type PresetName } from '../lib/sim/presets.ts';
@@ -22,8 +22,8 @@ Usage: ${command} [options]
        ${command} --group FILE.json [--seed N] [--config FILE.json] [--json]
 
 Options:
-  --scenario NAME     a shipped phase file (default seed-spike): ${shippedScenarios().join(', ')}
-  --trace FILE.csv    your own phase file (header duration_s,rate_per_s,item_ms; one row per phase;
+  --scenario NAME     a shipped load file (default seed-spike): ${shippedScenarios().join(', ')}
+  --trace FILE.csv    your own load file (header duration_s,rate_per_s,item_ms; one row per phase;
                       an optional line "@downstream connection_pool=N" or "@downstream api_rate_per_s=R")
   --rate-scale X      multiply every rate by X (> 0; default 1), as the load tool does: 100 replays 2/s at 200/s
   --time-scale X      multiply every phase's duration by X (> 0; default 1)
@@ -91,7 +91,7 @@ async function main(): Promise<void> {
   }
   const seed = seedOption(values.seed);
   const scenario = scaled(
-    values.trace !== undefined ? loadPhaseFile(values.trace) : loadScenario(values.scenario ?? 'seed-spike'),
+    values.trace !== undefined ? readLoadFile(values.trace) : loadScenario(values.scenario ?? 'seed-spike'),
     values['rate-scale'],
     values['time-scale'],
   );

@@ -30,7 +30,7 @@ import { invokedAs, parseOptions, runCli, UsageError } from './cli-error.ts';
 
 const command = invokedAs('trace');
 const METRICS = Object.keys(TRACE_SERIES).length;
-const HELP = `Exports an SQS queue's CloudWatch history, and its Lambda consumer's, to a load file (the phase file that
+const HELP = `Exports an SQS queue's CloudWatch history, and its Lambda consumer's, to a load file (the load file that
 simulate, bench and load take): one phase per period, so a replay can be set beside what happened.
 
 Usage: ${command} (--stack NAME | --queue URL --function NAME)

@@ -17,12 +17,12 @@
  */
 import { parseArgs } from 'node:util';
 import { settledScaleEventsPerHour } from '../lib/bench/bench.ts';
-import { loadScenario, type Phase, type Scenario, shippedScenarios } from '../lib/load-file/load-file.ts';
+import { type LoadFile, loadScenario, type Phase, shippedScenarios } from '../lib/load-file/load-file.ts';
 import { runScenario } from '../lib/sim/run.ts';
 
 const WARM_UP_SECONDS = 300;
 
-function splitAt(scenario: Scenario, at: number): { scenario: Scenario; measured: boolean[] } {
+function splitAt(scenario: LoadFile, at: number): { scenario: LoadFile; measured: boolean[] } {
   const phases: Phase[] = [];
   const measured: boolean[] = [];
   let start = 0;

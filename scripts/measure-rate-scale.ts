@@ -24,7 +24,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchRow } from '../lib/bench/bench.ts';
 import { type SeedFigures, seedFigures } from '../lib/bench/seed-figures.ts';
-import { loadScenario, type Scenario, scaleScenario, shippedScenarios } from '../lib/load-file/load-file.ts';
+import { type LoadFile, loadScenario, scaleScenario, shippedScenarios } from '../lib/load-file/load-file.ts';
 import { RECOMMEND_CONTROLLERS } from '../lib/operator/recommend-run.ts';
 import { planReplay } from '../lib/operator/replay-limit.ts';
 import { thin } from '../lib/operator/replay-thinning.ts';
@@ -75,7 +75,7 @@ function scaledDownstream(model: DownstreamModel | undefined, k: number): Downst
 
 /** Runs one controller on every seed of a scenario as the replay has it, concurrency figures in the trace's units. */
 async function figures(
-  scenario: Scenario,
+  scenario: LoadFile,
   controller: ControllerKind,
   seeds: readonly number[],
   replay?: Replay,
@@ -262,7 +262,7 @@ async function checkWeek(seeds: readonly number[]): Promise<void> {
   const week = weekTrace()
     .split('\n')
     .filter((l) => /^\d/.test(l));
-  const day: Scenario = {
+  const day: LoadFile = {
     name: 'week-day-1',
     phases: week.slice(0, 24).map((row) => {
       const [d, r, i] = row.split(',').map(Number) as [number, number, number];

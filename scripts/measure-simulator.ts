@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { resourceUsage } from 'node:process';
 import type { ScalerSettings } from '../lib/control/config.ts';
-import { loadScenario, type Scenario, scaleScenario } from '../lib/load-file/load-file.ts';
+import { type LoadFile, loadScenario, scaleScenario } from '../lib/load-file/load-file.ts';
 import type { SimEnvironment } from '../lib/sim/environment.ts';
 import type { PresetName } from '../lib/sim/presets.ts';
 import { type ControllerKind, runScenario } from '../lib/sim/run.ts';
@@ -20,10 +20,10 @@ interface Case {
   readonly controller: ControllerKind;
   readonly settings?: ScalerSettings;
   readonly environment?: Partial<SimEnvironment>;
-  scenario(): Scenario;
+  scenario(): LoadFile;
 }
 
-const flat = (name: string, seconds: number, rate: number, itemMs = 20): Scenario => ({
+const flat = (name: string, seconds: number, rate: number, itemMs = 20): LoadFile => ({
   name,
   phases: [{ durationSeconds: seconds, ratePerSecond: rate, itemMs }],
 });

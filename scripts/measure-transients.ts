@@ -14,7 +14,7 @@
 import { parseArgs } from 'node:util';
 import { type BenchRow, dominates } from '../lib/bench/bench.ts';
 import { monthlyCost } from '../lib/bench/cost.ts';
-import { loadPhaseFile, loadScenario, type Scenario, shippedScenarios } from '../lib/load-file/load-file.ts';
+import { type LoadFile, loadScenario, readLoadFile, shippedScenarios } from '../lib/load-file/load-file.ts';
 import { type ControllerKind, runScenario } from '../lib/sim/run.ts';
 
 const CONTROLLERS: ControllerKind[] = ['age-law', 'native', 'provisioned'];
@@ -29,7 +29,7 @@ function seedsOf(given: string): number[] {
 }
 
 /** The starts of bursts from quiet: the first second of a loaded phase after ≥ 5 minutes without arrivals. */
-function burstStarts(scenario: Scenario): number[] {
+function burstStarts(scenario: LoadFile): number[] {
   const starts: number[] = [];
   let t = 0;
   let quietSince = 0;
@@ -52,8 +52,8 @@ const { values } = parseArgs({
 });
 const seeds = seedsOf(values.seeds);
 const controllerStartSeconds = Number(values.start);
-const scenarios: Scenario[] = values.trace?.length
-  ? values.trace.map((path) => loadPhaseFile(path))
+const scenarios: LoadFile[] = values.trace?.length
+  ? values.trace.map((path) => readLoadFile(path))
   : shippedScenarios().map((name) => loadScenario(name));
 
 const reactions: string[] = [];

@@ -1,4 +1,4 @@
-import { FAST_WRITE_DEADLINE_BEFORE_TICK_SECONDS } from '../../lib/aws/call-budget.ts';
+import { FAST_WRITE_DEADLINE_BEFORE_TICK_SECONDS } from '../../lib/aws/call-timing.ts';
 import type { CallLog } from '../../lib/aws/clients.ts';
 import type { TickerPort } from '../../lib/aws/ticker.ts';
 import {

@@ -2,7 +2,7 @@ import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { InitializeMiddleware, MetadataBearer } from '@aws-sdk/types';
-import { CONTROLLER_TIMEOUTS, type HttpTimeouts, RETRY_SETTINGS } from './call-budget.ts';
+import { CONTROLLER_TIMEOUTS, type HttpTimeouts, RETRY_SETTINGS } from './call-timing.ts';
 
 export interface AwsClients {
   readonly cloudwatch: CloudWatchClient;
@@ -19,7 +19,7 @@ export interface ClientOptions {
   readonly timeouts?: HttpTimeouts;
 }
 
-export { CONTROLLER_TIMEOUTS, type HttpTimeouts, RETRY_SETTINGS } from './call-budget.ts';
+export { CONTROLLER_TIMEOUTS, type HttpTimeouts, RETRY_SETTINGS } from './call-timing.ts';
 
 /**
  * The SDK's request-handler options for these timeouts. Without them a call to an endpoint that accepts the

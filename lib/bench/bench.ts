@@ -1,4 +1,4 @@
-import type { Scenario } from '../load-file/load-file.ts';
+import type { LoadFile } from '../load-file/load-file.ts';
 import type { PresetName } from '../sim/presets.ts';
 import {
   CONTROLLER_KINDS,
@@ -61,7 +61,7 @@ export function benchControllers(preset: PresetName): ControllerKind[] {
 }
 
 export async function benchScenario(
-  scenario: Scenario,
+  scenario: LoadFile,
   preset: PresetName,
   onRun?: (row: BenchRow) => void,
   options: Pick<RunOptions, 'settings' | 'environment' | 'downstream'> = {},

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ConfigError, EVENT_SOURCE_MAX_CONCURRENCY, resolveScalerConfig, shown } from '../control/config.ts';
-import { loadPhaseFile, type Phase, SCENARIO_DIR, ScenarioError } from '../load-file/load-file.ts';
+import { LoadFileError, type Phase, readLoadFile, SCENARIO_DIR } from '../load-file/load-file.ts';
 import {
   checkedNumbers,
   DOWNSTREAM_LIMITS,
@@ -30,7 +30,7 @@ import { PRESETS } from '../sim/presets.ts';
  * - `budget`: Σ of the members' concurrency limits the shared controller keeps to, an integer in [2; 1000] (1000:
  *   the event source mapping's highest MaximumConcurrency, which "native with the full budget each" writes). A pool's
  *   budget is its size; an API's is its rate × item time ÷ calls per item.
- * - `members`: 1 to 20, each `name` (unique, letters, digits, `.`, `_`, `-`), `load` (a phase file, relative to
+ * - `members`: 1 to 20, each `name` (unique, letters, digits, `.`, `_`, `-`), `load` (a load file, relative to
  *   this file), and optional `targetAgeSeconds`, `minConcurrency` (the control law's ranges; lambda defaults 60 and
  *   2), `maxConcurrency` (its own cap, if lower than what a controller gives it; absent: none of its own),
  *   `weight` (how much its lateness counts in the split, (0; 1000], default 1) and `itemMs` (replaces the load's
@@ -38,7 +38,7 @@ import { PRESETS } from '../sim/presets.ts';
  *   line is refused: the downstream is the group's.
  *
  * Everything is bounded, so what validates runs in bounded time and memory: at most 20 members, each load within a
- * phase file's bounds, and the group within a single run's (limits.ts, `checkGroupRunSize`). Every problem is
+ * load file's bounds, and the group within a single run's (limits.ts, `checkGroupRunSize`). Every problem is
  * reported at once, each naming the file, the field, the value and the allowed range.
  */
 export interface GroupMember {
@@ -177,7 +177,7 @@ export function parseGroupScenario(text: string, source: string): GroupScenario 
         PRESETS.lambda.settings.tickSeconds,
       );
     } catch (error) {
-      if (!(error instanceof ScenarioError)) throw error;
+      if (!(error instanceof LoadFileError)) throw error;
       at(error.message);
     }
   }
@@ -252,18 +252,18 @@ function memberOf(
   const load = entry.load;
   let path = '';
   if (typeof load !== 'string' || !load.toLowerCase().endsWith('.csv')) {
-    at(`${label}.load = ${shown(load)}: must be the path of a phase file (.csv), relative to this file`);
+    at(`${label}.load = ${shown(load)}: must be the path of a load file (.csv), relative to this file`);
   } else {
     path = resolve(dirname(source), load);
     try {
-      const scenario = loadPhaseFile(path);
+      const scenario = readLoadFile(path);
       if (scenario.downstream !== undefined)
         at(
           `${label}.load = ${shown(load)}: the file has its own @downstream line; in a group the downstream is the group's (give it under "downstream"), so take the line out or use another file`,
         );
       phases = [...scenario.phases];
     } catch (error) {
-      if (!(error instanceof ScenarioError)) throw error;
+      if (!(error instanceof LoadFileError)) throw error;
       at(`${label}.load = ${shown(load)}: ${error.message}`);
     }
   }

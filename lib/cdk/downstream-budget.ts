@@ -7,7 +7,7 @@ import type { Function as LambdaFunctionResource } from 'aws-cdk-lib/aws-lambda'
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
-import { controllerTimeoutSeconds } from '../aws/call-budget.ts';
+import { controllerTimeoutSeconds } from '../aws/call-timing.ts';
 import {
   BUDGET_ENVIRONMENT,
   type BudgetMemberEnvironment,

@@ -11,7 +11,7 @@ import type { SqsEventSource, SqsEventSourceProps } from 'aws-cdk-lib/aws-lambda
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { type IQueue, Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { controllerTimeoutSeconds } from '../aws/call-budget.ts';
+import { controllerTimeoutSeconds } from '../aws/call-timing.ts';
 import {
   ConfigError,
   EVENT_SOURCE_MAX_CONCURRENCY,

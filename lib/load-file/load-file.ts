@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 
 /**
- * A load is a phase file: CSV with the header `duration_s,rate_per_s,item_ms`, one row per phase. The simulator
+ * A load is a load file: CSV with the header `duration_s,rate_per_s,item_ms`, one row per phase. The simulator
  * replays it and `npm run load` sends it to a real queue, so the load predicted and the load sent are one file.
  * Lines starting with `#` are comments. A line starting with `@downstream` gives the downstream a capacity (the
  * simulator's model; `load` ignores it):
@@ -40,7 +40,7 @@ export interface PhaseObservation {
   readonly concurrency?: number;
 }
 
-export interface Scenario {
+export interface LoadFile {
   readonly name: string;
   readonly phases: readonly Phase[];
   /** What the items call, when the file gives it a capacity. */
@@ -49,8 +49,8 @@ export interface Scenario {
   readonly scale?: { readonly rate: number; readonly time: number };
 }
 
-export class ScenarioError extends Error {
-  override name = 'ScenarioError';
+export class LoadFileError extends Error {
+  override name = 'LoadFileError';
 }
 
 export const PHASE_HEADER = ['duration_s', 'rate_per_s', 'item_ms'] as const;
@@ -125,7 +125,7 @@ function decimal(cell: string, name: string, limit: Limit, where: string): numbe
     value > limit.max ||
     (limit.integer && !Number.isInteger(value))
   ) {
-    throw new ScenarioError(
+    throw new LoadFileError(
       `${where}: ${name} = '${cell}': must be ${limit.integer ? 'an integer' : 'a number'} in ${range(limit)} (${limit.what}), written as a plain decimal (no exponent, hex or binary)`,
     );
   }
@@ -135,16 +135,16 @@ function decimal(cell: string, name: string, limit: Limit, where: string): numbe
 function parseDownstream(line: string, where: string, into: Record<string, number>): void {
   const [directive, ...pairs] = line.split(/\s+/);
   if (directive !== '@downstream')
-    throw new ScenarioError(`${where}: unknown directive '${directive}' (known: @downstream)`);
+    throw new LoadFileError(`${where}: unknown directive '${directive}' (known: @downstream)`);
   if (pairs.length === 0)
-    throw new ScenarioError(
+    throw new LoadFileError(
       `${where}: @downstream needs key=value pairs (${Object.keys(DOWNSTREAM_KEYS).join(', ')})`,
     );
   for (const pair of pairs) {
     const [key = '', cell, ...extra] = pair.split('=');
     const known = Object.hasOwn(DOWNSTREAM_KEYS, key) ? DOWNSTREAM_KEYS[key] : undefined;
     if (known === undefined || cell === undefined || extra.length > 0)
-      throw new ScenarioError(
+      throw new LoadFileError(
         `${where}: '${pair}' is not one of ${Object.keys(DOWNSTREAM_KEYS)
           .map((k) => `${k}=N`)
           .join(', ')}`,
@@ -160,21 +160,21 @@ function parseDownstream(line: string, where: string, into: Record<string, numbe
 function observedColumns(columns: readonly string[], line: string, where: string): ObservedColumn[] {
   const expected = `'${PHASE_HEADER.join(',')}' (then optionally ${OBSERVED_COLUMNS.join(', ')})`;
   if (columns.slice(0, PHASE_HEADER.length).join(',') !== PHASE_HEADER.join(','))
-    throw new ScenarioError(`${where}: header is '${line}', expected ${expected}`);
+    throw new LoadFileError(`${where}: header is '${line}', expected ${expected}`);
   const extra = columns.slice(PHASE_HEADER.length);
   extra.forEach((column, i) => {
     if (!(OBSERVED_COLUMNS as readonly string[]).includes(column))
-      throw new ScenarioError(
-        `${where}: header column '${column}' is not known: after ${PHASE_HEADER.join(',')} a phase file may have only ${OBSERVED_COLUMNS.join(', ')}`,
+      throw new LoadFileError(
+        `${where}: header column '${column}' is not known: after ${PHASE_HEADER.join(',')} a load file may have only ${OBSERVED_COLUMNS.join(', ')}`,
       );
     if (extra.indexOf(column) !== i)
-      throw new ScenarioError(`${where}: header column '${column}' is given twice`);
+      throw new LoadFileError(`${where}: header column '${column}' is given twice`);
   });
   return extra as ObservedColumn[];
 }
 
-/** Parses a phase file's text; `source` names it in errors (`file.csv line 3: rate_per_s = '-5': …`). */
-export function parseScenarioText(text: string, source: string): Omit<Scenario, 'name'> {
+/** Parses a load file's text; `source` names it in errors (`file.csv line 3: rate_per_s = '-5': …`). */
+export function parseScenarioText(text: string, source: string): Omit<LoadFile, 'name'> {
   const lines = text
     .split(/\r?\n/)
     .map((line, i) => ({ line: line.trim(), number: i + 1 }))
@@ -187,14 +187,14 @@ export function parseScenarioText(text: string, source: string): Omit<Scenario, 
   });
   const header = rows.shift();
   if (header === undefined)
-    throw new ScenarioError(`${source}: empty; expected the header ${PHASE_HEADER.join(',')}`);
+    throw new LoadFileError(`${source}: empty; expected the header ${PHASE_HEADER.join(',')}`);
   const columns = header.line.split(',').map((c) => c.trim());
   const extra = observedColumns(columns, header.line, `${source} line ${header.number}`);
-  if (rows.length === 0) throw new ScenarioError(`${source}: no phases after the header`);
+  if (rows.length === 0) throw new LoadFileError(`${source}: no phases after the header`);
   const phases = rows.map(({ line, number }): Phase => {
     const cells = line.split(',').map((c) => c.trim());
     if (cells.length !== columns.length) {
-      throw new ScenarioError(
+      throw new LoadFileError(
         `${source} line ${number}: '${line}' has ${cells.length} fields, expected ${columns.length} (${columns.join(',')})`,
       );
     }
@@ -216,18 +216,18 @@ export function parseScenarioText(text: string, source: string): Omit<Scenario, 
   return Object.keys(downstream).length === 0 ? { phases } : { phases, downstream };
 }
 
-/** The phases of a phase file's text (its `@downstream` line, if any, is checked and left out). */
+/** The phases of a load file's text (its `@downstream` line, if any, is checked and left out). */
 export function parsePhases(text: string, source: string): Phase[] {
   return [...parseScenarioText(text, source).phases];
 }
 
-export function loadPhaseFile(path: string): Scenario {
+export function readLoadFile(path: string): LoadFile {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ScenarioError(
-      `cannot read phase file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    throw new LoadFileError(
+      `cannot read load file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     );
   }
   return { name: basename(path).replace(/\.csv$/i, ''), ...parseScenarioText(text, path) };
@@ -241,11 +241,11 @@ export function shippedScenarios(): string[] {
     .sort();
 }
 
-export function loadScenario(name: string): Scenario {
+export function loadScenario(name: string): LoadFile {
   const known = shippedScenarios();
   if (!known.includes(name))
-    throw new ScenarioError(`unknown scenario '${name}' (known: ${known.join(', ')})`);
-  return loadPhaseFile(join(SCENARIO_DIR, `${name}.csv`));
+    throw new LoadFileError(`unknown scenario '${name}' (known: ${known.join(', ')})`);
+  return readLoadFile(join(SCENARIO_DIR, `${name}.csv`));
 }
 
 export function totalSeconds(phases: readonly Phase[]): number {
@@ -256,13 +256,13 @@ export function totalSeconds(phases: readonly Phase[]): number {
  * The same semantics as `npm run load`'s `--rate-scale`/`--time-scale` (lib/operator/plan.ts): every rate × `rate`,
  * every duration × `time`, item times unchanged. A real trace of 2 requests/s replays at 200/s with rate 100.
  */
-export function scaleScenario(scenario: Scenario, rate: number, time: number): Scenario {
+export function scaleScenario(scenario: LoadFile, rate: number, time: number): LoadFile {
   for (const [flag, value] of [
     ['--rate-scale', rate],
     ['--time-scale', time],
   ] as const) {
     if (!Number.isFinite(value) || value <= 0)
-      throw new ScenarioError(
+      throw new LoadFileError(
         `${flag} = ${value}: must be a number > 0 (a multiplier, e.g. 0.1 for a tenth)`,
       );
   }

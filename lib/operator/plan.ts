@@ -1,7 +1,7 @@
-import type { Scenario } from '../load-file/load-file.ts';
+import type { LoadFile } from '../load-file/load-file.ts';
 
 /**
- * What `npm run load` will send: the phase file's phases, scaled, with each phase's message count fixed up front
+ * What `npm run load` will send: the load file's phases, scaled, with each phase's message count fixed up front
  * so the run can be checked against it (sent + failed + unsent = planned, always).
  */
 export interface PlannedPhase {
@@ -11,7 +11,7 @@ export interface PlannedPhase {
   readonly startSeconds: number;
   readonly durationSeconds: number;
   readonly ratePerSecond: number;
-  /** Carried in each message, so a consumer can work the item time the phase file asks for. */
+  /** Carried in each message, so a consumer can work the item time the load file asks for. */
   readonly itemMs: number;
   /** round(rate × duration): the messages this phase sends. */
   readonly messages: number;
@@ -47,7 +47,7 @@ function checkScale(name: string, value: number): void {
  * `rateScale` multiplies every phase's rate, `timeScale` every phase's duration (0.1 turns a 10-minute phase into
  * one minute at the same rate). Both shrink a scenario for a quick try without editing the file.
  */
-export function buildPlan(scenario: Scenario, rateScale = 1, timeScale = 1): LoadPlan {
+export function buildPlan(scenario: LoadFile, rateScale = 1, timeScale = 1): LoadPlan {
   checkScale('--rate-scale', rateScale);
   checkScale('--time-scale', timeScale);
   const phases: PlannedPhase[] = [];

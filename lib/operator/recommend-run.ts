@@ -3,7 +3,7 @@ import { type SeedFigures, seedFigures } from '../bench/seed-figures.ts';
 import { maxConcurrencyFor } from '../control/capacity.ts';
 import { resolveScalerConfig, type ScalerConfig, type ScalerSettings } from '../control/config.ts';
 import type { SettingName } from '../control/settings-table.ts';
-import type { Scenario } from '../load-file/load-file.ts';
+import type { LoadFile } from '../load-file/load-file.ts';
 import type { DownstreamModel } from '../sim/downstream.ts';
 import type { SimEnvironment } from '../sim/environment.ts';
 import { PRESETS } from '../sim/presets.ts';
@@ -43,7 +43,7 @@ export type RecommendController = (typeof RECOMMEND_CONTROLLERS)[number];
 const PRESET = PRESETS.lambda;
 
 export interface RecommendInput {
-  readonly scenario: Scenario;
+  readonly scenario: LoadFile;
   /** Epoch seconds of the trace's start (lib/operator/trace-start.ts); undefined: hours from its start. */
   readonly startSeconds?: number;
   /** A config file's settings with the command line's on top; the lambda preset fills the rest. */

@@ -1,4 +1,4 @@
-import type { Scenario } from '../load-file/load-file.ts';
+import type { LoadFile } from '../load-file/load-file.ts';
 import type { DownstreamModel } from '../sim/downstream.ts';
 import type { SimEnvironment } from '../sim/environment.ts';
 
@@ -24,7 +24,7 @@ import type { SimEnvironment } from '../sim/environment.ts';
 export interface Thinning {
   /** The factor: 1 replays the trace as it is. */
   readonly k: number;
-  readonly scenario: Scenario;
+  readonly scenario: LoadFile;
   readonly environment: Partial<SimEnvironment>;
   /** The downstream as the thinned load meets it: an API's calls per second × k, a pool as it is. */
   readonly downstream?: DownstreamModel;
@@ -33,7 +33,7 @@ export interface Thinning {
 }
 
 /** The longest invocation a batch of the trace's slowest items makes, at the jitter's high end (seconds). */
-export function longestInvocationSeconds(scenario: Scenario, environment: SimEnvironment, k = 1): number {
+export function longestInvocationSeconds(scenario: LoadFile, environment: SimEnvironment, k = 1): number {
   const itemMs = Math.max(0, ...scenario.phases.filter((p) => p.ratePerSecond > 0).map((p) => p.itemMs));
   return (
     (environment.batchSize * itemMs * (1 + environment.itemJitter)) / 1000 / k +
@@ -41,7 +41,7 @@ export function longestInvocationSeconds(scenario: Scenario, environment: SimEnv
   );
 }
 
-export function thinScenario(scenario: Scenario, k: number): Scenario {
+export function thinScenario(scenario: LoadFile, k: number): LoadFile {
   if (k === 1) return scenario;
   return {
     ...scenario,
@@ -57,7 +57,7 @@ export function thinScenario(scenario: Scenario, k: number): Scenario {
  * items, a 12.5 s invocation at most, under the 30 s timeout: nothing changes.
  */
 export function thin(
-  scenario: Scenario,
+  scenario: LoadFile,
   environment: SimEnvironment,
   k: number,
   downstream?: DownstreamModel,

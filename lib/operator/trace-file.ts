@@ -4,7 +4,7 @@ import type { BatchSize, ItemSource, TraceRow } from './trace-phases.ts';
 import { isoSeconds, periodName, type TraceRange } from './trace-range.ts';
 
 /**
- * The text of the load file `trace` writes: the phase-file format `simulate`, `bench` and `load` read
+ * The text of the load file `trace` writes: the load-file format `simulate`, `bench` and `load` read
  * (lib/load-file/load-file.ts), its two optional observed columns, and a header of comments that says where every
  * number came from. Pure: the rows in, the text out.
  */

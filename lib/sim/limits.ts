@@ -1,4 +1,4 @@
-import { type Phase, ScenarioError } from '../load-file/load-file.ts';
+import { LoadFileError, type Phase } from '../load-file/load-file.ts';
 
 /**
  * What one simulated run may ask for. Each bound is sized so that every accepted run fits in 2 GB and finishes
@@ -16,7 +16,7 @@ export const SIMULATION_LIMITS = {
   seconds: 30 * 86_400,
 } as const;
 
-export class SimulationLimitError extends ScenarioError {
+export class SimulationLimitError extends LoadFileError {
   override name = 'SimulationLimitError';
 }
 

@@ -4,7 +4,7 @@ import {
   type ScalerConfig,
   type ScalerSettings,
 } from '../control/config.ts';
-import type { Scenario } from '../load-file/load-file.ts';
+import type { LoadFile } from '../load-file/load-file.ts';
 import {
   ageLawController,
   depthController,
@@ -39,7 +39,7 @@ export const MAPPING_BASELINES: readonly ControllerKind[] = ['native', 'provisio
 export const MINIMUM_POLLERS = 2;
 
 export interface RunOptions {
-  readonly scenario: Scenario;
+  readonly scenario: LoadFile;
   readonly preset: PresetName;
   /** Overrides of the preset's control-law settings (a config file). */
   readonly settings?: ScalerSettings;
@@ -109,7 +109,7 @@ function controllerFor(kind: ControllerKind, config: ScalerConfig, env: SimEnvir
 }
 
 /** The scenario's downstream with the run's overrides on top (a config file's `simulator.downstream`). */
-export function downstreamFor(scenario: Scenario, overrides?: DownstreamModel): DownstreamModel | undefined {
+export function downstreamFor(scenario: LoadFile, overrides?: DownstreamModel): DownstreamModel | undefined {
   const merged = { ...scenario.downstream, ...overrides };
   return hasCapacity(merged) ? merged : undefined;
 }

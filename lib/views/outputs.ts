@@ -1,12 +1,12 @@
 import { accessSync, constants, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { ScenarioError } from '../load-file/load-file.ts';
+import { LoadFileError } from '../load-file/load-file.ts';
 
 /**
  * Where a tool writes its result, checked before any work starts: a mistake in `--out` must not cost a finished
  * run (checked only when writing, `npm run bench -- --out` on a bad path would fail after the whole bench).
  */
-export class OutputError extends ScenarioError {
+export class OutputError extends LoadFileError {
   override name = 'OutputError';
 }
 

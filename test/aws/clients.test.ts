@@ -55,7 +55,7 @@ describe("the controller's SDK clients", () => {
   });
 
   it('fit the longest tick inside the shortest function timeout (30 s: tick 60 s ÷ 2)', () => {
-    // The worst tick (lib/aws/call-budget.ts): 6 rounds of calls (a refused raise planned again to what reserved
+    // The worst tick (lib/aws/call-timing.ts): 6 rounds of calls (a refused raise planned again to what reserved
     // holds); 2 timed-out attempts in each of the first 5 and all 3 in the last, plus up to 0.15 s of backoff
     // per call for a timeout: 26.9 s, leaving 3 s for the answers themselves and the log line.
     const attempts = 5 * (RETRY_SETTINGS.maxAttempts - 1) + RETRY_SETTINGS.maxAttempts;

@@ -9,7 +9,7 @@ import {
   provisionedMonthlyCost,
   SECONDS_PER_MONTH,
 } from '../../lib/bench/cost.ts';
-import type { Scenario } from '../../lib/load-file/load-file.ts';
+import type { LoadFile } from '../../lib/load-file/load-file.ts';
 import { configFor } from '../../lib/sim/run.ts';
 import { DEPLOYED_INPUTS_PATH, deployedFiguresNow, EXAMPLE_TEMPLATE } from './deployed-inputs.ts';
 
@@ -83,7 +83,7 @@ describe('the bench cost column', () => {
 
   it('the bench prices the age law, provisioned (2 pollers on a quiet queue) and native (nothing)', async () => {
     // GIVEN a quiet queue
-    const quiet: Scenario = {
+    const quiet: LoadFile = {
       name: 'quiet',
       phases: [{ durationSeconds: 600, ratePerSecond: 1, itemMs: 20 }],
     };
@@ -98,7 +98,7 @@ describe('the bench cost column', () => {
   });
 
   it('the seed preset has no AWS bill', async () => {
-    const spike: Scenario = {
+    const spike: LoadFile = {
       name: 'spike',
       phases: [{ durationSeconds: 2, ratePerSecond: 50, itemMs: 20 }],
     };

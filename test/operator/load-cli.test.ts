@@ -240,12 +240,12 @@ describe('npm run load against the emulator', () => {
 
   it.each([
     {
-      comment: 'a missing phase file',
+      comment: 'a missing load file',
       args: ['--trace', '/nonexistent/load.csv'],
-      message: /cannot read phase file \/nonexistent\/load.csv: ENOENT/,
+      message: /cannot read load file \/nonexistent\/load.csv: ENOENT/,
     },
     {
-      comment: 'a malformed phase file',
+      comment: 'a malformed load file',
       file: 'duration,rate\n10,5\n',
       message: /header is 'duration,rate', expected 'duration_s,rate_per_s,item_ms'/,
     },

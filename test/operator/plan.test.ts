@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Scenario } from '../../lib/load-file/load-file.ts';
+import type { LoadFile } from '../../lib/load-file/load-file.ts';
 import { buildPlan, defaultSenders, dueBy, intendedSeconds, phaseOf } from '../../lib/operator/plan.ts';
 
-const scenario: Scenario = {
+const scenario: LoadFile = {
   name: 'two-phases',
   phases: [
     { durationSeconds: 60, ratePerSecond: 10, itemMs: 20 },

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { loadScenario, type Scenario } from '../../lib/load-file/load-file.ts';
+import { type LoadFile, loadScenario } from '../../lib/load-file/load-file.ts';
 import { provisionedMaximumPollers, runScenario } from '../../lib/sim/run.ts';
 
-const spike: Scenario = {
+const spike: LoadFile = {
   name: 'spike',
   phases: [
     { durationSeconds: 300, ratePerSecond: 50, itemMs: 20 },

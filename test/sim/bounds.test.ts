@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type Phase, type Scenario, ScenarioError } from '../../lib/load-file/load-file.ts';
+import { type LoadFile, LoadFileError, type Phase } from '../../lib/load-file/load-file.ts';
 import { parseSimConfig } from '../../lib/sim/config-file.ts';
 import { SIMULATION_LIMITS, SimulationLimitError } from '../../lib/sim/limits.ts';
 import { Random } from '../../lib/sim/random.ts';
 import { runScenario } from '../../lib/sim/run.ts';
 
-const one = (phase: Phase): Scenario => ({ name: 'x', phases: [phase] });
+const one = (phase: Phase): LoadFile => ({ name: 'x', phases: [phase] });
 
 describe('the simulator refuses what would exhaust the machine, saying why', () => {
   it.each([
@@ -55,7 +55,7 @@ describe('the simulator refuses what would exhaust the machine, saying why', () 
   });
 
   it('accepts 86,400 one-second phases (a day at one row a second) and runs them', async () => {
-    const scenario: Scenario = {
+    const scenario: LoadFile = {
       name: 'seconds',
       phases: Array.from({ length: 86_400 }, (_, i) => ({
         durationSeconds: 1,
@@ -167,6 +167,6 @@ describe('the simulator config file takes own, known keys only', () => {
   });
 
   it('scenario errors and limit errors are user errors (one line, exit 2)', () => {
-    expect(new SimulationLimitError('x')).toBeInstanceOf(ScenarioError);
+    expect(new SimulationLimitError('x')).toBeInstanceOf(LoadFileError);
   });
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { loadScenario, type Scenario } from '../../lib/load-file/load-file.ts';
+import { type LoadFile, loadScenario } from '../../lib/load-file/load-file.ts';
 import { parseSimConfig } from '../../lib/sim/config-file.ts';
 import { runScenario } from '../../lib/sim/run.ts';
 
-const flat = (ratePerSecond: number, itemMs: number, seconds = 600): Scenario => ({
+const flat = (ratePerSecond: number, itemMs: number, seconds = 600): LoadFile => ({
   name: 'flat',
   phases: [{ durationSeconds: seconds, ratePerSecond, itemMs }],
 });
@@ -11,7 +11,7 @@ const flat = (ratePerSecond: number, itemMs: number, seconds = 600): Scenario =>
 describe('a downstream connection pool', () => {
   it('never lends more than its size; beyond it, invocations wait and the wait shows in Duration', async () => {
     // GIVEN native at the cap 32 in front of a pool of 8, with 40 ms items at 190/s (the pool serves 200/s)
-    const scenario: Scenario = { ...flat(190, 40), downstream: { connectionPool: 8 } };
+    const scenario: LoadFile = { ...flat(190, 40), downstream: { connectionPool: 8 } };
     const { summary, result } = await runScenario({ scenario, preset: 'lambda', controller: 'native' });
     // THEN at most 8 connections are in use, others wait, and nothing is lost
     expect(summary.downstream?.peakConnectionsInUse).toBe(8);

@@ -19,7 +19,7 @@ writeFileSync(
   '@downstream connection_pool=5\nduration_s,rate_per_s,item_ms\n60,1,20\n',
 );
 writeFileSync(join(dir, 'broken.csv'), 'duration_s,rate_per_s,item_ms\n60,-5,20\n');
-// 36,000 s at 1,000/s: 36 million messages, within a phase file's bounds; two of them are beyond a run's 50 million.
+// 36,000 s at 1,000/s: 36 million messages, within a load file's bounds; two of them are beyond a run's 50 million.
 writeFileSync(join(dir, 'huge.csv'), 'duration_s,rate_per_s,item_ms\n36000,1000,20\n');
 const SOURCE = join(dir, 'group.json');
 
@@ -142,14 +142,14 @@ describe('a group scenario file', () => {
       expected: /members\[1\]\.name = 'a': appears twice; names must be unique/,
     },
     {
-      what: 'a load that is not a phase file',
+      what: 'a load that is not a load file',
       group: { ...valid, members: [member('a', { load: 'flat.json' }), member('b')] },
-      expected: /members\[0\] \(a\)\.load = 'flat\.json': must be the path of a phase file \(\.csv\)/,
+      expected: /members\[0\] \(a\)\.load = 'flat\.json': must be the path of a load file \(\.csv\)/,
     },
     {
       what: 'a missing load file',
       group: { ...valid, members: [member('a', { load: 'nowhere.csv' }), member('b')] },
-      expected: /members\[0\] \(a\)\.load = 'nowhere\.csv': cannot read phase file .*nowhere\.csv: ENOENT/,
+      expected: /members\[0\] \(a\)\.load = 'nowhere\.csv': cannot read load file .*nowhere\.csv: ENOENT/,
     },
     {
       what: 'a broken load file',

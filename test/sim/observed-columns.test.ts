@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import {
+  LoadFileError,
   loadScenario,
   parsePhases,
   parseScenarioText,
-  ScenarioError,
   shippedScenarios,
 } from '../../lib/load-file/load-file.ts';
 import { buildPlan } from '../../lib/operator/plan.ts';
 
 const HEADER = 'duration_s,rate_per_s,item_ms';
 
-describe('the optional observed columns of a phase file', () => {
+describe('the optional observed columns of a load file', () => {
   it('reads observed_age_s and observed_concurrency after the three required columns', () => {
     const text = `${HEADER},observed_age_s,observed_concurrency\n60,2,20,12,3\n60,0.5,20,0,1.5\n`;
     expect(parsePhases(text, 'x.csv')).toEqual([
@@ -42,7 +42,7 @@ describe('the optional observed columns of a phase file', () => {
       comment: 'an unknown extra column',
       text: `${HEADER},observed_depth\n60,2,20,5`,
       message:
-        /^x\.csv line 1: header column 'observed_depth' is not known: after duration_s,rate_per_s,item_ms a phase file may have only observed_age_s, observed_concurrency$/,
+        /^x\.csv line 1: header column 'observed_depth' is not known: after duration_s,rate_per_s,item_ms a load file may have only observed_age_s, observed_concurrency$/,
     },
     {
       comment: 'an extra column before the required ones',
@@ -82,7 +82,7 @@ describe('the optional observed columns of a phase file', () => {
       message: /rate_per_s = ''/,
     },
   ])('refuses $comment, naming it', ({ text, message }) => {
-    expect(() => parsePhases(text, 'x.csv')).toThrow(ScenarioError);
+    expect(() => parsePhases(text, 'x.csv')).toThrow(LoadFileError);
     expect(() => parsePhases(text, 'x.csv')).toThrow(message);
   });
 

@@ -235,7 +235,7 @@ describe('npm run recommend', () => {
   it('refuses a file it cannot read: one line, exit 2', async () => {
     const { code, stderr } = await recommend('--trace', join(scratch, 'missing.csv'));
     expect(code).toBe(2);
-    expect(stderr.trim()).toMatch(/^recommend: cannot read phase file .*missing\.csv: ENOENT$/);
+    expect(stderr.trim()).toMatch(/^recommend: cannot read load file .*missing\.csv: ENOENT$/);
   });
 
   it('describes every option in --help', async () => {

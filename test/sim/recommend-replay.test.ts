@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveScalerConfig } from '../../lib/control/config.ts';
-import type { Phase, Scenario } from '../../lib/load-file/load-file.ts';
+import type { LoadFile, Phase } from '../../lib/load-file/load-file.ts';
 import { chooseFloor, dailyPeak, hourlyNeeds } from '../../lib/operator/load-windows.ts';
 import { compareReplay, type ReplaySeries, windowSeconds } from '../../lib/operator/replay-comparison.ts';
 import { planReplay, roundDown } from '../../lib/operator/replay-limit.ts';
@@ -66,7 +66,7 @@ describe('the replay plan: thinning k from the budget', () => {
 });
 
 describe('thinning a load', () => {
-  const scenario: Scenario = {
+  const scenario: LoadFile = {
     name: 's',
     phases: [
       { durationSeconds: 600, ratePerSecond: 800, itemMs: 20, observed: { ageSeconds: 12, concurrency: 17 } },
@@ -88,7 +88,7 @@ describe('thinning a load', () => {
   });
 
   it('raises the function timeout only where a thinned batch would time out and the real one does not', () => {
-    const slow: Scenario = {
+    const slow: LoadFile = {
       name: 'slow',
       phases: [{ durationSeconds: 600, ratePerSecond: 5, itemMs: 2000 }],
     };
@@ -96,7 +96,7 @@ describe('thinning a load', () => {
     const t = thin(slow, LAMBDA_ENVIRONMENT, 0.1);
     expect(t.functionTimeoutRaisedTo).toBe(276);
     expect(t.environment).toEqual({ functionTimeoutSeconds: 276, visibilityTimeoutSeconds: 276 });
-    const already: Scenario = {
+    const already: LoadFile = {
       name: 'x',
       phases: [{ durationSeconds: 600, ratePerSecond: 5, itemMs: 4000 }],
     };

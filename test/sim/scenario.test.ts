@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  loadPhaseFile,
+  type LoadFile,
+  LoadFileError,
   loadScenario,
   parsePhases,
   parseScenarioText,
+  readLoadFile,
   SCENARIO_DIR,
-  type Scenario,
-  ScenarioError,
   scaleScenario,
   shippedScenarios,
 } from '../../lib/load-file/load-file.ts';
@@ -16,7 +16,7 @@ import { buildPlan } from '../../lib/operator/plan.ts';
 
 const HEADER = 'duration_s,rate_per_s,item_ms';
 
-describe('phase files', () => {
+describe('load files', () => {
   it('parses rows, skipping comments and blank lines', () => {
     expect(parsePhases('duration_s,rate_per_s,item_ms\n# c\n\n60,10,20\n30, 0 ,5\n', 'x.csv')).toEqual([
       { durationSeconds: 60, ratePerSecond: 10, itemMs: 20 },
@@ -55,7 +55,7 @@ describe('phase files', () => {
     },
   ])('rejects $comment', ({ text, message }) => {
     expect(() => parsePhases(text, 'x.csv')).toThrow(message);
-    expect(() => parsePhases(text, 'x.csv')).toThrow(ScenarioError);
+    expect(() => parsePhases(text, 'x.csv')).toThrow(LoadFileError);
   });
 
   it.each([
@@ -105,7 +105,7 @@ describe('phase files', () => {
   });
 
   it('--rate-scale and --time-scale mean what npm run load makes of them', () => {
-    const scenario: Scenario = loadScenario('seed-spike');
+    const scenario: LoadFile = loadScenario('seed-spike');
     for (const [rate, time] of [
       [100, 1],
       [0.1, 0.2],
@@ -173,8 +173,8 @@ describe('phase files', () => {
   );
 
   it('names a file it cannot read', () => {
-    expect(() => loadPhaseFile('/nonexistent/load.csv')).toThrow(
-      /cannot read phase file \/nonexistent\/load.csv: ENOENT/,
+    expect(() => readLoadFile('/nonexistent/load.csv')).toThrow(
+      /cannot read load file \/nonexistent\/load.csv: ENOENT/,
     );
   });
 });

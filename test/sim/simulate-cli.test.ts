@@ -24,7 +24,7 @@ async function simulate(...args: string[]): Promise<{ code: number; stdout: stri
 const scratch = mkdtempSync(join(tmpdir(), 'simulate-cli-'));
 
 describe('npm start', () => {
-  it('replays a phase file and writes the chart and the timeline', async () => {
+  it('replays a load file and writes the chart and the timeline', async () => {
     const trace = join(scratch, 'short.csv');
     writeFileSync(trace, 'duration_s,rate_per_s,item_ms\n300,100,20\n300,400,20\n');
     const { code, stdout } = await simulate('--trace', trace, '--out', scratch);
@@ -185,7 +185,7 @@ describe('npm start', () => {
     {
       comment: 'a missing trace file',
       args: ['--trace', '/nonexistent.csv'],
-      message: /^simulate: cannot read phase file \/nonexistent.csv: ENOENT\n$/,
+      message: /^simulate: cannot read load file \/nonexistent.csv: ENOENT\n$/,
     },
   ])('rejects $comment with one line and exit 2', async ({ args, message }) => {
     const { code, stderr } = await simulate(...args);

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { loadScenario, type Scenario } from '../../lib/load-file/load-file.ts';
+import { type LoadFile, loadScenario } from '../../lib/load-file/load-file.ts';
 import type { DownstreamModel } from '../../lib/sim/downstream.ts';
 import { CONTROLLER_KINDS, type ControllerKind, runScenario } from '../../lib/sim/run.ts';
 
-const shortSpike: Scenario = {
+const shortSpike: LoadFile = {
   name: 'short-spike',
   phases: [
     { durationSeconds: 120, ratePerSecond: 50, itemMs: 20 },
@@ -15,7 +15,7 @@ const shortSpike: Scenario = {
 
 describe('simulator conservation', () => {
   // A downstream that slows on its own (item time rises while arrivals stay flat) in front of each capacity model.
-  const degrading: Scenario = {
+  const degrading: LoadFile = {
     name: 'degrading',
     phases: [
       { durationSeconds: 120, ratePerSecond: 150, itemMs: 20 },
@@ -121,7 +121,7 @@ describe('simulator conservation', () => {
 
   it('a controller running when the load starts sees a cold start that one starting a minute later misses (controllerStartSeconds)', async () => {
     // GIVEN a new queue busy from its first second (cold-steady's first five minutes)
-    const coldStart: Scenario = {
+    const coldStart: LoadFile = {
       name: 'cold-start',
       phases: [{ durationSeconds: 300, ratePerSecond: 150, itemMs: 80 }],
     };
@@ -145,7 +145,7 @@ describe('simulator conservation', () => {
   it("the pollers' ramp applied every 10 s instead of once a minute shortens a spike's wait (pollerScaleSeconds)", async () => {
     // The spike comes from idle, 5 s after a minute's step that saw nothing wait: read as one step a minute, the
     // pollers stay at 5 for 55 s (a step that saw a wait before the spike would have ramped them already).
-    const offMinuteSpike: Scenario = {
+    const offMinuteSpike: LoadFile = {
       name: 'off-minute-spike',
       phases: [{ durationSeconds: 125, ratePerSecond: 0, itemMs: 20 }, ...shortSpike.phases.slice(1)],
     };

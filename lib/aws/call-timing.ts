@@ -1,7 +1,7 @@
 import { FAST_LOOP_END_BEFORE_TICK_SECONDS, fastPathOn, type ScalerConfig } from '../control/index.ts';
 
 /**
- * How long the controller's AWS calls may take, and the budgets derived from it: the client's timeouts and
+ * How long the controller's AWS calls may take, and what follows from it: the client's timeouts and
  * retries are set here once, and the function's timeout and the fast path's deadlines follow from them. No SDK
  * import: the CDK construct reads the function timeout from here at synth.
  */
