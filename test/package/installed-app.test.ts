@@ -17,6 +17,7 @@ import {
   synth,
 } from './support/fresh-app.ts';
 import { deployToMoto, type MotoDeployment } from './support/moto-deploy.ts';
+import { node24Binary } from './support/node24.ts';
 
 /**
  * From `npm pack` to a deployed stack, as a user gets there: the packed package installed into a fresh CommonJS
@@ -505,6 +506,27 @@ describe('the CommonJS app deployed into moto, its controller run from the deplo
     expect(status.code, status.stderr).toBe(0);
     const reading = JSON.parse(status.stdout) as { reading: Record<string, unknown> };
     expect(JSON.stringify(reading.reading)).toContain(deployment.outputs.ScalerName as string);
+  }, 60_000);
+
+  it('the installed CLI on Node 24 (a supported Node, as the package’s engines say): the same answer, no SDK warning', async () => {
+    const bin = join(cjs.dir, 'node_modules', '.bin', 'queue-age-scaler');
+    const args = [
+      'status',
+      '--stack',
+      'OrdersStack',
+      '--endpoint',
+      server.endpoint,
+      '--region',
+      'us-east-1',
+      '--json',
+    ];
+    const status = await command(node24Binary(), [bin, ...args], {
+      cwd: cjs.dir,
+      env: { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' },
+    });
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stderr).not.toMatch(/NodeVersionSupportWarning|will require node/);
+    expect(JSON.stringify(JSON.parse(status.stdout))).toContain(deployment.outputs.ScalerName as string);
   }, 60_000);
 
   it(
