@@ -1,4 +1,6 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type BenchRow, benchScenario, benchSection } from '../lib/bench/bench.ts';
 import { benchDocument } from '../lib/bench/bench-doc.ts';
@@ -30,7 +32,7 @@ or under the target as meeting it; dead letters) and no heavier on the downstrea
 executions), and clearly better on one of them (beyond 5 %).
 
 --rate-scale/--time-scale apply to every scenario, as the load tool applies them. --config applies to every run.
---doc writes docs/benchmarks.md instead (or --out): a header with the date, the machine and the command, the
+--doc writes docs/benchmarks.md instead (or --out; without --out only in a clone of this project): a header with the date, the machine and the command, the
 comparison of the age law with native and provisioned and the prose that reads it (every figure in it from these
 runs), the known limits and the full tables. \`${command} --doc\` regenerates the shipped document.
 Defaults: both presets (seed preset: seed-spike only, as in the article), every scenario, out/bench.md (checked
@@ -67,6 +69,10 @@ async function main(): Promise<void> {
     ...(values.scenario ?? (chosen ? [] : shippedScenarios())).map((name) => load(loadScenario(name))),
     ...(values.trace ?? []).map((path) => load(readLoadFile(path))),
   ];
+  if (values.doc && values.out === undefined && !inThisClone(process.cwd()))
+    throw new UsageError(
+      "--doc regenerates queue-age-scaler's own docs/benchmarks.md and runs only in a clone of the project; here, write the document elsewhere with --doc --out FILE.md",
+    );
   const file = values.config === undefined ? undefined : loadSimConfig(values.config);
   const out = prepareOutputFile('--out', values.out ?? (values.doc ? 'docs/benchmarks.md' : 'out/bench.md'));
 
@@ -113,3 +119,13 @@ async function main(): Promise<void> {
 
 quietOnClosedPipe();
 await runCli('bench', main);
+
+/** Whether `dir` is a clone of this project (its package.json and its sources), not an app that installed it. */
+function inThisClone(dir: string): boolean {
+  try {
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string };
+    return manifest.name === 'queue-age-scaler' && existsSync(join(dir, 'lib', 'control'));
+  } catch {
+    return false;
+  }
+}

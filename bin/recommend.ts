@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ScalerSettings } from '../lib/control/config.ts';
 import type { SettingName } from '../lib/control/settings-table.ts';
-import { readLoadFile } from '../lib/load-file/load-file.ts';
+import { readLoadFile, SCENARIO_DIR, shippedScenarios } from '../lib/load-file/load-file.ts';
 import { RECOMMEND_CONTROLLERS, type RecommendController, recommend } from '../lib/operator/recommend-run.ts';
 import { recommendationLine, recommendText } from '../lib/operator/recommend-view.ts';
 import { REPLAY_BUDGET_MESSAGES } from '../lib/operator/replay-limit.ts';
@@ -39,7 +40,7 @@ Usage: ${command} --trace FILE.csv [options]
 
 Options:
   --trace FILE.csv       the load file (header duration_s,rate_per_s,item_ms, optionally observed_age_s and
-                         observed_concurrency, as trace writes them); required
+                         observed_concurrency, as trace writes them), or a shipped scenario's name; required
   --target SECONDS       the latency target: the oldest message should wait no longer (default 60, the preset's)
   --db-pool N            the cap from the downstream: connections in its database pool
   --api-rate R --item-time S [--calls-per-item C]
@@ -171,8 +172,12 @@ async function main(): Promise<void> {
     flags.set(field, `--${flag}`);
   }
   const settings: ScalerSettings = { ...file?.settings, ...given };
-  const scenario = readLoadFile(values.trace);
-  const startSeconds = traceStartSeconds(readFileSync(values.trace, 'utf8'));
+  // A shipped scenario's name works too (the installed package carries them), as in simulate and bench.
+  const path = shippedScenarios().includes(values.trace)
+    ? join(SCENARIO_DIR, `${values.trace}.csv`)
+    : values.trace;
+  const scenario = readLoadFile(path);
+  const startSeconds = traceStartSeconds(readFileSync(path, 'utf8'));
 
   const progress = !values.json && process.stderr.isTTY;
   const report = await recommend({

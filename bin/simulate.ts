@@ -56,7 +56,7 @@ Examples:
   ${command} --preset seed --json
   ${command} --scenario trace-nasa-http-1995-07-13 --controller native
   ${command} --scenario overload --config my-settings.json
-  ${command} --group scenarios/groups/pool-40-three-shapes.json --seed 2`;
+  ${command} --group pool-40-three-shapes --seed 2`;
 
 async function main(): Promise<void> {
   const { values } = parseOptions(parse);

@@ -96,7 +96,7 @@ export function groupComparison(
     '',
     groupFiguresTable(runs),
     '',
-    "The shared budget against the issue's acceptance line:",
+    'The shared budget against the checks it must pass:',
     '',
     acceptanceList(checks),
   ].join('\n');

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -146,8 +146,10 @@ describe('npm run bench', () => {
   });
 
   it('--doc writes docs/benchmarks.md: a header with the date, the machine and the command, the comparison, the prose and the full tables', async () => {
+    // In a clone of this project (its package.json and its sources), where the document belongs
     const cwd = join(scratch, 'doc');
-    mkdirSync(cwd);
+    mkdirSync(join(cwd, 'lib', 'control'), { recursive: true });
+    writeFileSync(join(cwd, 'package.json'), JSON.stringify({ name: 'queue-age-scaler' }));
     const { code, stdout, stderr } = await bench(cwd, '--doc', '--trace', trace);
     expect(code).toBe(0);
     const doc = readFileSync(join(cwd, 'docs/benchmarks.md'), 'utf8');
@@ -179,6 +181,20 @@ describe('npm run bench', () => {
     expect(doc).toMatch(
       /the article's literal step rule \(`seed-step`\) sets a limit that peaks at \*\*\d+\*\*/,
     );
+  });
+
+  it('--doc in an app that installed the package (not a clone) refuses before any run, with one line, and writes nothing', async () => {
+    const cwd = join(scratch, 'user-app');
+    mkdirSync(cwd);
+    writeFileSync(join(cwd, 'package.json'), JSON.stringify({ name: 'my-app' }));
+    const { code, stdout, stderr } = await bench(cwd, '--doc', '--trace', trace);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(
+      /^bench: --doc regenerates queue-age-scaler's own docs\/benchmarks\.md .*--doc --out FILE\.md$/m,
+    );
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(existsSync(join(cwd, 'docs'))).toBe(false);
   });
 
   it('a directory given as --out fails before any run, with one line', async () => {

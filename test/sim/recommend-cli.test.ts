@@ -232,6 +232,12 @@ describe('npm run recommend', () => {
     expect(stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  it("takes a shipped scenario's name for --trace, as simulate and bench do (the installed package carries them)", async () => {
+    const { code, stdout } = await recommend('--trace', 'seed-spike', '--seeds', '1', '--json');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toHaveProperty('recommendation');
+  });
+
   it('refuses a file it cannot read: one line, exit 2', async () => {
     const { code, stderr } = await recommend('--trace', join(scratch, 'missing.csv'));
     expect(code).toBe(2);
