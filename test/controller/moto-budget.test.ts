@@ -201,8 +201,8 @@ describe('a budget of 20 shared by three members, against moto', () => {
   });
 
   it('between ticks the Lambda releases a lowered member once its units are free, then runs the deferred raise', async () => {
-    // Fast path on; 10 messages/s of 1 s items, 10 a batch (10 s an invocation): a release 20 + 2 × 10 s after the
-    // tick, within its minute. Orders 2 minutes behind (1,200 waiting), billing on target at 14, email idle.
+    // Fast path on; 10 messages/s of 1 s items, 10 a batch (10 s an invocation): a release 20 s + the consumer's
+    // 30 s timeout after the tick, within its minute (the actuator reads the timeout with the limits). Orders 2 minutes behind (1,200 waiting), billing on target at 14, email idle.
     const fast = { ...SETTINGS, fastSampleSeconds: 10 };
     const spec = (reserved: number): BudgetMemberSpec => ({ settings: fast, reserved, mappingMax: reserved });
     const world = await BudgetWorld.create(server, BUDGET, [spec(2), spec(14), spec(4)]);
@@ -229,8 +229,8 @@ describe('a budget of 20 shared by three members, against moto', () => {
     // THEN the sum never passed 20 at any write, tick or fast path
     for (const s of world.sums) expect(s.sum).toBeLessThanOrEqual(BUDGET);
     // and the tick lowered billing (its share, 6) and deferred orders' raise: billing's reserved trailed, then came
-    // down within the minute, and orders was raised into what that freed. Email (idle: no invocation time known)
-    // keeps its trailing unit until the next tick, so orders stops one short of its grant, at exactly what is free.
+    // down within the minute, and orders was raised into what that freed. Whatever still trails at the last sample
+    // (email's unit, if it was lowered) still counts, so orders stops at its grant or at exactly what is free.
     expect(grant).toBeGreaterThan(2);
     const b = await billing.applied();
     expect(b.mapping).toBeLessThan(14);
