@@ -34,7 +34,8 @@ export {
  *
  * 1. Each member is read and decided as `runTick` does (its own snapshot, state and `decide`). A member that
  *    cannot be read (its reads threw) counts at its last known value, or at its cap: nothing is written to it.
- * 2. A member paused by an operator counts at what its pause holds, and is not written either.
+ * 2. A member paused by an operator counts at what its pause holds, at least its floor (what the documented resume
+ *    puts back), and is not written either.
  * 3. `allocateBudget` splits the budget among the others by lateness; `planBudgetWrites` orders the writes,
  *    lowerings first; a lowering that did not land drops the raises that needed it (`afterFailedLowering`).
  * 4. When the held counts leave too little for the others' floors (a member unreadable at its cap, say), nothing
