@@ -245,4 +245,43 @@ describe('a budget of 20 shared by three members, against moto', () => {
     expect(await world.effective(orders)).toBeGreaterThan(2);
     expect((await ceiling(orders)) + others).toBe(BUDGET);
   });
+
+  it('between ticks a lowered member is released only after its function timeout, however short its mean invocation', async () => {
+    // As above, but billing's invocations take 0.1 s on average (60 a minute, 6 s in all): twice the mean would
+    // release its trailing reserved 20.2 s after the tick, while an invocation its old maximum started may run to
+    // the consumer's 30 s timeout. The release must wait for 20 s + 30 s.
+    const fast = { ...SETTINGS, fastSampleSeconds: 10 };
+    const spec = (reserved: number): BudgetMemberSpec => ({ settings: fast, reserved, mappingMax: reserved });
+    const world = await BudgetWorld.create(server, BUDGET, [spec(2), spec(14), spec(4)]);
+    const [orders, billing, email] = world.members as [World, World, World];
+    const minute = (age: number, durationMs = 600_000) => ({
+      age,
+      sent: 600,
+      deleted: 600,
+      durationMs,
+      invocations: 60,
+    });
+    await orders.seed([minute(120), ...repeat(9, minute(30))]);
+    await orders.sendMessages(1200);
+    await billing.seed(repeat(10, minute(20, 6_000)));
+    await billing.sendMessages(200);
+    await email.seed(repeat(10, IDLE));
+    for (const m of world.members) await m.seedControllerHistory((await world.effective(m)) ?? 2, 10);
+    const start = world.now;
+    const seen: { after: number; reserved?: number; mapping?: number }[] = [];
+    world.duringSleep = async (now) => {
+      seen.push({ after: now - start, ...(await billing.applied()) });
+    };
+    await world.tick();
+    for (const s of world.sums) expect(s.sum).toBeLessThanOrEqual(BUDGET);
+    // THEN billing's mapping came down and its reserved trailed at every sample before 50 s, then came down to it
+    // THEN billing's mapping came down at the tick and its reserved trailed: each record is taken before that
+    // time's sample, so the samples at 10–40 s released nothing
+    const lowered = seen.filter((s) => (s.mapping ?? 14) < 14);
+    expect(lowered.map((s) => s.after)).toEqual([10, 20, 30, 40, 50]);
+    for (const s of lowered) expect(s.reserved).toBeGreaterThan(s.mapping ?? 0);
+    // and the one at 50 s, 20 s + the 30 s timeout after the tick, did
+    const after = await billing.applied();
+    expect(after.reserved).toBe(after.mapping);
+  }, 60_000);
 });
