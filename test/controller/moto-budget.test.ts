@@ -148,6 +148,30 @@ describe('a budget of 20 shared by three members, against moto', () => {
     expect(entry?.reason).toBe('paused');
   });
 
+  it('a member paused at reserved 0 with no mapping maximum holds back its floor: the documented resume keeps the budget', async () => {
+    // GIVEN a budget of 14; billing paused by its operator (reserved 0) over a mapping with no MaximumConcurrency:
+    // it counts 0, and docs/deploy.md's resume puts reserved concurrency back at its floor, 2
+    const capped = { ...SETTINGS, maxConcurrency: 14 };
+    const spec = (reserved: number, mappingMax?: number): BudgetMemberSpec => ({
+      settings: capped,
+      reserved,
+      mappingMax,
+    });
+    const world = await BudgetWorld.create(server, 14, [spec(2, 2), spec(0), spec(2, 2)]);
+    const [orders, billing, email] = world.members as [World, World, World];
+    await seedShortfall(world);
+    await world.tick();
+    for (const s of world.sums) expect(s.sum).toBeLessThanOrEqual(14);
+    // THEN orders (needing 12) is given no more than 14 − billing's floor − email's floor
+    expect(await world.effective(orders)).toBeLessThanOrEqual(10);
+    // WHEN the operator resumes billing as documented, before any tick sees it
+    await billing.setApplied({ reserved: 2 });
+    // THEN the sum is within the budget
+    expect(
+      (await world.effective(orders)) + (await world.effective(billing)) + (await world.effective(email)),
+    ).toBeLessThanOrEqual(14);
+  });
+
   it('two overlapping invocations of the same event keep the sum within the budget at every write', async () => {
     const world = await BudgetWorld.create(server, BUDGET, [member(2), member(14), member(4)]);
     await seedShortfall(world);
