@@ -69,6 +69,9 @@ floors); per option the worst p99 ÷ target, exec peak and mean, dead letters, t
 compute is the same for all and left out) and the reserved concurrency the age law holds; and, where the file has
 observed columns, the observed max age and peak concurrency per hour or day beside the replay of --current.
 
+A trace longer than 30 days (what one run simulates) is replayed over its last 30 days, and a window line says so;
+a file of more than 100,000 rows in those days is refused (pass fewer, longer rows).
+
 A trace bigger than the budget (or than the simulator's 50,000,000 messages a run) is replayed thinned by k < 1:
 each replayed message stands for 1/k of yours and does their work (rates × k, item times ÷ k), so the need
 (rate × item time), the cap, the floor and the costs stay your trace's; k is printed. Ages and peaks are

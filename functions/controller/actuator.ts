@@ -4,7 +4,12 @@ import {
   UpdateEventSourceMappingCommand,
 } from '@aws-sdk/client-lambda';
 import { errorMessage, type FailureKind, failureKind } from '../../lib/aws/aws-errors.ts';
-import { type ActuatorReading, readMapping, readReserved } from '../../lib/aws/lambda-reads.ts';
+import {
+  type ActuatorReading,
+  readFunctionTimeout,
+  readMapping,
+  readReserved,
+} from '../../lib/aws/lambda-reads.ts';
 import {
   type ActuatorCondition,
   type ActuatorMode,
@@ -110,6 +115,8 @@ export class LambdaActuator implements ConcurrencyPort {
   #limits: ConsumerLimits | undefined;
   /** The last reading's pause and mapping facts (the limits themselves live in `#limits`). */
   #read: ConsumerReading | undefined;
+  /** The consumer's timeout, read once, when a budget's tick first asks (a shrink's release needs it). */
+  #timeout: Promise<number | undefined> | undefined;
 
   constructor(
     private readonly lambda: LambdaClient,
@@ -202,6 +209,12 @@ export class LambdaActuator implements ConcurrencyPort {
   async ceiling(): Promise<number | undefined> {
     await this.read();
     return executionCeiling(this.target.mode, this.#limits as ConsumerLimits);
+  }
+
+  /** The consumer's function timeout (one read, then kept: it changes only with a deploy). */
+  functionTimeoutSeconds(): Promise<number | undefined> {
+    this.#timeout ??= readFunctionTimeout(this.lambda, this.target.functionName);
+    return this.#timeout;
   }
 
   /** The pause of the last reading, and whether the limits as known now (read, then written) are out of step. */

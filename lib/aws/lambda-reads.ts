@@ -2,6 +2,7 @@ import {
   GetEventSourceMappingCommand,
   type GetEventSourceMappingCommandOutput,
   GetFunctionConcurrencyCommand,
+  GetFunctionConfigurationCommand,
   type LambdaClient,
 } from '@aws-sdk/client-lambda';
 
@@ -70,4 +71,22 @@ export async function readMapping(lambda: LambdaClient, uuid: string): Promise<A
 export async function readReserved(lambda: LambdaClient, functionName: string): Promise<ActuatorReading> {
   const out = await lambda.send(new GetFunctionConcurrencyCommand({ FunctionName: functionName }));
   return parseReserved(out.ReservedConcurrentExecutions);
+}
+
+/**
+ * The consumer's function timeout, seconds (`Timeout`, 1–900): the longest an invocation runs, so how long after a
+ * shrink the invocations the old maximum started are known to have ended. Undefined when it cannot be read (the
+ * role may lack `lambda:GetFunctionConfiguration`): the freed units then wait for the next tick, the safe side.
+ */
+export async function readFunctionTimeout(
+  lambda: LambdaClient,
+  functionName: string,
+): Promise<number | undefined> {
+  try {
+    const out = await lambda.send(new GetFunctionConfigurationCommand({ FunctionName: functionName }));
+    const timeout = out.Timeout;
+    return typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0 ? timeout : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,4 +1,4 @@
-import { budgetCount, ceilingOf } from './budget-tick.ts';
+import { budgetCount, ceilingOf } from './budget-member.ts';
 import type { ScalerConfig } from './config.ts';
 import type { FastPathContext } from './fast-path.ts';
 import type { ActuatorCondition } from './ports.ts';

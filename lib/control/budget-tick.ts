@@ -1,11 +1,31 @@
 import { allocateBudget, type BudgetGrant, type BudgetMember, budgetProblems } from './budget-allocation.ts';
+import {
+  ageOf,
+  type BudgetTickHooks,
+  type BudgetTickMember,
+  budgetCount,
+  ceilingOf,
+  countedBefore,
+  demandOf,
+  type MemberReading,
+  type OkReading,
+  readMember,
+  releaseDelaySeconds,
+} from './budget-member.ts';
 import type { BudgetMemberOutcome, BudgetTickResult } from './budget-outcome.ts';
 import { afterFailedLowering, type BudgetWrite, planBudgetWrites } from './budget-writes.ts';
-import type { ScalerConfig } from './config.ts';
-import type { Decision } from './decision.ts';
 import { fastPathContext, fastPathOn } from './fast-path.ts';
 import type { ControllerState } from './snapshot.ts';
-import { readAndDecide, repairedBy, type TickOptions, type TickPorts, type TickReading } from './tick.ts';
+import { repairedBy, type TickOptions } from './tick.ts';
+
+export {
+  type BudgetTickHooks,
+  type BudgetTickMember,
+  budgetCount,
+  ceilingOf,
+  LONG_POLL_SECONDS,
+  releaseDelaySeconds,
+} from './budget-member.ts';
 
 /**
  * One tick of a shared budget: every member's own law, then the split, then the writes in the order that keeps
@@ -14,7 +34,8 @@ import { readAndDecide, repairedBy, type TickOptions, type TickPorts, type TickR
  *
  * 1. Each member is read and decided as `runTick` does (its own snapshot, state and `decide`). A member that
  *    cannot be read (its reads threw) counts at its last known value, or at its cap: nothing is written to it.
- * 2. A member paused by an operator counts at what its pause holds, and is not written either.
+ * 2. A member paused by an operator counts at what its pause holds, at least its floor (what the documented resume
+ *    puts back), and is not written either.
  * 3. `allocateBudget` splits the budget among the others by lateness; `planBudgetWrites` orders the writes,
  *    lowerings first; a lowering that did not land drops the raises that needed it (`afterFailedLowering`).
  * 4. When the held counts leave too little for the others' floors (a member unreadable at its cap, say), nothing
@@ -26,86 +47,6 @@ import { readAndDecide, repairedBy, type TickOptions, type TickPorts, type TickR
  * before the mapping and lowers the mapping first, so the effective limit never passes the planned value on the
  * way (write-plan.ts).
  */
-
-/**
- * The longest an SQS poll waits for messages (`WaitTimeSeconds` at most 20): a poll the pollers started before the
- * maximum dropped can return a batch, and invoke, that long after (docs/aws-facts.md, "Event source mapping").
- */
-export const LONG_POLL_SECONDS = 20;
-
-/**
- * How long after a lockstep shrink the units it freed are known free: every poll in flight then has returned and
- * invoked (the long poll plus the mapping's batching window), and every invocation the old maximum started has
- * ended (twice the mean invocation time, for the slow ones). Undefined when the invocation time is unknown: then
- * the units wait for the next tick, when reserved comes down anyway.
- */
-export function releaseDelaySeconds(
-  invocationSeconds: number | undefined,
-  batchingWindowSeconds = 0,
-): number | undefined {
-  if (invocationSeconds === undefined || !Number.isFinite(invocationSeconds) || invocationSeconds < 0) {
-    return undefined;
-  }
-  return LONG_POLL_SECONDS + batchingWindowSeconds + 2 * invocationSeconds;
-}
-
-export interface BudgetTickMember {
-  /** Unique in the budget. */
-  readonly name: string;
-  readonly ports: TickPorts;
-  /** Its own settings: its floor, cap and target are the budget's floor, cap and lateness for it. */
-  readonly config: ScalerConfig;
-  /** How much its lateness counts. @default 1 */
-  readonly weight?: number;
-  /** What it was last known to hold, counted when it cannot be read. @default its cap */
-  readonly lastKnown?: number;
-}
-
-export interface BudgetTickHooks {
-  /** Called after every write with every member's count then (the invariant's tests watch it). */
-  afterWrite?(counts: ReadonlyMap<string, number>): void;
-}
-
-type OkReading = TickReading & {
-  readonly ok: true;
-  /** What it counts for: its execution ceiling where the port knows it, else its applied limit. */
-  readonly ceiling: number | undefined;
-};
-type MemberReading = OkReading | { readonly ok: false; readonly error: unknown };
-
-/** A member's reads and its own law, as `runTick` does them; a failed read is kept, not thrown. */
-async function readMember(
-  member: BudgetTickMember,
-  now: number,
-  options: TickOptions,
-): Promise<MemberReading> {
-  try {
-    const reading = await readAndDecide(member.ports, member.config, now, options);
-    return { ok: true, ...reading, ceiling: await ceilingOf(member.ports.concurrency) };
-  } catch (error) {
-    return { ok: false, error };
-  }
-}
-
-/** The port's execution ceiling, or its applied limit where it has none (the simulator's pool). */
-export function ceilingOf(port: TickPorts['concurrency']): Promise<number | undefined> {
-  return port.ceiling ? port.ceiling() : port.applied();
-}
-
-/** What a member counts for in the budget: its execution ceiling, or its cap when nothing bounds it. */
-export function budgetCount(applied: number | undefined, cap: number): number {
-  return applied !== undefined && Number.isFinite(applied) ? applied : cap;
-}
-
-/** A member's demand: its own law's value within [floor, cap], as the split takes it. */
-function demandOf(decision: Decision, config: ScalerConfig): number {
-  return Math.min(config.maxConcurrency, Math.max(config.minConcurrency, decision.desired));
-}
-
-/** The age the member's decision used (the datapoint bounded by real-time depth), else the datapoint. */
-function ageOf(reading: OkReading): number | undefined {
-  return reading.decision.inputs.ageSeconds ?? reading.snapshot.oldestAge?.seconds;
-}
 
 interface Entry {
   readonly member: BudgetTickMember;
@@ -130,6 +71,17 @@ interface TickRun {
 function held(run: TickRun, name: string): boolean {
   const reading = run.byName.get(name)?.reading;
   return reading === undefined || !reading.ok || reading.decision.reason === 'hold:paused';
+}
+
+/**
+ * What a held member takes of the budget: its count, and a paused one at least its floor. The documented resume
+ * (docs/deploy.md, "Pausing and resuming") puts reserved concurrency back at the floor, which a reserved-mode member
+ * paused at 0 does not count yet: held back, the resume lands within the budget before any tick has seen it.
+ */
+function heldAt(run: TickRun, name: string): number {
+  const { member, reading } = entry(run, name);
+  const count = run.counts.get(name) as number;
+  return reading.ok ? Math.max(count, member.config.minConcurrency) : count;
 }
 
 function entry(run: TickRun, name: string): Entry {
@@ -163,7 +115,7 @@ function claimsOf(run: TickRun): BudgetMember[] {
       targetSeconds: m.config.targetAgeSeconds,
       weight: m.weight,
     };
-    if (held(run, m.name)) return { ...base, desired: 0, pausedAt: run.counts.get(m.name) as number };
+    if (held(run, m.name)) return { ...base, desired: 0, pausedAt: heldAt(run, m.name) };
     const ok = entry(run, m.name).reading as OkReading;
     return { ...base, desired: ok.decision.desired, ageSeconds: ageOf(ok) };
   });
@@ -173,12 +125,8 @@ function claimsOf(run: TickRun): BudgetMember[] {
 function planOf(run: TickRun) {
   const claims = claimsOf(run);
   const split = budgetProblems(run.budget, claims).length === 0;
-  const grants = split
-    ? allocateBudget(run.budget, claims)
-    : loweredOnly(run.members, run.byName, run.counts);
-  const heldTotal = run.members
-    .filter((m) => held(run, m.name))
-    .reduce((s, m) => s + (run.counts.get(m.name) ?? 0), 0);
+  const grants = split ? allocateBudget(run.budget, claims) : loweredOnly(run);
+  const heldTotal = run.members.filter((m) => held(run, m.name)).reduce((s, m) => s + heldAt(run, m.name), 0);
   const writable = grants.filter((g) => !held(run, g.name));
   const limits = writable.map((g) => {
     const { member, reading } = entry(run, g.name);
@@ -186,16 +134,29 @@ function planOf(run: TickRun) {
       name: g.name,
       applied: reading.ok ? reading.ceiling : undefined,
       cap: member.config.maxConcurrency,
+      runs: runsAt(run, g.name),
     };
   });
-  // Rule 4 keeps the grants ≤ the counts: no raise, so the plan's budget check does not apply.
+  // Rule 4 keeps the grants ≤ the counts and ≤ what each runs under: no limit rises, so the plan's budget check
+  // does not apply.
   const plan = split
     ? planBudgetWrites(run.budget - heldTotal, limits, writable)
     : writable.flatMap((g): BudgetWrite[] => {
         const from = run.counts.get(g.name) as number;
-        return g.granted < from ? [{ name: g.name, kind: 'lower', from, to: g.granted, needs: [] }] : [];
+        const to = Math.min(g.granted, runsAt(run, g.name) ?? g.granted);
+        return to < from ? [{ name: g.name, kind: 'lower', from, to, needs: [] }] : [];
       });
   return { split, grants, writable, plan };
+}
+
+/**
+ * The limit a readable member runs under (its applied limit, below its count where lockstep's limits differ),
+ * never below its floor: a limit set by hand under the floor is written no lower than the floor.
+ */
+function runsAt(run: TickRun, name: string): number | undefined {
+  const { member, reading } = entry(run, name);
+  if (!reading.ok || reading.current === undefined || !Number.isFinite(reading.current)) return undefined;
+  return Math.max(reading.current, member.config.minConcurrency);
 }
 
 /** One write to a member, then its limits read back: returns its count after. */
@@ -221,7 +182,9 @@ async function write(run: TickRun, name: string, value: number): Promise<number>
 
 /**
  * Repairs first: a member whose limits are out of step (an overpull, reserved left above the mapping) but whose
- * grant needs no write is rewritten at its grant, which is its count: the count cannot rise.
+ * grant needs no write is rewritten at its grant, which is its count, or at what it runs under where that is lower
+ * (rule 4): no limit rises, so a repair is a lowering and may run while the sum is over the budget. One that would
+ * raise the limit it runs under is in the plan, as a raise after the pay-back (`planBudgetWrites`).
  */
 async function repairOutOfStep(
   run: TickRun,
@@ -232,7 +195,7 @@ async function repairOutOfStep(
   for (const g of writable) {
     const reading = run.byName.get(g.name)?.reading;
     if (!reading?.ok || planned.has(g.name) || !(reading.condition.outOfStep ?? false)) continue;
-    await write(run, g.name, g.granted);
+    await write(run, g.name, Math.min(g.granted, runsAt(run, g.name) ?? g.granted));
   }
 }
 
@@ -331,7 +294,8 @@ async function outcomeOf(
       ? fastPathContext(snapshot, { ...decision, state: saved }, applied, member.config)
       : undefined;
   const trailing = wrote.has(g.name) && applied !== undefined && appliedAfter > applied;
-  const delay = releaseDelaySeconds(snapshot.invocationSeconds, condition.batchingWindowSeconds);
+  const timeout = trailing ? await member.ports.concurrency.functionTimeoutSeconds?.() : undefined;
+  const delay = releaseDelaySeconds(timeout, condition.batchingWindowSeconds);
   const releaseAt = trailing && delay !== undefined ? now + delay : undefined;
   const deferredTo = deferred.includes(g.name) && g.granted > appliedAfter ? g.granted : undefined;
   return {
@@ -355,12 +319,6 @@ async function outcomeOf(
   };
 }
 
-function countedBefore(member: BudgetTickMember, reading: MemberReading): number {
-  return reading.ok
-    ? budgetCount(reading.ceiling, member.config.maxConcurrency)
-    : (member.lastKnown ?? member.config.maxConcurrency);
-}
-
 /** A grant as rule 4 makes it: the split's fields, with the reasons only rule 4 gives. */
 interface HeldGrant extends Omit<BudgetGrant, 'reason'> {
   readonly reason: BudgetMemberOutcome['reason'];
@@ -370,14 +328,10 @@ interface HeldGrant extends Omit<BudgetGrant, 'reason'> {
  * Rule 4: the held counts leave no room for the others' floors. Each member keeps its count, or its own law's
  * value where that is lower; the held ones keep theirs. In the members' order (no lateness to rank by).
  */
-function loweredOnly(
-  members: readonly BudgetTickMember[],
-  byName: ReadonlyMap<string, { member: BudgetTickMember; reading: MemberReading }>,
-  counts: ReadonlyMap<string, number>,
-): HeldGrant[] {
-  return members.map((m) => {
-    const reading = byName.get(m.name)?.reading as MemberReading;
-    const count = counts.get(m.name) as number;
+function loweredOnly(run: TickRun): HeldGrant[] {
+  return run.members.map((m) => {
+    const reading = entry(run, m.name).reading;
+    const count = run.counts.get(m.name) as number;
     if (!reading.ok)
       return {
         name: m.name,
@@ -386,8 +340,11 @@ function loweredOnly(
         reason: 'unreadable' as const,
         lateness: undefined,
       };
-    if (reading.decision.reason === 'hold:paused')
-      return { name: m.name, granted: count, share: count, reason: 'paused' as const, lateness: undefined };
+    // A paused member's share holds back what its resume takes, from the fast path too (`heldAt`).
+    if (reading.decision.reason === 'hold:paused') {
+      const share = heldAt(run, m.name);
+      return { name: m.name, granted: count, share, reason: 'paused' as const, lateness: undefined };
+    }
     return {
       name: m.name,
       granted: Math.min(count, demandOf(reading.decision, m.config)),

@@ -28,8 +28,15 @@ import { BudgetError } from './budget-allocation.ts';
 /** A member's limit now; `applied` undefined: it could not be read. */
 export interface MemberLimit {
   readonly name: string;
+  /** What it counts for: its execution ceiling (lockstep: the larger of its two limits). */
   readonly applied?: number;
   readonly cap: number;
+  /**
+   * The limit it runs under, where lower than `applied` (lockstep: reserved trailing the mapping, or the mapping
+   * above reserved). Writing it to any value above this raises a limit even when its count falls, so such a write
+   * waits for the pay-back like a raise. @default `applied`
+   */
+  readonly runs?: number;
 }
 
 /** One write of a member's limit. */
@@ -61,17 +68,8 @@ export function planBudgetWrites(
 ): BudgetWrite[] {
   const problems = planProblems(budget, current, grants);
   if (problems.length > 0) throw new BudgetError(problems);
-  const limits = new Map(current.map((m) => [m.name, m]));
-  const moves = grants.flatMap((g) => {
-    const m = limits.get(g.name);
-    if (m === undefined) return [];
-    const from = m.applied ?? m.cap;
-    return from === g.granted && m.applied !== undefined ? [] : [{ name: g.name, from, to: g.granted }];
-  });
-  const lowers = moves.filter((w) => w.to < w.from).sort(byFreedThenName);
-  const raises = moves.filter((w) => w.to >= w.from);
-
   let free = budget - current.reduce((sum, m) => sum + (m.applied ?? m.cap), 0);
+  const { lowers, raises } = movesOf(current, grants, free < 0);
   const payBack: string[] = [];
   const freed: { name: string; left: number }[] = [];
   for (const w of lowers) {
@@ -86,7 +84,7 @@ export function planBudgetWrites(
     const fromFree = Math.min(wanted, free);
     free -= fromFree;
     wanted -= fromFree;
-    const needs = new Set(payBack);
+    const needs = new Set(w.self ? [...payBack, w.name] : payBack);
     for (const f of freed) {
       if (wanted === 0) break;
       const used = Math.min(wanted, f.left);
@@ -97,9 +95,52 @@ export function planBudgetWrites(
     }
     // Unreachable once the grants are checked to fit: Σ raises ≤ free + Σ freed.
     if (wanted > 0) throw new Error(`unreachable: no headroom left for ${w.name}'s raise`);
-    steps.push({ ...w, kind: 'raise', needs: [...needs] });
+    steps.push({ name: w.name, from: w.from, to: w.to, kind: 'raise', needs: [...needs] });
   }
   return steps;
+}
+
+interface Move {
+  readonly name: string;
+  readonly from: number;
+  readonly to: number;
+  /** A raise that follows the member's own lowering (a split, below): it needs that lowering too. */
+  readonly self?: boolean;
+}
+
+/**
+ * Each member's move from its count to its grant, as lowerings and raises. A move that raises a limit the member
+ * runs under (`runs` below the grant) is a raise in what it runs, whatever its count does:
+ * - its count unchanged (a repair at its grant: reserved trailing at 12 over a mapping of 4, granted 12, raises the
+ *   mapping 4 → 12): a raise of 0 units, which waits for the pay-back;
+ * - its count falling while the start is over the budget (reserved 8 over a mapping of 5, granted 6: reserved
+ *   comes down, the mapping goes up): split into a lowering to what it runs (every limit down) and a raise from
+ *   there, so that until the sum is within nothing but lowerings is written. From a start within the budget the
+ *   one write is kept: Σ counted holds after it, and what it runs stays within what it counts.
+ */
+function movesOf(
+  current: readonly MemberLimit[],
+  grants: readonly { readonly name: string; readonly granted: number }[],
+  over: boolean,
+): { lowers: Move[]; raises: Move[] } {
+  const limits = new Map(current.map((m) => [m.name, m]));
+  const lowers: Move[] = [];
+  const raises: Move[] = [];
+  for (const g of grants) {
+    const m = limits.get(g.name);
+    if (m === undefined) continue;
+    const from = m.applied ?? m.cap;
+    const runs = Math.min(from, m.runs ?? from);
+    const to = g.granted;
+    if (to > from || (to === from && (m.applied === undefined || runs < to)))
+      raises.push({ name: g.name, from, to });
+    else if (to < from && over && runs < to) {
+      lowers.push({ name: g.name, from, to: runs });
+      raises.push({ name: g.name, from: runs, to, self: true });
+    } else if (to < from) lowers.push({ name: g.name, from, to });
+  }
+  lowers.sort(byFreedThenName);
+  return { lowers, raises };
 }
 
 /**

@@ -73,6 +73,12 @@ export interface ConcurrencyPort {
   /** Pause and lockstep findings on the limits as known now (read, then written). @default neither */
   condition?(): Promise<ActuatorCondition>;
   /**
+   * The consumer function's timeout, seconds (undefined: unknown): no invocation runs longer, so a shrink's freed
+   * units are known free that long after the last poll could invoke (`releaseDelaySeconds`). Asked only by a
+   * budget's tick, of a member whose reserved trails a shrink. @default unknown: the units wait for the next tick
+   */
+  functionTimeoutSeconds?(): Promise<number | undefined>;
+  /**
    * Applies an absolute value, repairing whatever is out of step on the way. Called when it differs from
    * `applied()` or the condition says the values are out of step; never while paused. A refused write leaves the
    * old value: `applied()` afterwards says what holds.

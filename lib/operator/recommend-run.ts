@@ -24,7 +24,13 @@ import {
   type ReplaySeries,
   replaySeries,
 } from './replay-comparison.ts';
-import { planReplay, REPLAY_BUDGET_MESSAGES, type ReplayPlan } from './replay-limit.ts';
+import {
+  checkReplayRows,
+  planReplay,
+  REPLAY_BUDGET_MESSAGES,
+  type ReplayPlan,
+  replayWindow,
+} from './replay-limit.ts';
 import { thin } from './replay-thinning.ts';
 
 /**
@@ -85,6 +91,8 @@ export interface RecommendReport {
     readonly runs: number;
     readonly budget: number;
     readonly functionTimeoutRaisedTo?: number;
+    /** Set when the trace is longer than a run may be: what was left out before the stretch replayed. */
+    readonly window?: { readonly droppedSeconds: number; readonly droppedPhases: number };
   };
   readonly settings: {
     readonly targetAgeSeconds: number;
@@ -154,7 +162,13 @@ function runSettings(
 }
 
 export async function recommend(input: RecommendInput): Promise<RecommendReport> {
-  const { scenario, seeds } = input;
+  const { seeds } = input;
+  // A trace longer than one run may be is replayed over its latest stretch that fits (replayWindow).
+  const window = replayWindow(input.scenario.phases);
+  checkReplayRows(window.phases);
+  const scenario = { ...input.scenario, phases: window.phases };
+  const startSeconds =
+    input.startSeconds === undefined ? undefined : input.startSeconds + window.droppedSeconds;
   const resolve = (settings: ScalerSettings) =>
     resolveScalerConfig(settings, { defaults: PRESET.settings, label: input.label });
   const given = resolve(input.settings);
@@ -198,7 +212,7 @@ export async function recommend(input: RecommendInput): Promise<RecommendReport>
   }
 
   const busy = scenario.phases.filter((p) => p.ratePerSecond > 0);
-  const offsetHours = input.startSeconds === undefined ? 0 : Math.floor((input.startSeconds % 86_400) / 3600);
+  const offsetHours = startSeconds === undefined ? 0 : Math.floor((startSeconds % 86_400) / 3600);
   const peak = dailyPeak(hourlyNeeds(scenario.phases, given), offsetHours);
   const comparison = compareReplay(scenario.phases, series);
   return {
@@ -207,19 +221,22 @@ export async function recommend(input: RecommendInput): Promise<RecommendReport>
       phases: scenario.phases.length,
       seconds,
       messages: plan.traceMessages,
-      peakRatePerSecond: Math.max(0, ...scenario.phases.map((p) => p.ratePerSecond)),
+      peakRatePerSecond: extreme(scenario.phases, (p) => p.ratePerSecond, Math.max, 0),
       itemMs: {
-        min: Math.min(...(busy.length > 0 ? busy : scenario.phases).map((p) => p.itemMs)),
-        max: Math.max(...(busy.length > 0 ? busy : scenario.phases).map((p) => p.itemMs)),
+        min: extreme(busy.length > 0 ? busy : scenario.phases, (p) => p.itemMs, Math.min, Infinity),
+        max: extreme(busy.length > 0 ? busy : scenario.phases, (p) => p.itemMs, Math.max, -Infinity),
       },
       observed: scenario.phases.some((p) => p.observed !== undefined),
-      ...(input.startSeconds === undefined ? {} : { startSeconds: input.startSeconds }),
+      ...(startSeconds === undefined ? {} : { startSeconds }),
     },
     seeds,
     plan: {
       ...plan,
       runs,
       budget,
+      ...(window.droppedSeconds > 0
+        ? { window: { droppedSeconds: window.droppedSeconds, droppedPhases: window.droppedPhases } }
+        : {}),
       ...(thinning.functionTimeoutRaisedTo === undefined
         ? {}
         : { functionTimeoutRaisedTo: thinning.functionTimeoutRaisedTo }),
@@ -238,4 +255,16 @@ export async function recommend(input: RecommendInput): Promise<RecommendReport>
     current: input.current,
     ...(comparison === undefined ? {} : { comparison }),
   };
+}
+
+/** The largest or smallest of `value` over the phases, by a loop: a spread of 130,000 rows overflows the stack. */
+function extreme<T>(
+  items: readonly T[],
+  value: (item: T) => number,
+  pick: (a: number, b: number) => number,
+  from: number,
+) {
+  let best = from;
+  for (const item of items) best = pick(best, value(item));
+  return best;
 }

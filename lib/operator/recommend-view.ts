@@ -157,7 +157,9 @@ function thinningCaution(report: RecommendReport): string | undefined {
 function planText(report: RecommendReport): string[] {
   const p = report.plan;
   const runs = `${count(p.runs, 'run')} (${report.options.length} controllers × ${count(report.seeds.length, 'seed')})`;
-  if (p.k === 1) return [`replay: the trace as it is, ${grouped(p.messagesPerRun)} messages a run, ${runs}`];
+  const window = windowText(report);
+  if (p.k === 1)
+    return [...window, `replay: the trace as it is, ${grouped(p.messagesPerRun)} messages a run, ${runs}`];
   const bound =
     p.boundBy === 'run-bound'
       ? 'the simulator replays at most 50,000,000 messages a run'
@@ -166,11 +168,24 @@ function planText(report: RecommendReport): string[] {
     `replay: thinned, k = ${p.k}: ${grouped(p.traceMessages)} messages are too many (${bound}); each replayed message stands for ${Number((1 / p.k).toFixed(1))} of yours and does their work (rates × k, item times ÷ k), ${grouped(p.messagesPerRun)} a run, ${runs}.`,
     `  Concurrency (rate × item time), ages and costs are your trace's, so no figure is scaled back; the figures are a thinned replay's all the same: its arrivals are noisier. The error this brings, measured on every shipped scenario: docs/operator-tools.md, "recommend".`,
   ];
+  lines.unshift(...window);
   if (p.functionTimeoutRaisedTo !== undefined)
     lines.push(
       `  The function timeout is raised to ${p.functionTimeoutRaisedTo} s for the replay: a thinned batch does 1/k times your work, and must not time out where yours does not.`,
     );
   return lines;
+}
+
+/** A trace longer than one run may be: which stretch was replayed, and how to choose another. */
+function windowText(report: RecommendReport): string[] {
+  const w = report.plan.window;
+  if (w === undefined) return [];
+  const kept = report.trace.seconds;
+  const clock =
+    report.trace.startSeconds === undefined ? " (times below count from this stretch's start)" : '';
+  return [
+    `window: the trace's last ${duration(kept)} (${grouped(report.trace.phases)} rows), the most one run replays (30 days); its first ${duration(w.droppedSeconds)} (${grouped(w.droppedPhases)} rows) are left out${clock}. For another stretch, export it with trace --from and --to, or cut the file.`,
+  ];
 }
 
 function optionsTable(report: RecommendReport): string[] {

@@ -1,5 +1,5 @@
 import type { Phase } from '../load-file/load-file.ts';
-import { SIMULATION_LIMITS } from '../sim/limits.ts';
+import { SIMULATION_LIMITS, SimulationLimitError } from '../sim/limits.ts';
 
 /**
  * How many messages `recommend`'s runs may replay together. Measured on this project's 2-core machine
@@ -55,4 +55,53 @@ export function planReplay(
     messagesPerRun: messages * k,
     boundBy: perRunBound <= perRunBudget ? 'run-bound' : 'budget',
   };
+}
+
+/** The stretch of a trace a run replays: the phases, and what was left out before them. */
+export interface ReplayWindow {
+  readonly phases: readonly Phase[];
+  /** Simulated seconds left out at the trace's start (0: the whole trace). */
+  readonly droppedSeconds: number;
+  /** Rows left out whole at the trace's start (a row cut in two counts as kept). */
+  readonly droppedPhases: number;
+}
+
+/**
+ * The trace's most recent stretch one run may replay: at most the simulator's 30 days (SIMULATION_LIMITS; thinning
+ * covers the messages). A longer trace (trace exports up to 455 days) is replayed over its last 30 days, not
+ * refused with advice `recommend` cannot take: the latest traffic is what the choice is for. The first row kept
+ * may be cut to fit. Worked example: 40 days of hourly rows → the last 720 rows, 10 days left out.
+ */
+export function replayWindow(phases: readonly Phase[]): ReplayWindow {
+  let seconds = 0;
+  let first = phases.length;
+  let cut: Phase | undefined;
+  while (first > 0) {
+    const p = phases[first - 1] as Phase;
+    const room = SIMULATION_LIMITS.seconds - seconds;
+    if (room <= 0) break;
+    first -= 1;
+    if (p.durationSeconds > room) {
+      cut = { ...p, durationSeconds: room };
+      seconds += room;
+      break;
+    }
+    seconds += p.durationSeconds;
+  }
+  if (first === 0 && cut === undefined) return { phases, droppedSeconds: 0, droppedPhases: 0 };
+  const kept = cut === undefined ? phases.slice(first) : [cut, ...phases.slice(first + 1)];
+  const total = phases.reduce((sum, p) => sum + p.durationSeconds, 0);
+  return { phases: kept, droppedSeconds: total - seconds, droppedPhases: first };
+}
+
+/**
+ * Refuses, in one line, a stretch with more rows than a run keeps wait percentiles for (100,000), before any run:
+ * the simulator's own refusal names `--time-scale`, which `recommend` does not take.
+ */
+export function checkReplayRows(phases: readonly Phase[]): void {
+  if (phases.length <= SIMULATION_LIMITS.phases) return;
+  const grouped = (n: number) => n.toLocaleString('en-US');
+  throw new SimulationLimitError(
+    `--trace: ${grouped(phases.length)} rows to replay, more than ${grouped(SIMULATION_LIMITS.phases)} (a run keeps each row's wait percentiles): pass a file of fewer, longer rows (merge neighbours: durations add) or a shorter stretch (trace --from and --to)`,
+  );
 }

@@ -32,6 +32,8 @@ export interface ControlledParts {
   readonly loops: ReceiveLoops;
   /** The seed's in-process pool reads its queue's head age the instant it asks, not from CloudWatch. */
   readonly instantAge: boolean;
+  /** The consumer function's timeout, where it has one (a budget's release waits for it). */
+  readonly functionTimeoutSeconds?: number;
 }
 
 /**
@@ -106,7 +108,8 @@ export class ControllerClock {
     this.state = { ...this.state, lastChangeAt: now };
   }
 
-  private buildPorts({ metrics, queue, actuator, loops, instantAge }: ControlledParts): TickPorts {
+  private buildPorts(parts: ControlledParts): TickPorts {
+    const { metrics, queue, actuator, loops, instantAge } = parts;
     return {
       metrics: {
         read: async (now, period, window) =>
@@ -123,6 +126,7 @@ export class ControllerClock {
         applied: async () => actuator.effective(),
         ceiling: async () => actuator.ceiling(),
         condition: async () => actuator.condition(),
+        functionTimeoutSeconds: async () => parts.functionTimeoutSeconds,
         apply: async (desired) => {
           actuator.apply(desired, this.at);
           loops.resize(this.at);

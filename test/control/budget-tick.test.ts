@@ -49,6 +49,8 @@ class FakeConsumer {
   /** Decides, per write, whether it is refused. */
   refuse: (target: 'reserved' | 'mapping', value: number) => boolean = () => false;
   readFails = false;
+  /** The consumer's function timeout, as the actuator reads it (undefined: unknown). */
+  timeoutSeconds: number | undefined = 30;
   state: ControllerState = { baselineItemSeconds: 0.02, baselineArrivalRate: 0 };
   writes = 0;
 
@@ -95,6 +97,10 @@ class FakeConsumer {
               outOfStep: !paused && outOfStep('lockstep', this.limits),
               overpull: overpulls('lockstep', this.limits),
             };
+          },
+          functionTimeoutSeconds: async () => {
+            fail();
+            return this.timeoutSeconds;
           },
           apply: async (desired) => {
             for (const write of planWrites('lockstep', this.limits, desired, this.config.maxConcurrency)) {
@@ -399,7 +405,7 @@ async function tickAtFullBudget() {
   return { consumers, orders, billing, email, tick };
 }
 
-/** One fast sample of billing alone after `tickAtFullBudget`, at NOW + 30 (past its release time). */
+/** One fast sample of billing alone after `tickAtFullBudget`, at NOW + 50 (at its release time). */
 async function sampleBilling({ billing, tick }: Awaited<ReturnType<typeof tickAtFullBudget>>) {
   const b = tick.members.find((x) => x.name === 'billing');
   return runBudgetFastSample(
@@ -415,7 +421,7 @@ async function sampleBilling({ billing, tick }: Awaited<ReturnType<typeof tickAt
       },
     ],
     new Map(tick.members.map((x) => [x.name, x.appliedAfter])),
-    NOW + 30,
+    NOW + 50,
   );
 }
 
@@ -460,8 +466,8 @@ describe('runBudgetFastSample', () => {
     expect(tick.dropped).toEqual([]);
     expect(o?.deferredTo).toBe(o?.granted);
     expect(total(consumers)).toBeLessThanOrEqual(40);
-    // The release time: the long poll (20 s) and twice the mean invocation (10 items of 20 ms: 0.2 s).
-    expect(b?.releaseAt).toBeCloseTo(NOW + 20 + 2 * 0.2, 6);
+    // The release time: the long poll (20 s) and the consumer's timeout (30 s), the longest an invocation runs.
+    expect(b?.releaseAt).toBe(NOW + 20 + 30);
     const fastMembers = (at: readonly (typeof tick.members)[number][]) =>
       at.flatMap((x) => {
         const c = consumers.find((k) => k.name === x.name) as FakeConsumer;
@@ -486,12 +492,39 @@ describe('runBudgetFastSample', () => {
     expect(early.raised.size).toBe(0);
     expect(billing.limits.reserved).toBe(18);
     // WHEN one comes after it: billing's reserved comes down to its mapping, and orders gets its grant
-    const late = await runBudgetFastSample(40, fastMembers(tick.members), early.counts, NOW + 30);
+    const late = await runBudgetFastSample(40, fastMembers(tick.members), early.counts, NOW + 50);
     expect([...late.released]).toEqual(['billing']);
     expect(billing.limits.reserved).toBe(billing.limits.mapping);
     expect(late.raised.get('orders')).toBe(o?.granted);
     expect(orders.effective()).toBe(o?.granted);
     expect(total(consumers)).toBeLessThanOrEqual(40);
+  });
+
+  it('a heavy-tailed consumer’s units are released after its function timeout, not after twice its mean invocation', async () => {
+    // GIVEN billing's invocations take 1 s on average (100 items of 10 ms a batch) but may run to its 30 s timeout
+    const heavy = async (timeoutSeconds: number | undefined) => {
+      const consumers = threeMembers();
+      const [orders, billing, email] = consumers as [FakeConsumer, FakeConsumer, FakeConsumer];
+      orders.limits = { reserved: 10, mapping: 10 };
+      billing.limits = { reserved: 18, mapping: 18 };
+      email.limits = { reserved: 12, mapping: 12 };
+      billing.load = { ...billing.load, itemSeconds: 0.1 };
+      billing.timeoutSeconds = timeoutSeconds;
+      const tick = await runBudgetTick(
+        40,
+        consumers.map((c) => c.member()),
+        NOW,
+        OPTIONS,
+      );
+      const b = tick.members.find((o) => o.name === 'billing');
+      expect(b?.snapshot?.invocationSeconds).toBeGreaterThan(0.5);
+      expect(billing.limits.reserved).toBeGreaterThan(billing.limits.mapping ?? 0);
+      return b?.releaseAt;
+    };
+    // THEN its freed units are known free only once an invocation started under the old maximum has ended
+    expect(await heavy(30)).toBe(NOW + 20 + 30);
+    // and with its timeout unknown, not before the next tick (no release between ticks), whatever its mean
+    expect(await heavy(undefined)).toBeUndefined();
   });
 
   it('no release over limits someone changed since the tick (an operator’s hand edit is left alone)', async () => {

@@ -347,4 +347,64 @@ describe("an operator's pause, end to end", () => {
     // THEN nothing is written to the paused member; the late one is raised to what the pause leaves
     expect(plan.map((w) => `${w.name} ${w.from}→${w.to}`)).toEqual(['late 10→15']);
   });
+
+  it('from a start over the budget, a repair that raises what a member runs under waits for the pay-back', () => {
+    // GIVEN budget 20, counted 22 but running 14: 'a' counts 12 (reserved trailing) and runs 4 (its mapping),
+    // granted 12; 'b' runs 10, granted 8. Rewriting 'a' at 12 raises its mapping 4 → 12 (Σ applied 14 → 22).
+    const plan = planBudgetWrites(
+      20,
+      [
+        { name: 'a', applied: 12, runs: 4, cap: 32 },
+        { name: 'b', applied: 10, cap: 32 },
+      ],
+      [
+        { name: 'a', granted: 12 },
+        { name: 'b', granted: 8 },
+      ],
+    );
+    // THEN b's lowering first, and a's rewrite is a raise of 0 units that needs it (Σ applied 14 → 12 → 20)
+    expect(steps(plan)).toEqual([
+      ['b', 'lower', 10, 8, []],
+      ['a', 'raise', 12, 12, ['b']],
+    ]);
+  });
+
+  it('from a start over the budget, a lowering by count that raises what a member runs under is split', () => {
+    // GIVEN budget 13, counted 16 but running 13: 'c' counts 8 and runs 5 (reserved 8 over a mapping of 5),
+    // granted 6: its one write would lower reserved 8 → 6 and raise the mapping 5 → 6 (Σ applied 13 → 14)
+    const plan = planBudgetWrites(
+      13,
+      [
+        { name: 'c', applied: 8, runs: 5, cap: 32 },
+        { name: 'd', applied: 8, cap: 32 },
+      ],
+      [
+        { name: 'c', granted: 6 },
+        { name: 'd', granted: 7 },
+      ],
+    );
+    // THEN only lowerings until the sum is within (c to what it runs, 5; d to 7), then c's raise 5 → 6, which
+    // needs its own lowering and the pay-back
+    expect(steps(plan)).toEqual([
+      ['c', 'lower', 8, 5, []],
+      ['d', 'lower', 8, 7, []],
+      ['c', 'raise', 5, 6, ['c', 'd']],
+    ]);
+    // From a start within the budget the one write is kept: the sum of counts never passes the budget.
+    const within = planBudgetWrites(
+      16,
+      [
+        { name: 'c', applied: 8, runs: 5, cap: 32 },
+        { name: 'd', applied: 8, cap: 32 },
+      ],
+      [
+        { name: 'c', granted: 6 },
+        { name: 'd', granted: 7 },
+      ],
+    );
+    expect(steps(within)).toEqual([
+      ['c', 'lower', 8, 6, []],
+      ['d', 'lower', 8, 7, []],
+    ]);
+  });
 });

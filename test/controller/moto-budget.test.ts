@@ -148,6 +148,30 @@ describe('a budget of 20 shared by three members, against moto', () => {
     expect(entry?.reason).toBe('paused');
   });
 
+  it('a member paused at reserved 0 with no mapping maximum holds back its floor: the documented resume keeps the budget', async () => {
+    // GIVEN a budget of 14; billing paused by its operator (reserved 0) over a mapping with no MaximumConcurrency:
+    // it counts 0, and docs/deploy.md's resume puts reserved concurrency back at its floor, 2
+    const capped = { ...SETTINGS, maxConcurrency: 14 };
+    const spec = (reserved: number, mappingMax?: number): BudgetMemberSpec => ({
+      settings: capped,
+      reserved,
+      mappingMax,
+    });
+    const world = await BudgetWorld.create(server, 14, [spec(2, 2), spec(0), spec(2, 2)]);
+    const [orders, billing, email] = world.members as [World, World, World];
+    await seedShortfall(world);
+    await world.tick();
+    for (const s of world.sums) expect(s.sum).toBeLessThanOrEqual(14);
+    // THEN orders (needing 12) is given no more than 14 − billing's floor − email's floor
+    expect(await world.effective(orders)).toBeLessThanOrEqual(10);
+    // WHEN the operator resumes billing as documented, before any tick sees it
+    await billing.setApplied({ reserved: 2 });
+    // THEN the sum is within the budget
+    expect(
+      (await world.effective(orders)) + (await world.effective(billing)) + (await world.effective(email)),
+    ).toBeLessThanOrEqual(14);
+  });
+
   it('two overlapping invocations of the same event keep the sum within the budget at every write', async () => {
     const world = await BudgetWorld.create(server, BUDGET, [member(2), member(14), member(4)]);
     await seedShortfall(world);
@@ -227,8 +251,8 @@ describe('a budget of 20 shared by three members, against moto', () => {
   );
 
   it('between ticks the Lambda releases a lowered member once its units are free, then runs the deferred raise', async () => {
-    // Fast path on; 10 messages/s of 1 s items, 10 a batch (10 s an invocation): a release 20 + 2 × 10 s after the
-    // tick, within its minute. Orders 2 minutes behind (1,200 waiting), billing on target at 14, email idle.
+    // Fast path on; 10 messages/s of 1 s items, 10 a batch (10 s an invocation): a release 20 s + the consumer's
+    // 30 s timeout after the tick, within its minute (the actuator reads the timeout with the limits). Orders 2 minutes behind (1,200 waiting), billing on target at 14, email idle.
     const fast = { ...SETTINGS, fastSampleSeconds: 10 };
     const spec = (reserved: number): BudgetMemberSpec => ({ settings: fast, reserved, mappingMax: reserved });
     const world = await BudgetWorld.create(server, BUDGET, [spec(2), spec(14), spec(4)]);
@@ -255,8 +279,8 @@ describe('a budget of 20 shared by three members, against moto', () => {
     // THEN the sum never passed 20 at any write, tick or fast path
     for (const s of world.sums) expect(s.sum).toBeLessThanOrEqual(BUDGET);
     // and the tick lowered billing (its share, 6) and deferred orders' raise: billing's reserved trailed, then came
-    // down within the minute, and orders was raised into what that freed. Email (idle: no invocation time known)
-    // keeps its trailing unit until the next tick, so orders stops one short of its grant, at exactly what is free.
+    // down within the minute, and orders was raised into what that freed. Whatever still trails at the last sample
+    // (email's unit, if it was lowered) still counts, so orders stops at its grant or at exactly what is free.
     expect(grant).toBeGreaterThan(2);
     const b = await billing.applied();
     expect(b.mapping).toBeLessThan(14);
@@ -271,4 +295,43 @@ describe('a budget of 20 shared by three members, against moto', () => {
     expect(await world.effective(orders)).toBeGreaterThan(2);
     expect((await ceiling(orders)) + others).toBe(BUDGET);
   });
+
+  it('between ticks a lowered member is released only after its function timeout, however short its mean invocation', async () => {
+    // As above, but billing's invocations take 0.1 s on average (60 a minute, 6 s in all): twice the mean would
+    // release its trailing reserved 20.2 s after the tick, while an invocation its old maximum started may run to
+    // the consumer's 30 s timeout. The release must wait for 20 s + 30 s.
+    const fast = { ...SETTINGS, fastSampleSeconds: 10 };
+    const spec = (reserved: number): BudgetMemberSpec => ({ settings: fast, reserved, mappingMax: reserved });
+    const world = await BudgetWorld.create(server, BUDGET, [spec(2), spec(14), spec(4)]);
+    const [orders, billing, email] = world.members as [World, World, World];
+    const minute = (age: number, durationMs = 600_000) => ({
+      age,
+      sent: 600,
+      deleted: 600,
+      durationMs,
+      invocations: 60,
+    });
+    await orders.seed([minute(120), ...repeat(9, minute(30))]);
+    await orders.sendMessages(1200);
+    await billing.seed(repeat(10, minute(20, 6_000)));
+    await billing.sendMessages(200);
+    await email.seed(repeat(10, IDLE));
+    for (const m of world.members) await m.seedControllerHistory((await world.effective(m)) ?? 2, 10);
+    const start = world.now;
+    const seen: { after: number; reserved?: number; mapping?: number }[] = [];
+    world.duringSleep = async (now) => {
+      seen.push({ after: now - start, ...(await billing.applied()) });
+    };
+    await world.tick();
+    for (const s of world.sums) expect(s.sum).toBeLessThanOrEqual(BUDGET);
+    // THEN billing's mapping came down and its reserved trailed at every sample before 50 s, then came down to it
+    // THEN billing's mapping came down at the tick and its reserved trailed: each record is taken before that
+    // time's sample, so the samples at 10–40 s released nothing
+    const lowered = seen.filter((s) => (s.mapping ?? 14) < 14);
+    expect(lowered.map((s) => s.after)).toEqual([10, 20, 30, 40, 50]);
+    for (const s of lowered) expect(s.reserved).toBeGreaterThan(s.mapping ?? 0);
+    // and the one at 50 s, 20 s + the 30 s timeout after the tick, did
+    const after = await billing.applied();
+    expect(after.reserved).toBe(after.mapping);
+  }, 60_000);
 });

@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { maxReservableFor, parseUnreservedFloor } from '../../functions/controller/account-headroom.ts';
 import { eventTime, isRepeat, isStale } from '../../functions/controller/schedule-event.ts';
 import { failureKind } from '../../lib/aws/aws-errors.ts';
-import { LambdaResponseError, parseMapping, parseReserved } from '../../lib/aws/lambda-reads.ts';
+import {
+  LambdaResponseError,
+  parseMapping,
+  parseReserved,
+  readFunctionTimeout,
+} from '../../lib/aws/lambda-reads.ts';
 import { metricWindow, parseMetricData } from '../../lib/aws/metric-queries.ts';
 import { parseQueueDepth, QueueResponseError } from '../../lib/aws/queue-depth.ts';
 
@@ -87,6 +92,31 @@ describe('Lambda reads', () => {
   });
   it.each([-1, 1.5, Number.NaN, '7'])('refuses %s', (value) => {
     expect(() => parseReserved(value)).toThrow(LambdaResponseError);
+  });
+  it('the consumer’s timeout: its Timeout, or unknown when it cannot be read (the release then waits a tick)', async () => {
+    const answering = (answer: () => Promise<unknown>) =>
+      ({ send: answer }) as unknown as Parameters<typeof readFunctionTimeout>[0];
+    expect(
+      await readFunctionTimeout(
+        answering(async () => ({ Timeout: 30 })),
+        'consumer',
+      ),
+    ).toBe(30);
+    expect(
+      await readFunctionTimeout(
+        answering(async () => ({})),
+        'consumer',
+      ),
+    ).toBeUndefined();
+    const denied = Object.assign(new Error('not authorized'), { name: 'AccessDeniedException' });
+    expect(
+      await readFunctionTimeout(
+        answering(async () => {
+          throw denied;
+        }),
+        'consumer',
+      ),
+    ).toBeUndefined();
   });
 });
 

@@ -238,6 +238,31 @@ describe('npm run recommend', () => {
     expect(JSON.parse(stdout)).toHaveProperty('recommendation');
   });
 
+  it('refuses a file of 130,000 rows in one line, exit 2, with advice it can take (no stack trace)', async () => {
+    const rows = Array.from({ length: 130_000 }, (_, i) => `10,${1 + (i % 5)},20`);
+    const trace = file('rows.csv', ['duration_s,rate_per_s,item_ms', ...rows, ''].join('\n'));
+    const { code, stdout, stderr } = await recommend('--trace', trace, '--seeds', '1');
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr.trim()).toMatch(
+      /^recommend: --trace: 130,000 rows to replay, more than 100,000 .*trace --from and --to\)$/,
+    );
+    expect(stderr).not.toMatch(/--time-scale|RangeError| {4}at /);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('replays a 40-day trace over its last 30 days, and says so, rather than refuse it', async () => {
+    const rows = Array.from({ length: 40 * 24 }, (_, h) => `3600,${1 + (h % 3)},20`);
+    const trace = file('forty-days.csv', ['duration_s,rate_per_s,item_ms', ...rows, ''].join('\n'));
+    const { code, stdout, stderr } = await recommend('--trace', trace, '--seeds', '1');
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(
+      /^window: the trace's last 30 d \(720 rows\), the most one run replays \(30 days\); its first 10 d \(240 rows\) are left out/m,
+    );
+    expect(stdout).toMatch(/^recommend: /m);
+  }, 120_000);
+
   it('refuses a file it cannot read: one line, exit 2', async () => {
     const { code, stderr } = await recommend('--trace', join(scratch, 'missing.csv'));
     expect(code).toBe(2);

@@ -3,10 +3,11 @@ import { resolveScalerConfig } from '../../lib/control/config.ts';
 import type { LoadFile, Phase } from '../../lib/load-file/load-file.ts';
 import { chooseFloor, dailyPeak, hourlyNeeds } from '../../lib/operator/load-windows.ts';
 import { compareReplay, type ReplaySeries, windowSeconds } from '../../lib/operator/replay-comparison.ts';
-import { planReplay, roundDown } from '../../lib/operator/replay-limit.ts';
+import { checkReplayRows, planReplay, replayWindow, roundDown } from '../../lib/operator/replay-limit.ts';
 import { thin } from '../../lib/operator/replay-thinning.ts';
 import { traceStartSeconds } from '../../lib/operator/trace-start.ts';
 import { LAMBDA_ENVIRONMENT } from '../../lib/sim/environment.ts';
+import { SimulationLimitError } from '../../lib/sim/limits.ts';
 
 const CONFIG = resolveScalerConfig({});
 const hour = (ratePerSecond: number, itemMs = 20): Phase => ({
@@ -62,6 +63,56 @@ describe('the replay plan: thinning k from the budget', () => {
     [3, 1],
   ])('rounds %f down to %f (two significant digits)', (k, rounded) => {
     expect(roundDown(k)).toBe(rounded);
+  });
+});
+
+describe('the stretch a run replays', () => {
+  it('keeps a trace of 30 days or less whole', () => {
+    const month = Array.from({ length: 30 * 24 }, () => hour(10));
+    expect(replayWindow(month)).toEqual({ phases: month, droppedSeconds: 0, droppedPhases: 0 });
+  });
+
+  it('replays the last 30 days of a longer trace, cutting the first row kept to fit', () => {
+    const forty = Array.from({ length: 40 * 24 }, (_, h) => hour(h));
+    const w = replayWindow(forty);
+    expect(w.phases).toEqual(forty.slice(10 * 24));
+    expect(w.droppedSeconds).toBe(10 * 86_400);
+    expect(w.droppedPhases).toBe(240);
+    // A day-long row across the 30-day edge: 1.5 days in the window, the rest left out.
+    const days = [
+      { durationSeconds: 2 * 86_400, ratePerSecond: 5, itemMs: 20 },
+      ...Array.from({ length: 685 }, () => hour(1)),
+    ];
+    const cut = replayWindow(days);
+    expect(cut.phases[0]).toEqual({
+      durationSeconds: 30 * 86_400 - 685 * 3600,
+      ratePerSecond: 5,
+      itemMs: 20,
+    });
+    expect(cut.phases.reduce((s, p) => s + p.durationSeconds, 0)).toBe(30 * 86_400);
+    expect(cut.droppedPhases).toBe(0);
+  });
+
+  it('refuses more rows than a run keeps, in one line that names no option recommend lacks', () => {
+    const rows = Array.from({ length: 130_000 }, () => ({
+      durationSeconds: 10,
+      ratePerSecond: 1,
+      itemMs: 20,
+    }));
+    expect(() => checkReplayRows(rows)).toThrow(SimulationLimitError);
+    expect(() => checkReplayRows(rows)).toThrow(/^--trace: 130,000 rows to replay, more than 100,000/);
+    expect(() => checkReplayRows(rows)).not.toThrow(/--time-scale|--rate-scale/);
+    expect(() => checkReplayRows(rows.slice(0, 100_000))).not.toThrow();
+  });
+
+  it('finds the longest invocation of a 130,000-row trace without overflowing the stack', () => {
+    const rows = Array.from({ length: 130_000 }, (_, i) => ({
+      durationSeconds: 10,
+      ratePerSecond: 1,
+      itemMs: 20 + (i % 7),
+    }));
+    const scenario: LoadFile = { name: 'rows', phases: rows };
+    expect(() => thin(scenario, LAMBDA_ENVIRONMENT, 1)).not.toThrow();
   });
 });
 
