@@ -39,9 +39,13 @@ export function summarize(r: StatusReading): StatusSummary {
   // The tick's log line carries its settings; an older controller published them as metrics instead.
   const settings = newestSettings(r.decisions);
   const value = (series: readonly Datapoint[]) => latest(series)?.value;
+  // The flags are sparse (published only when 1, lib/telemetry.ts): one is set only when its newest datapoint is
+  // from the controller's newest minute; an older one is a past state, and none with a newer tick means 0.
+  const newestTick = latest(s.applied)?.timestamp;
   const flag = (series: readonly Datapoint[]) => {
-    const v = value(series);
-    return v === undefined ? undefined : v >= 1;
+    if (newestTick === undefined) return undefined;
+    const newest = latest(series);
+    return newest !== undefined && newest.timestamp >= newestTick && newest.value >= 1;
   };
   return {
     reservedConcurrency: r.reservedConcurrency,
