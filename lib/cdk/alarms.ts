@@ -54,8 +54,9 @@ export interface ScalerAlarmsProps {
 }
 
 /**
- * The scaler's alarms, each with its missing-data treatment chosen for what absence means for that signal.
- * The expressions are exposed so the dashboard graphs exactly what the alarms evaluate.
+ * The scaler's alarms, each with its missing-data treatment chosen for what absence means for that signal. Each
+ * reads as few metrics as carry its signal, none twice (CloudWatch bills an alarm per metric it references). The
+ * alarms and the expressions are exposed so the dashboard graphs exactly what the alarms evaluate.
  */
 export class ScalerAlarms extends Construct {
   /** At the cap with the head age above target for more than a minute: the seed's "shed, don't scale" hook. */
