@@ -9,10 +9,13 @@ export const SCALER_DIMENSION = 'ScalerName';
 export const CONTROLLER_METRICS = {
   appliedConcurrency: 'AppliedConcurrency',
   desiredConcurrency: 'DesiredConcurrency',
+  // The cap and the floor: settings, no longer published (the dashboard draws them as lines; `status` takes them
+  // from the decision's log line). The names stay for the readers of an older controller's history.
   cap: 'MaxConcurrency',
   floor: 'MinConcurrency',
   headAgeSeconds: 'HeadAgeSeconds',
   targetAgeSeconds: 'TargetAgeSeconds',
+  // The depth: no longer published (AWS/SQS publishes ApproximateNumberOfMessagesVisible and …NotVisible for free).
   visibleMessages: 'VisibleMessages',
   inFlightMessages: 'InFlightMessages',
   atCap: 'AtCap',
@@ -22,10 +25,15 @@ export const CONTROLLER_METRICS = {
   noData: 'NoData',
   errors: 'ControllerErrors',
   clampedByAccountHeadroom: 'ClampedByAccountHeadroom',
+  // A tick's raise refused by the account's headroom with the head above target: the `-account-headroom` alarm's
+  // one metric.
+  clampedAboveTarget: 'ClampedAboveTarget',
   // The downstream got slower and the head is above target: shed or slow the producers (more workers hurt).
   shed: 'Shed',
   // An operator paused the consumer (reserved 0, or the mapping disabled); the controller holds.
   paused: 'Paused',
+  // Paused with the head above target: the `-paused` alarm's one metric (the age condition is the tick's own).
+  pausedAboveTarget: 'PausedAboveTarget',
   // The pause itself overpulls: reserved 0 while the mapping polls throttles every batch toward the DLQ.
   pauseOverpull: 'PauseOverpull',
   // A tick found the mapping's maximum and reserved concurrency out of step (a hand edit, a half-done tick) and
@@ -33,18 +41,32 @@ export const CONTROLLER_METRICS = {
   lockstepRepairs: 'LockstepRepairs',
   // Growth by the fast path between ticks (real-time depth), per sample that grew.
   fastPathGrowths: 'FastPathGrowths',
-  // Seconds into its one-minute period at which the tick sampled VisibleMessages: the next tick's depth trend
-  // divides by the real interval between the two samples, not by whole periods.
+  // Seconds into its one-minute period at which the tick sampled VisibleMessages: no longer published (the tick
+  // no longer reads its own depth history back); the name stays for the readers of an older controller's history.
   visibleSampleOffsetSeconds: 'VisibleSampleOffsetSeconds',
   // Ticks that did not run the control law: a stale or repeated schedule event.
   skippedTicks: 'SkippedTicks',
 } as const;
 
 /**
+ * What every decided tick publishes: billed a full month each (docs/aws-facts.md, "Prices"), so only what a
+ * dashboard or a reader needs every minute and AWS does not publish for free. `AppliedConcurrency` is the
+ * dashboard's main line and the controller's memory (read back on a cold start); `DesiredConcurrency` is the law's
+ * answer, which no AWS metric carries; `HeadAgeSeconds` and `TargetAgeSeconds` are the age the law acted on and
+ * what it compared it with, which `status --budget` reads per member (it knows a member only by its ScalerName,
+ * not its queue). The queue's depth and age are AWS/SQS's, free; the cap and floor are settings.
+ */
+export const DENSE_CONTROLLER_METRICS: ReadonlySet<string> = new Set([
+  CONTROLLER_METRICS.appliedConcurrency,
+  CONTROLLER_METRICS.desiredConcurrency,
+  CONTROLLER_METRICS.headAgeSeconds,
+  CONTROLLER_METRICS.targetAgeSeconds,
+]);
+
+/**
  * The flags and counts that are 0 almost always: published only when non-zero, so CloudWatch bills them only in
  * the hours they say something (docs/aws-facts.md, "Prices"). Their alarms treat missing data as not breaching;
- * readers treat a missing period as 0 (the carried state looks for ScaleEvents above 0). What a dashboard needs
- * every minute (applied, desired, the age, the depth) and the constants beside it stay dense.
+ * readers treat a missing period as 0 (the carried state looks for ScaleEvents above 0).
  */
 export const SPARSE_CONTROLLER_METRICS: ReadonlySet<string> = new Set([
   CONTROLLER_METRICS.atCap,
@@ -54,8 +76,10 @@ export const SPARSE_CONTROLLER_METRICS: ReadonlySet<string> = new Set([
   CONTROLLER_METRICS.noData,
   CONTROLLER_METRICS.errors,
   CONTROLLER_METRICS.clampedByAccountHeadroom,
+  CONTROLLER_METRICS.clampedAboveTarget,
   CONTROLLER_METRICS.shed,
   CONTROLLER_METRICS.paused,
+  CONTROLLER_METRICS.pausedAboveTarget,
   CONTROLLER_METRICS.pauseOverpull,
   CONTROLLER_METRICS.lockstepRepairs,
   CONTROLLER_METRICS.fastPathGrowths,

@@ -15,16 +15,21 @@ const count = (name: string, value: number): MetricValue => ({ name, unit: Metri
  * The budget's own metrics after a tick (dimension BudgetName): the budget, Σ granted, whether it is exhausted
  * (fully granted with a member starved: behind its target and granted less than its own law asked), and how many
  * are starved. Pure, so the alarm's input is tested without Powertools. A skipped tick publishes nothing: the
- * members' SkippedTicks say so.
+ * members' SkippedTicks say so. Exhausted and starved are 0 almost always: published only when non-zero, as the
+ * scalers' flags are (billed only in the hours they say something; the `-budget-exhausted` alarm treats missing
+ * data as not breaching, and `status --budget` reads a missing minute as 0).
  */
 export function budgetMetricsFor(outcome: BudgetOutcome): MetricValue[] {
   if (outcome.kind === 'skipped') return [];
   const { result } = outcome;
+  const sparse = [
+    count(B.exhausted, result.exhausted ? 1 : 0),
+    count(B.starvedMembers, result.starved.length),
+  ];
   return [
     count(B.limit, result.budget),
     count(B.granted, result.grantedTotal),
-    count(B.exhausted, result.exhausted ? 1 : 0),
-    count(B.starvedMembers, result.starved.length),
+    ...sparse.filter((m) => m.value !== 0),
   ];
 }
 

@@ -19,10 +19,13 @@ const flag = (b: boolean) => (b ? 1 : 0);
 
 /**
  * The metrics one tick publishes. Pure, so what the dashboards, the alarms and the carried state read is
- * tested without Powertools. `AppliedConcurrency`, `ScaleEvents`, `VisibleMessages` and
- * `VisibleSampleOffsetSeconds` are also the controller's memory: the next tick rebuilds its state from them
- * (carried-state.ts). The flags describe what is applied after the tick's writes, not what the law wanted: a
- * raise refused by the account's headroom is not "at cap".
+ * tested without Powertools. Every decided tick publishes the dense state (lib/telemetry.ts
+ * DENSE_CONTROLLER_METRICS: applied, desired, the age and its target); `AppliedConcurrency` and `ScaleEvents` are
+ * also the controller's memory (carried-state.ts). The flags describe what is applied after the tick's writes, not
+ * what the law wanted: a raise refused by the account's headroom is not "at cap". Each "behind and the controller
+ * cannot act" flag comes with its age condition folded in (`Saturated`, `Shed`, `PausedAboveTarget`,
+ * `ClampedAboveTarget`, `NoData` with messages waiting), so each alarm reads one metric, not the flag and the
+ * queue's age: CloudWatch bills an alarm per metric it references.
  */
 export function metricsFor(outcome: TickOutcome): MetricValue[] {
   const count = (name: string, value: number) => ({ name, unit: MetricUnit.Count, value });
@@ -33,37 +36,39 @@ export function metricsFor(outcome: TickOutcome): MetricValue[] {
   const age = decision.inputs.ageSeconds ?? snapshot.oldestAge?.seconds;
   const ageAboveTarget = age !== undefined && age > config.targetAgeSeconds;
   const atCap = outcome.appliedAfter !== undefined && outcome.appliedAfter >= config.maxConcurrency;
-  const noData = decision.reason === 'hold:no-data' || decision.reason === 'grow:backlog-before-data';
+  const paused = decision.reason === 'hold:paused';
+  const clamped = actuation.kind === 'clamped';
   const out: MetricValue[] = [
     count(M.desiredConcurrency, decision.desired),
-    count(M.cap, config.maxConcurrency),
-    count(M.floor, config.minConcurrency),
     { name: M.targetAgeSeconds, unit: MetricUnit.Seconds, value: config.targetAgeSeconds },
     count(M.atCap, flag(atCap)),
     count(M.saturated, flag(atCap && ageAboveTarget)),
     count(M.scaleEvents, flag(outcome.appliedAfter !== result.applied && outcome.appliedAfter !== undefined)),
     count(M.downstreamSlower, flag(decision.downstreamSlower)),
     count(M.shed, flag(decision.shed)),
-    count(M.noData, flag(noData)),
-    count(M.paused, flag(decision.reason === 'hold:paused')),
+    count(M.noData, flag(noDataWithBacklog(outcome))),
+    count(M.paused, flag(paused)),
+    count(M.pausedAboveTarget, flag(paused && ageAboveTarget)),
     count(M.pauseOverpull, flag(outcome.pauseOverpull)),
     count(M.lockstepRepairs, flag(result.repaired)),
     count(M.errors, flag(actuation.kind === 'failed')),
-    count(M.clampedByAccountHeadroom, flag(actuation.kind === 'clamped')),
+    count(M.clampedByAccountHeadroom, flag(clamped)),
+    count(M.clampedAboveTarget, flag(clamped && ageAboveTarget)),
   ];
   if (outcome.appliedAfter !== undefined) out.push(count(M.appliedConcurrency, outcome.appliedAfter));
   if (age !== undefined) out.push({ name: M.headAgeSeconds, unit: MetricUnit.Seconds, value: age });
-  if (snapshot.visibleMessages !== undefined) {
-    out.push(count(M.visibleMessages, snapshot.visibleMessages));
-    const periodStart = Math.floor(snapshot.now / PERIOD_SECONDS) * PERIOD_SECONDS;
-    out.push({
-      name: M.visibleSampleOffsetSeconds,
-      unit: MetricUnit.Seconds,
-      value: snapshot.now - periodStart,
-    });
-  }
-  if (snapshot.inFlightMessages !== undefined) out.push(count(M.inFlightMessages, snapshot.inFlightMessages));
   return withoutQuietFlags(out);
+}
+
+/**
+ * No age data while the real-time depth shows messages waiting: the `-no-data` alarm's condition. An idle queue
+ * with no datapoint is SQS's normal state (it stops publishing for a queue inactive for ~6 h), not a fault: left
+ * out, it would also bill the flag in every idle hour.
+ */
+function noDataWithBacklog(outcome: Extract<TickOutcome, { kind: 'decided' }>): boolean {
+  const { decision, snapshot } = outcome.result;
+  const noData = decision.reason === 'hold:no-data' || decision.reason === 'grow:backlog-before-data';
+  return noData && snapshot.visibleMessages !== undefined && snapshot.visibleMessages > 0;
 }
 
 /** The sparse metrics' zeros left out (SPARSE_CONTROLLER_METRICS): billed only in the hours they are non-zero. */
@@ -93,9 +98,6 @@ export function metricsForFast(outcome: FastOutcome): MetricValue[] {
   }
   return withoutQuietFlags(out);
 }
-
-// The controller's metrics and the queue's are one-minute periods.
-const PERIOD_SECONDS = 60;
 
 /** The one structured log line per tick: the reason code and every number behind it. */
 export function logEntryFor(
@@ -128,6 +130,13 @@ export function logEntryFor(
           ...(repaired ? { repaired: true } : {}),
           ...(outcome.pauseOverpull ? { pauseOverpull: true } : {}),
           inputs: decision.inputs,
+          // The settings the tick ran under: no longer published as metrics (they are constants of the
+          // deployment); `status` reads the cap and the floor from here.
+          settings: {
+            targetAgeSeconds: outcome.config.targetAgeSeconds,
+            maxConcurrency: outcome.config.maxConcurrency,
+            minConcurrency: outcome.config.minConcurrency,
+          },
           snapshot,
           state: decision.state,
           actuation: outcome.actuation,

@@ -8,7 +8,7 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
-import { type BudgetMetricFactory, ONE_MINUTE, type ScalerMetricFactory } from './metrics.ts';
+import type { BudgetMetricFactory, ScalerMetricFactory } from './metrics.ts';
 
 /**
  * "More than a minute, continuously" at one-minute resolution: the two most recent one-minute datapoints both
@@ -41,6 +41,12 @@ export interface ScalerAlarmsProps {
   readonly tick: Duration;
   /** Scale events per 10 minutes, with a reversal, above which the controller is oscillating. */
   readonly oscillationThreshold: number;
+  /**
+   * Whether to add the oscillation alarm. Off by default: it reads three metrics (the scale events and the desired
+   * concurrency's highest and lowest), $0.30 a month, for a tuning signal, not a stuck state; the dashboard graphs
+   * its expression either way.
+   */
+  readonly oscillationAlarm: boolean;
   /** Consumer throttles per minute at or above which the throttle alarm counts a minute as bad. */
   readonly throttleThreshold: number;
   /** Where alarm and OK notifications go. */
@@ -48,29 +54,26 @@ export interface ScalerAlarmsProps {
 }
 
 /**
- * The scaler's alarms, each with its missing-data treatment chosen for what absence means for that signal.
- * The expressions are exposed so the dashboard graphs exactly what the alarms evaluate.
+ * The scaler's alarms, each with its missing-data treatment chosen for what absence means for that signal. Each
+ * reads as few metrics as carry its signal, none twice (CloudWatch bills an alarm per metric it references). The
+ * alarms and the expressions are exposed so the dashboard graphs exactly what the alarms evaluate.
  */
 export class ScalerAlarms extends Construct {
   /** At the cap with the head age above target for more than a minute: the seed's "shed, don't scale" hook. */
   readonly saturated: Alarm;
-  readonly saturatedExpression: MathExpression;
   /** The downstream got slower and the controller holds with the head above target: shed, do not scale. */
   readonly shed: Alarm;
-  readonly shedExpression: MathExpression;
   /** A raise refused by the account's unreserved concurrency floor, with the head above target. */
   readonly accountHeadroom: Alarm;
-  readonly accountHeadroomExpression: MathExpression;
   /** An operator's pause (reserved 0, or the mapping disabled) with the head above target. */
   readonly paused: Alarm;
-  readonly pausedExpression: MathExpression;
   /** The pause itself overpulls: reserved 0 while the mapping polls throttles every batch toward the DLQ. */
   readonly pauseOverpull: Alarm;
   /** No age datapoint while messages wait, for NO_DATA_MINUTES in a row. */
   readonly noData: Alarm;
-  readonly noDataExpression: MathExpression;
-  /** Scale events per 10 minutes above the threshold while the concurrency reversed direction. */
-  readonly oscillation: Alarm;
+  /** Scale events per 10 minutes above the threshold while the concurrency reversed direction (opt-in). */
+  readonly oscillation?: Alarm;
+  /** What the oscillation alarm evaluates, graphed on the dashboard whether or not the alarm exists. */
   readonly oscillationExpression: MathExpression;
   /** No clean controller tick for several periods: not scheduled, crashing, or reporting errors. */
   readonly controllerUnhealthy: Alarm;
@@ -88,13 +91,14 @@ export class ScalerAlarms extends Construct {
       name: (suffix) => `${props.scalerName}-${suffix}`,
       targetAgeSeconds: props.targetAge.toSeconds({ integral: false }),
     };
-    ({ alarm: this.saturated, expression: this.saturatedExpression } = saturatedAlarm(on));
-    ({ alarm: this.shed, expression: this.shedExpression } = shedAlarm(on));
-    ({ alarm: this.accountHeadroom, expression: this.accountHeadroomExpression } = accountHeadroomAlarm(on));
-    ({ alarm: this.paused, expression: this.pausedExpression } = pausedAlarm(on));
+    this.saturated = saturatedAlarm(on);
+    this.shed = shedAlarm(on);
+    this.accountHeadroom = accountHeadroomAlarm(on);
+    this.paused = pausedAlarm(on);
     this.pauseOverpull = pauseOverpullAlarm(on);
-    ({ alarm: this.noData, expression: this.noDataExpression } = noDataAlarm(on));
-    ({ alarm: this.oscillation, expression: this.oscillationExpression } = oscillationAlarm(on));
+    this.noData = noDataAlarm(on);
+    this.oscillationExpression = oscillationExpression(props.metrics);
+    if (props.oscillationAlarm) this.oscillation = oscillationAlarm(on, this.oscillationExpression);
     ({ alarm: this.controllerUnhealthy, expression: this.controllerHealthyTicks } =
       controllerUnhealthyAlarm(on));
     this.deadLetters = deadLettersAlarm(on);
@@ -113,7 +117,7 @@ export class ScalerAlarms extends Construct {
       this.paused,
       this.pauseOverpull,
       this.noData,
-      this.oscillation,
+      ...(this.oscillation ? [this.oscillation] : []),
       this.controllerUnhealthy,
       ...(this.deadLetters ? [this.deadLetters] : []),
       this.consumerThrottles,
@@ -135,60 +139,42 @@ interface AlarmWithExpression {
   readonly expression: MathExpression;
 }
 
-/** A "behind for more than a minute, continuously" alarm on one of the expressions below. */
+/**
+ * A "behind for more than a minute, continuously" alarm on one of the controller's sparse flags: 1 in a minute
+ * the condition held at a tick, absent otherwise. Missing = not breaching: the flag is published only when it is 1
+ * (lib/telemetry.ts SPARSE_CONTROLLER_METRICS), and a controller that stopped publishing is the controller
+ * alarm's job. SQS datapoints arrive 1–2 minutes late (docs/aws-facts.md, "SQS metrics"), so the tick's age is
+ * that late too: the lag delays the alarm rather than hiding it.
+ */
 function behindAlarm(
   on: AlarmContext,
   id: string,
   suffix: string,
-  expression: MathExpression,
+  flag: Metric,
   description: string[],
-): AlarmWithExpression {
-  const alarm = new Alarm(on.scope, id, {
+): Alarm {
+  return new Alarm(on.scope, id, {
     alarmName: on.name(suffix),
     alarmDescription: description.join(' '),
-    metric: expression,
+    metric: flag,
     threshold: 1,
     comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
     evaluationPeriods: CONTINUOUS_MINUTES,
     datapointsToAlarm: CONTINUOUS_MINUTES,
     treatMissingData: TreatMissingData.NOT_BREACHING,
   });
-  return { alarm, expression };
 }
 
 /**
- * The states in which the queue falls behind and the controller cannot act, each with the same shape as
- * "saturated": the controller's flag for the cause, and the queue's own age above the target, for more than a
- * minute continuously. Each flag has an id of its own: the dashboard graphs the expressions side by side.
+ * Pinned at cap with age above target: the controller's `Saturated` flag, which folds in both conditions at the
+ * tick (the applied value after its writes at the cap, and the queue's age above the target), so the alarm reads
+ * one metric. "More than a minute, continuously": the two most recent datapoints (CONTINUOUS_MINUTES); "2 of the
+ * last 4" would also fire on two separate one-minute blips. `applied` is what the controller applied, not what it
+ * wanted: a raise the account refused is not "at cap" (that is the account-headroom alarm).
  */
-function behindWhile(on: AlarmContext, id: string, flag: Metric, label: string): MathExpression {
-  return new MathExpression({
-    expression: `IF(${id} >= 1 AND age > ${on.targetAgeSeconds}, 1, 0)`,
-    usingMetrics: { [id]: flag, age: on.props.metrics.metricOldestMessageAge() },
-    period: ONE_MINUTE,
-    label,
-  });
-}
-
-/**
- * Pinned at cap with age above target. Both inputs are one-minute series; the expression is 1 in a minute where
- * both hold. "More than a minute, continuously": the two most recent datapoints (CONTINUOUS_MINUTES). "2 of the
- * last 4" would also fire on two separate one-minute blips. SQS datapoints arrive 1–2 minutes late
- * (docs/aws-facts.md, "SQS metrics"): CloudWatch then evaluates the two most recent datapoints that exist, so the
- * lag delays the alarm rather than hiding it. Missing = not breaching: an idle queue stops publishing its age
- * (nothing waits, so nothing is saturated), and a controller that stopped publishing is the controller alarm's
- * job. `applied` is what the controller applied, not what it wanted: a raise the account refused is not "at cap".
- */
-function saturatedAlarm(on: AlarmContext): AlarmWithExpression {
+function saturatedAlarm(on: AlarmContext): Alarm {
   const { props, targetAgeSeconds } = on;
-  const m = props.metrics;
-  const expression = new MathExpression({
-    expression: `IF(applied >= ${props.maxConcurrency} AND age > ${targetAgeSeconds}, 1, 0)`,
-    usingMetrics: { applied: m.metricAppliedConcurrency(), age: m.metricOldestMessageAge() },
-    period: ONE_MINUTE,
-    label: 'saturated (at cap, age above target)',
-  });
-  return behindAlarm(on, 'Saturated', 'saturated', expression, [
+  return behindAlarm(on, 'Saturated', 'saturated', props.metrics.metricSaturated(), [
     `The consumer has been at its cap (${props.maxConcurrency}) with the oldest message older than the`,
     `target (${targetAgeSeconds} s) for more than a minute: the downstream-derived cap, not the`,
     'controller, is the limit and work is accumulating. Shed or slow the producers, or raise the',
@@ -196,16 +182,10 @@ function saturatedAlarm(on: AlarmContext): AlarmWithExpression {
   ]);
 }
 
-/** The downstream got slower with the age above target: the controller holds on purpose. */
-function shedAlarm(on: AlarmContext): AlarmWithExpression {
+/** The downstream got slower with the age above target (`Shed`): the controller holds on purpose. */
+function shedAlarm(on: AlarmContext): Alarm {
   const { props, targetAgeSeconds } = on;
-  const expression = behindWhile(
-    on,
-    'slower',
-    props.metrics.metricDownstreamSlower(),
-    'shed (downstream slower, age above target)',
-  );
-  return behindAlarm(on, 'Shed', 'shed', expression, [
+  return behindAlarm(on, 'Shed', 'shed', props.metrics.metricShed(), [
     `The downstream got slower (its per-item time is up more than ${props.slowdownFactor}× with arrivals not up`,
     `as much) and the oldest message is older than the target (${targetAgeSeconds} s): the controller`,
     'holds, because more workers would load a slower dependency further. Shed or slow the producers, and look',
@@ -213,16 +193,10 @@ function shedAlarm(on: AlarmContext): AlarmWithExpression {
   ]);
 }
 
-/** A raise the account's unreserved floor refused, with the age above target. */
-function accountHeadroomAlarm(on: AlarmContext): AlarmWithExpression {
+/** A raise the account's unreserved floor refused, with the age above target (`ClampedAboveTarget`). */
+function accountHeadroomAlarm(on: AlarmContext): Alarm {
   const { props, targetAgeSeconds } = on;
-  const expression = behindWhile(
-    on,
-    'clamped',
-    props.metrics.metricClampedByAccountHeadroom(),
-    'clamped by account headroom, age above target',
-  );
-  return behindAlarm(on, 'AccountHeadroom', 'account-headroom', expression, [
+  return behindAlarm(on, 'AccountHeadroom', 'account-headroom', props.metrics.metricClampedAboveTarget(), [
     "The controller's raise was refused: reserving more would take the account's unreserved concurrency",
     `below its floor, and the oldest message is older than the target (${targetAgeSeconds} s). The`,
     'consumer runs below its need. Free reserved concurrency held by other functions, or ask AWS for a',
@@ -230,11 +204,10 @@ function accountHeadroomAlarm(on: AlarmContext): AlarmWithExpression {
   ]);
 }
 
-/** An operator's pause with the age above target. */
-function pausedAlarm(on: AlarmContext): AlarmWithExpression {
+/** An operator's pause with the age above target (`PausedAboveTarget`). */
+function pausedAlarm(on: AlarmContext): Alarm {
   const { targetAgeSeconds } = on;
-  const expression = behindWhile(on, 'paused', on.props.metrics.metricPaused(), 'paused, age above target');
-  return behindAlarm(on, 'Paused', 'paused', expression, [
+  return behindAlarm(on, 'Paused', 'paused', on.props.metrics.metricPausedAboveTarget(), [
     'An operator paused the consumer (reserved concurrency 0, or its event source mapping disabled) and',
     `the oldest message is older than the target (${targetAgeSeconds} s): the controller holds and`,
     'writes nothing while paused. Resume when ready: enable the mapping, or put back a reserved concurrency',
@@ -264,18 +237,12 @@ function pauseOverpullAlarm(on: AlarmContext): Alarm {
 }
 
 /**
- * No data with a backlog: the controller's own NoData flag and the depth it read in real time (SQS's own depth
- * metric may be missing as well). Missing = not breaching: no controller metrics is the controller alarm's job.
+ * No data with a backlog: the controller's `NoData` flag, published only when a tick had no age datapoint and its
+ * real-time depth read showed messages waiting (SQS's own depth metric may be missing as well). Missing = not
+ * breaching: no controller metrics is the controller alarm's job.
  */
-function noDataAlarm(on: AlarmContext): AlarmWithExpression {
-  const m = on.props.metrics;
-  const expression = new MathExpression({
-    expression: 'IF(nodata >= 1 AND visible > 0, 1, 0)',
-    usingMetrics: { nodata: m.metricNoData(), visible: m.metricVisibleMessagesSeen() },
-    period: ONE_MINUTE,
-    label: 'no age data, messages waiting',
-  });
-  const alarm = new Alarm(on.scope, 'NoData', {
+function noDataAlarm(on: AlarmContext): Alarm {
+  return new Alarm(on.scope, 'NoData', {
     alarmName: on.name('no-data'),
     alarmDescription: [
       `For ${NO_DATA_MINUTES} minutes CloudWatch has had no ApproximateAgeOfOldestMessage datapoint for the`,
@@ -283,29 +250,27 @@ function noDataAlarm(on: AlarmContext): AlarmWithExpression {
       "limited steps. Check the queue's metrics in the CloudWatch console (a renamed or recreated queue?), and",
       "the controller's log for hold:no-data. A queue idle for ~6 h can take up to 15 minutes to report again.",
     ].join(' '),
-    metric: expression,
+    metric: on.props.metrics.metricNoData(),
     threshold: 1,
     comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
     evaluationPeriods: NO_DATA_MINUTES,
     datapointsToAlarm: NO_DATA_MINUTES,
     treatMissingData: TreatMissingData.NOT_BREACHING,
   });
-  return { alarm, expression };
 }
 
 /**
  * Oscillation. A plain count cannot tell a flapping controller from a legitimate drain: shrinking from a cap of 32
  * one step a minute is 10 events per 10 minutes. But every change moves the concurrency by at least 1, so a path
- * that only goes one way over N changes spans at least N - 1 (the first change may start from the previous
- * window's value). Events beyond the span + 1 mean the path reversed. Worked example: 10 ↔ 12 every minute →
+ * of N changes in one direction spans at least N - 1 (the span: the window's highest desired value minus the
+ * window's lowest). Events beyond the span + 1 mean the path reversed. Worked example: 10 ↔ 12 every minute →
  * events 10, span 2 → 10 - 2 = 8 ≥ 2 → counts 10 > 3: alarm. A drain 32 → 22 → events 10, span 9 → 1 < 2 →
- * counts 0: no alarm. Missing = not breaching: no published events means no scaling; a silent controller is the
- * controller alarm's job.
+ * counts 0: no alarm. The span needs the desired concurrency twice (its highest and its lowest): one metric read
+ * twice, three in all, which is why the alarm is opt-in (`oscillationAlarm`) and the dashboard graphs it anyway.
  */
-function oscillationAlarm(on: AlarmContext): AlarmWithExpression {
-  const m = on.props.metrics;
+function oscillationExpression(m: ScalerMetricFactory): MathExpression {
   const window = Duration.minutes(10);
-  const expression = new MathExpression({
+  return new MathExpression({
     expression: 'IF(events - (high - low) >= 2, events, 0)',
     usingMetrics: {
       events: m.metricScaleEvents(window),
@@ -315,7 +280,11 @@ function oscillationAlarm(on: AlarmContext): AlarmWithExpression {
     period: window,
     label: 'scale events / 10 min (with a reversal)',
   });
-  const alarm = new Alarm(on.scope, 'Oscillation', {
+}
+
+/** Missing = not breaching: no published events means no scaling; a silent controller is the controller alarm's job. */
+function oscillationAlarm(on: AlarmContext, expression: MathExpression): Alarm {
+  return new Alarm(on.scope, 'Oscillation', {
     alarmName: on.name('oscillation'),
     alarmDescription: [
       `More than ${on.props.oscillationThreshold} scale events in 10 minutes with the concurrency changing`,
@@ -329,13 +298,16 @@ function oscillationAlarm(on: AlarmContext): AlarmWithExpression {
     evaluationPeriods: 1,
     treatMissingData: TreatMissingData.NOT_BREACHING,
   });
-  return { alarm, expression };
 }
 
 /**
- * Controller health: ticks that ran and neither crashed nor reported an error. Missing = breaching: a controller
- * that is not scheduled, or whose metrics stopped, is exactly what this alarm is for. Several periods in a row,
- * because EventBridge's once-a-minute schedule can put 0 or 2 runs in a minute.
+ * Controller health: periods in which the controller published its applied concurrency (every decided tick does;
+ * a crashed, failed or unscheduled one does not) minus the errors it reported (a failed tick, a failed write, a
+ * failed sample). Missing = breaching: a controller that is not scheduled, or whose metrics stopped, is exactly
+ * what this alarm is for. Several periods in a row, because EventBridge's once-a-minute schedule can put 0 or 2
+ * runs in a minute. Two metrics, both the controller's own: Lambda's Invocations would also count the samples
+ * between ticks, which run whether or not the ticks succeed, and its Errors (a crash) publish no
+ * AppliedConcurrency, so the applied count already misses them.
  */
 function controllerUnhealthyAlarm(on: AlarmContext): AlarmWithExpression {
   const m = on.props.metrics;
@@ -343,10 +315,9 @@ function controllerUnhealthyAlarm(on: AlarmContext): AlarmWithExpression {
   const tickSeconds = tick.toSeconds();
   const periods = Math.max(3, Math.ceil(300 / tickSeconds));
   const expression = new MathExpression({
-    expression: 'FILL(invocations, 0) - FILL(crashes, 0) - FILL(reported, 0)',
+    expression: 'FILL(ticks, 0) - FILL(reported, 0)',
     usingMetrics: {
-      invocations: m.metricControllerInvocations().with({ period: tick }),
-      crashes: m.metricControllerErrors().with({ period: tick }),
+      ticks: m.metricAppliedPublications(tick),
       reported: m.metricControllerReportedErrors().with({ period: tick }),
     },
     period: tick,

@@ -27,8 +27,9 @@ const WIDTH = 12;
 const HEIGHT = 6;
 
 /**
- * One dashboard per scaler. The graphs that have an alarm show the alarm's own expression, so what the
- * operator sees is what the alarm evaluates.
+ * One dashboard per scaler. The graphs that have an alarm show the alarm's own metric or expression, so what the
+ * operator sees is what the alarm evaluates. A dashboard is billed as one, whatever it graphs: it shows the raw
+ * flags beside the alarms' and the oscillation expression whether or not that alarm is on.
  */
 export class ScalerDashboard extends Construct {
   readonly dashboard: Dashboard;
@@ -45,10 +46,10 @@ export class ScalerDashboard extends Construct {
       [new AlarmStatusWidget({ title: 'Alarms', alarms: a.all, width: 2 * WIDTH, height: 3 })],
       [
         graph('Applied concurrency vs cap', {
+          // The cap and the floor are settings: lines, not published metrics.
           left: [
             m.metricAppliedConcurrency(),
             m.metricDesiredConcurrency(),
-            m.metricCap(),
             m.metricConsumerConcurrentExecutions(),
           ],
           leftAnnotations: [
@@ -100,7 +101,7 @@ export class ScalerDashboard extends Construct {
           rightYAxis: { min: 0 },
         }),
         graph('Saturated (at cap with age above target)', {
-          left: [a.saturatedExpression, m.metricSaturated(), m.metricAtCap()],
+          left: [a.saturated.metric, m.metricAtCap()],
           leftYAxis: { min: 0, max: 1 },
         }),
       ],
@@ -108,22 +109,16 @@ export class ScalerDashboard extends Construct {
         // Every state in which the queue falls behind and the controller cannot act, as its alarm evaluates it.
         graph('Behind and the controller cannot act (alarms)', {
           left: [
-            a.shedExpression,
-            a.accountHeadroomExpression,
-            a.pausedExpression,
-            a.noDataExpression,
-            m.metricPauseOverpull(),
+            a.shed.metric,
+            a.accountHeadroom.metric,
+            a.paused.metric,
+            a.noData.metric,
+            a.pauseOverpull.metric,
           ],
           leftYAxis: { min: 0, max: 1 },
         }),
         graph('Controller flags', {
-          left: [
-            m.metricShed(),
-            m.metricDownstreamSlower(),
-            m.metricClampedByAccountHeadroom(),
-            m.metricPaused(),
-            m.metricNoData(),
-          ],
+          left: [m.metricDownstreamSlower(), m.metricClampedByAccountHeadroom(), m.metricPaused()],
           right: [m.metricLockstepRepairs(), m.metricFastPathGrowths()],
           leftYAxis: { min: 0 },
           rightYAxis: { min: 0 },

@@ -161,12 +161,12 @@ export class ScalerMetricFactory {
     );
   }
 
-  metricCap(): Metric {
-    return this.controllerMetric('cap', 'Maximum', 'cap');
-  }
-
-  metricFloor(): Metric {
-    return this.controllerMetric('floor', 'Minimum', 'floor');
+  /**
+   * How many times the controller published its applied concurrency in a period: every decided tick does, and
+   * every fast-path sample that grew; a crashed, failed or unscheduled tick does not.
+   */
+  metricAppliedPublications(period: Duration): Metric {
+    return this.controllerMetric('appliedConcurrency', 'SampleCount', 'ticks that published', period);
   }
 
   metricHeadAgeSeen(): Metric {
@@ -189,8 +189,9 @@ export class ScalerMetricFactory {
     return this.controllerMetric('errors', 'Sum', 'controller errors (handled)');
   }
 
+  /** Ticks without an age datapoint while the real-time depth showed messages waiting. */
   metricNoData(): Metric {
-    return this.controllerMetric('noData', 'Sum', 'ticks without data');
+    return this.controllerMetric('noData', 'Sum', 'ticks without age data, messages waiting');
   }
 
   metricDownstreamSlower(): Metric {
@@ -206,8 +207,22 @@ export class ScalerMetricFactory {
     return this.controllerMetric('clampedByAccountHeadroom', 'Maximum', 'clamped by account headroom');
   }
 
+  /** A tick's raise refused by the account's headroom with the head above target. */
+  metricClampedAboveTarget(): Metric {
+    return this.controllerMetric(
+      'clampedAboveTarget',
+      'Maximum',
+      'clamped by account headroom, age above target',
+    );
+  }
+
   metricPaused(): Metric {
     return this.controllerMetric('paused', 'Maximum', 'paused by an operator');
+  }
+
+  /** Paused with the head above target, as the tick saw it. */
+  metricPausedAboveTarget(): Metric {
+    return this.controllerMetric('pausedAboveTarget', 'Maximum', 'paused, age above target');
   }
 
   metricPauseOverpull(): Metric {
@@ -220,11 +235,6 @@ export class ScalerMetricFactory {
 
   metricFastPathGrowths(): Metric {
     return this.controllerMetric('fastPathGrowths', 'Sum', 'fast-path growths');
-  }
-
-  /** The visible depth the controller read at each tick (real time; SQS's own metric may be missing). */
-  metricVisibleMessagesSeen(): Metric {
-    return this.controllerMetric('visibleMessages', 'Maximum', 'visible (controller)');
   }
 }
 

@@ -131,11 +131,19 @@ export interface QueueAgeScalerProps extends QueueAgeScalerSettings {
    */
   readonly alarmEmail?: string;
   /**
-   * Scale events in 10 minutes, with the concurrency changing direction, above which the oscillation alarm
-   * fires. Valid: integer [1; 9] (a one-minute tick makes at most 10 changes in 10 minutes).
+   * Scale events in 10 minutes, with the concurrency changing direction, above which the controller counts as
+   * oscillating: the dashboard's line, and the oscillation alarm's threshold with `oscillationAlarm`. Valid:
+   * integer [1; 9] (a one-minute tick makes at most 10 changes in 10 minutes).
    * @default 3
    */
   readonly oscillationThreshold?: number;
+  /**
+   * Adds the `-oscillation` alarm. It reads three metrics ($0.30 a month: the scale events, and the desired
+   * concurrency's highest and lowest in 10 minutes) for a tuning signal rather than a stuck state, so it is off
+   * unless asked for; the dashboard graphs its expression either way.
+   * @default false
+   */
+  readonly oscillationAlarm?: boolean;
   /**
    * Consumer throttles per minute that count as a bad minute for the throttle alarm (2 bad of 3 alarm).
    * Valid: integer [1; 1000000].
@@ -321,6 +329,7 @@ export class QueueAgeScaler extends Construct {
       slowdownFactor: config.slowdownFactor,
       tick: Duration.seconds(config.tickSeconds),
       oscillationThreshold: options.oscillationThreshold,
+      oscillationAlarm: props.oscillationAlarm ?? false,
       throttleThreshold: options.throttleThreshold,
       actions: [new SnsAction(this.alarmTopic)],
     });

@@ -141,14 +141,21 @@ export function summarizeBudget(r: BudgetReading): BudgetSummary {
   const members = r.members.map((m) => summarizeMember(m, metricsRead));
   const order = (m: BudgetMemberSummary) => (m.state === 'starved' ? 0 : 1);
   const sorted = [...members].sort((a, b) => order(a) - order(b));
-  const value = (name: BudgetSeriesName) => latest(r.budget[name])?.value;
-  const exhausted = value('exhausted');
+  // Exhausted and starved are published only when non-zero (budget-report.ts): read against the budget's newest
+  // tick (its limit and Σ granted are published at every one), an older datapoint is a past state and none is 0.
+  const newestTick = Math.max(...[r.budget.granted, r.budget.limit].map((s) => latest(s)?.timestamp ?? -1));
+  const sparse = (name: BudgetSeriesName) => {
+    if (newestTick < 0 || r.budgetPartial.some((p) => p.series === name)) return undefined;
+    const newest = latest(r.budget[name]);
+    return newest !== undefined && newest.timestamp >= newestTick ? newest.value : 0;
+  };
+  const exhausted = sparse('exhausted');
   return {
     budgetName: r.budgetName,
     limit: latest(r.budget.limit),
     granted: latest(r.budget.granted),
     exhausted: exhausted === undefined ? undefined : exhausted >= 1,
-    starvedMembers: value('starvedMembers'),
+    starvedMembers: sparse('starvedMembers'),
     members: sorted,
     starved: sorted.filter((m) => m.state === 'starved').map((m) => m.name),
   };

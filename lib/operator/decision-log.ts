@@ -22,8 +22,19 @@ export interface LoggedDecision {
   /** The real-time depth a fast-path sample grew on. */
   readonly visibleMessages?: number;
   readonly saturated?: boolean;
+  /**
+   * The settings a tick ran under (its cap, floor and target): the controller logs them rather than publishing
+   * them as metrics, billed every hour for constants of the deployment.
+   */
+  readonly settings?: LoggedSettings;
   /** For a failed tick or sample: the error and what the controller did about it. */
   readonly error?: string;
+}
+
+export interface LoggedSettings {
+  readonly maxConcurrency?: number;
+  readonly minConcurrency?: number;
+  readonly targetAgeSeconds?: number;
 }
 
 /**
@@ -61,6 +72,7 @@ export function parseDecisionEvent(event: FilteredLogEvent): LoggedDecision | un
   const source = typeof entry.message === 'string' ? DECISION_SOURCES.get(entry.message) : undefined;
   if (source === undefined || typeof entry.reason !== 'string') return undefined;
   const inputs = (entry.inputs ?? {}) as Record<string, unknown>;
+  const settings = entry.settings as Record<string, unknown> | undefined;
   return {
     time: (event.timestamp ?? 0) / 1000,
     message: entry.message as string,
@@ -72,6 +84,14 @@ export function parseDecisionEvent(event: FilteredLogEvent): LoggedDecision | un
     ageSeconds: num(inputs.ageSeconds),
     visibleMessages: num(inputs.visibleMessages),
     saturated: typeof entry.saturated === 'boolean' ? entry.saturated : undefined,
+    settings:
+      settings === undefined || typeof settings !== 'object'
+        ? undefined
+        : {
+            maxConcurrency: num(settings.maxConcurrency),
+            minConcurrency: num(settings.minConcurrency),
+            targetAgeSeconds: num(settings.targetAgeSeconds),
+          },
     error: typeof entry.error === 'string' ? entry.error : undefined,
   };
 }

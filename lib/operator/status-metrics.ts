@@ -4,8 +4,10 @@ import { CONTROLLER_METRICS as M, METRIC_NAMESPACE, SCALER_DIMENSION } from '../
 
 /**
  * What `npm run status` reads from CloudWatch in one `GetMetricData` call: the queue's age (AWS/SQS) and the
- * controller's own per-tick metrics (it publishes them in EMF, see functions/controller/report.ts). 17 metrics:
- * $0.00017 a read; a `--watch` every 10 s for an hour costs about 6 cents.
+ * controller's own per-tick metrics (it publishes them in EMF, see functions/controller/report.ts). 15 metrics:
+ * $0.00015 a read; a `--watch` every 10 s for an hour costs about 5 cents. The cap and the floor are an older
+ * controller's (today's logs them with each decision: lib/operator/status-summary.ts reads them there); the depth is
+ * read in real time (GetQueueAttributes), not from metrics.
  */
 export const STATUS_SERIES = {
   sqsAge: { namespace: 'AWS/SQS', metric: 'ApproximateAgeOfOldestMessage', stat: 'Maximum' },
@@ -15,8 +17,6 @@ export const STATUS_SERIES = {
   floor: { metric: M.floor, stat: 'Minimum' },
   targetAge: { metric: M.targetAgeSeconds, stat: 'Maximum' },
   headAge: { metric: M.headAgeSeconds, stat: 'Maximum' },
-  visible: { metric: M.visibleMessages, stat: 'Maximum' },
-  inFlight: { metric: M.inFlightMessages, stat: 'Maximum' },
   atCap: { metric: M.atCap, stat: 'Maximum' },
   saturated: { metric: M.saturated, stat: 'Maximum' },
   scaleEvents: { metric: M.scaleEvents, stat: 'Sum' },

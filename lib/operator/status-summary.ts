@@ -1,4 +1,5 @@
 import type { Datapoint } from '../control/index.ts';
+import type { LoggedDecision, LoggedSettings } from './decision-log.ts';
 import { latest } from './status-metrics.ts';
 import type { StatusReading } from './status-reader.ts';
 
@@ -27,12 +28,24 @@ export interface StatusSummary {
   readonly atCap?: boolean;
 }
 
+/** The newest logged settings: a tick's own cap, floor and target. */
+function newestSettings(decisions: readonly LoggedDecision[] = []): LoggedSettings {
+  // Oldest first (lastDecisions): the newest is the last with settings.
+  return [...decisions].reverse().find((d) => d.settings !== undefined)?.settings ?? {};
+}
+
 export function summarize(r: StatusReading): StatusSummary {
   const s = r.series;
+  // The tick's log line carries its settings; an older controller published them as metrics instead.
+  const settings = newestSettings(r.decisions);
   const value = (series: readonly Datapoint[]) => latest(series)?.value;
+  // The flags are sparse (published only when 1, lib/telemetry.ts): one is set only when its newest datapoint is
+  // from the controller's newest minute; an older one is a past state, and none with a newer tick means 0.
+  const newestTick = latest(s.applied)?.timestamp;
   const flag = (series: readonly Datapoint[]) => {
-    const v = value(series);
-    return v === undefined ? undefined : v >= 1;
+    if (newestTick === undefined) return undefined;
+    const newest = latest(series);
+    return newest !== undefined && newest.timestamp >= newestTick && newest.value >= 1;
   };
   return {
     reservedConcurrency: r.reservedConcurrency,
@@ -40,9 +53,9 @@ export function summarize(r: StatusReading): StatusSummary {
     mappingState: r.mappingState,
     controllerApplied: latest(s.applied),
     controllerDesired: latest(s.desired),
-    cap: value(s.cap),
-    floor: value(s.floor),
-    targetAgeSeconds: value(s.targetAge),
+    cap: settings.maxConcurrency ?? value(s.cap),
+    floor: settings.minConcurrency ?? value(s.floor),
+    targetAgeSeconds: value(s.targetAge) ?? settings.targetAgeSeconds,
     headAge: latest(s.sqsAge),
     controllerHeadAge: latest(s.headAge),
     visible: r.depth.visible,

@@ -28,7 +28,7 @@ describe('the cost counts what is deployed', () => {
   it('counts a metric-math alarm per metric it references, and an extra key or alarm in the template', () => {
     const template = readJson(EXAMPLE_TEMPLATE);
     const now = deployedFiguresNow(template);
-    expect(now.alarms.length).toBe(10);
+    expect(now.alarms.length).toBe(9);
     const grown = structuredClone(template);
     grown.Resources.ExtraKey = { Type: 'AWS::KMS::Key', Properties: {} };
     grown.Resources.ExtraAlarm = {
@@ -65,10 +65,12 @@ describe('the bench cost column', () => {
     expect(withSamples.sqs - tickOnly.sqs).toBeCloseTo(ticks * (5 + 1 + 15 + 5) * PRICES.sqsRequest, 9);
     // AND GetMetricData: the law's 4 metrics a tick, the own history's 3 more at a cold start an hour ($1.75)
     expect(withSamples.reads).toBeCloseTo((ticks * 4 + 720 * 3) * PRICES.metricRequested, 9);
-    // AND what is left is 9 dense metrics ($2.70; the sparse ones count as none), alarms ($1.90), the alarm
-    // topic's key ($1) and cents
-    expect(tickOnly.total).toBeGreaterThan(1.75 + 2.7 + 1.9 + 1);
-    expect(tickOnly.total).toBeLessThan(1.75 + 2.7 + 1.9 + 1 + 0.2);
+    // AND what is left is 4 dense metrics ($1.20; the sparse ones count as none), 10 alarm metrics ($1.00), the
+    // alarm topic's key ($1) and cents
+    expect(tickOnly.metrics).toBeCloseTo(4 * PRICES.customMetricMonth, 9);
+    expect(tickOnly.alarms).toBeCloseTo(10 * PRICES.alarmMetricMonth, 9);
+    expect(tickOnly.total).toBeGreaterThan(1.75 + 1.2 + 1 + 1);
+    expect(tickOnly.total).toBeLessThan(1.75 + 1.2 + 1 + 1 + 0.2);
   });
 
   it('a longer tick costs less: fewer invocations, fewer metric reads', () => {

@@ -317,23 +317,25 @@ describe('DownstreamBudget: one controller runs every member', () => {
   it('a member keeps its own alarms and outputs, watching the shared controller', () => {
     const { stack, budget, scalers } = budgetApp({ dbPoolSize: 40 }, TWO);
     const template = Template.fromStack(stack);
-    // 10 alarms each and the budget's one.
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 21);
+    // 9 alarms each and the budget's one.
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 19);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 2);
-    for (const scaler of scalers) expect(scaler.alarms.all).toHaveLength(10);
+    for (const scaler of scalers) expect(scaler.alarms.all).toHaveLength(9);
     template.hasOutput('ControllerFunctionName', {
       Value: { Ref: ref(stack, budget.controller.functionName).slice(1, -1) },
     });
     template.hasOutput('ScalerName', { Value: scalers[0]?.scalerName });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      // The shared controller publishes each member's applied concurrency under the member's own name.
       AlarmName: `${scalers[1]?.scalerName}-controller-unhealthy`,
       Metrics: Match.arrayWith([
         Match.objectLike({
           MetricStat: Match.objectLike({
             Metric: Match.objectLike({
-              MetricName: 'Invocations',
-              Dimensions: [{ Name: 'FunctionName', Value: stack.resolve(budget.controller.functionName) }],
+              MetricName: 'AppliedConcurrency',
+              Dimensions: [{ Name: 'ScalerName', Value: scalers[1]?.scalerName }],
             }),
+            Stat: 'SampleCount',
           }),
         }),
       ]),

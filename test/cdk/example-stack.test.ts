@@ -298,62 +298,63 @@ describe('the controller role: least privilege', () => {
   });
 });
 
+/** Each metric an alarm references, as `namespace/name/stat/period`: CloudWatch bills an alarm per metric. */
+function referencedMetrics(alarm: Record<string, unknown>): string[] {
+  const stats: Record<string, unknown>[] = alarm.Metrics
+    ? (alarm.Metrics as { MetricStat?: { Metric: Record<string, unknown>; Stat: string; Period: number } }[])
+        .flatMap((m) => (m.MetricStat ? [m.MetricStat] : []))
+        .map((m) => ({ ...m.Metric, Stat: m.Stat, Period: m.Period }))
+    : [
+        {
+          Namespace: alarm.Namespace,
+          MetricName: alarm.MetricName,
+          Stat: alarm.Statistic,
+          Period: alarm.Period,
+        },
+      ];
+  return stats.map((m) => `${m.Namespace}/${m.MetricName}/${m.Stat}/${m.Period}`);
+}
+
 describe('the alarms', () => {
-  it('saturated: at the cap with age above target in the 2 most recent minutes; missing data is not breaching', () => {
-    const alarm = alarmProperties('saturated');
-    expect(alarm).toMatchObject({
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      Threshold: 1,
-      EvaluationPeriods: 2,
-      DatapointsToAlarm: 2,
-      TreatMissingData: 'notBreaching',
+  it('10 metric references in 9 alarms, none read twice by one alarm (19 in 10 before issue 26)', () => {
+    const byAlarm = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => ({
+      name: (a.Properties.AlarmName as string).replace(`${scalerName}-`, ''),
+      metrics: referencedMetrics(a.Properties).map((m) => m.split('/').slice(0, 3).join('/')),
+    }));
+    for (const { name, metrics } of byAlarm) expect(new Set(metrics).size, name).toBe(metrics.length);
+    expect(Object.fromEntries(byAlarm.map((a) => [a.name, a.metrics.length]))).toEqual({
+      saturated: 1,
+      shed: 1,
+      'account-headroom': 1,
+      paused: 1,
+      'pause-overpull': 1,
+      'no-data': 1,
+      'controller-unhealthy': 2,
+      'dead-letters': 1,
+      'consumer-throttles': 1,
     });
-    expect(alarm.Metrics).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ Expression: 'IF(applied >= 20 AND age > 45, 1, 0)', ReturnData: true }),
-        expect.objectContaining({
-          Id: 'applied',
-          MetricStat: expect.objectContaining({
-            Metric: {
-              Namespace: METRIC_NAMESPACE,
-              MetricName: 'AppliedConcurrency',
-              Dimensions: [{ Name: 'ScalerName', Value: scalerName }],
-            },
-            Period: 60,
-            Stat: 'Maximum',
-          }),
-        }),
-        expect.objectContaining({
-          Id: 'age',
-          MetricStat: expect.objectContaining({
-            Metric: expect.objectContaining({
-              Namespace: 'AWS/SQS',
-              MetricName: 'ApproximateAgeOfOldestMessage',
-            }),
-            Stat: 'Maximum',
-          }),
-        }),
-      ]),
-    );
   });
 
   it.each([
-    { suffix: 'shed', flag: 'slower', metric: 'DownstreamSlower' },
-    { suffix: 'account-headroom', flag: 'clamped', metric: 'ClampedByAccountHeadroom' },
-    { suffix: 'paused', flag: 'paused', metric: 'Paused' },
+    { suffix: 'saturated', metric: 'Saturated' },
+    { suffix: 'shed', metric: 'Shed' },
+    { suffix: 'account-headroom', metric: 'ClampedAboveTarget' },
+    { suffix: 'paused', metric: 'PausedAboveTarget' },
   ])(
-    '$suffix: the controller’s $metric with the age above target, 2 minutes in a row',
-    ({ suffix, flag, metric }) => {
+    '$suffix: the controller’s $metric (its flag with the age above target folded in), 2 minutes in a row; missing data is not breaching',
+    ({ suffix, metric }) => {
       const alarm = alarmProperties(suffix);
       expect(alarm).toMatchObject({
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
         Threshold: 1,
         EvaluationPeriods: 2,
         DatapointsToAlarm: 2,
         TreatMissingData: 'notBreaching',
       });
-      expect(JSON.stringify(alarm.Metrics)).toContain(`IF(${flag} >= 1 AND age > 45, 1, 0)`);
-      expect(JSON.stringify(alarm.Metrics)).toContain(`"MetricName":"${metric}"`);
-      expect(JSON.stringify(alarm.Metrics)).toContain('ApproximateAgeOfOldestMessage');
+      expect(referencedMetrics(alarm)).toEqual([`${METRIC_NAMESPACE}/${metric}/Maximum/60`]);
+      expect(JSON.stringify(alarm.Metrics)).toContain(
+        JSON.stringify([{ Name: 'ScalerName', Value: scalerName }]),
+      );
       expect((alarm.AlarmDescription as string).length).toBeGreaterThan(200);
     },
   );
@@ -365,28 +366,21 @@ describe('the alarms', () => {
     expect(alarm.AlarmDescription).toMatch(/--no-enabled/);
   });
 
-  it('no-data: no age datapoint with messages waiting, 10 minutes in a row', () => {
+  it('no-data: no age datapoint with messages waiting (the controller’s NoData), 10 minutes in a row', () => {
     const alarm = alarmProperties('no-data');
     expect(alarm).toMatchObject({
       EvaluationPeriods: 10,
       DatapointsToAlarm: 10,
       TreatMissingData: 'notBreaching',
     });
-    expect(JSON.stringify(alarm.Metrics)).toContain('IF(nodata >= 1 AND visible > 0, 1, 0)');
-    expect(JSON.stringify(alarm.Metrics)).toContain('"MetricName":"VisibleMessages"');
+    expect(referencedMetrics(alarm)).toEqual([`${METRIC_NAMESPACE}/NoData/Sum/60`]);
   });
 
-  it('oscillation: more than 3 scale events per 10 minutes with a reversal; missing data is not breaching', () => {
-    const alarm = alarmProperties('oscillation');
-    expect(alarm).toMatchObject({
-      ComparisonOperator: 'GreaterThanThreshold',
-      Threshold: 3,
-      EvaluationPeriods: 1,
-      TreatMissingData: 'notBreaching',
-    });
-    const metrics = alarm.Metrics as { Id: string; Expression?: string; MetricStat?: { Period: number } }[];
-    expect(metrics.find((m) => m.Expression)?.Expression).toBe('IF(events - (high - low) >= 2, events, 0)');
-    for (const m of metrics.filter((m) => m.MetricStat)) expect(m.MetricStat?.Period).toBe(600);
+  it('oscillation: no alarm unless asked for; the dashboard graphs its expression', () => {
+    const names = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map(
+      (a) => a.Properties.AlarmName as string,
+    );
+    expect(names).not.toContain(`${scalerName}-oscillation`);
   });
 
   it('controller unhealthy: no clean tick in 5 minutes; missing data is breaching', () => {
@@ -398,17 +392,11 @@ describe('the alarms', () => {
       DatapointsToAlarm: 5,
       TreatMissingData: 'breaching',
     });
-    const metrics = alarm.Metrics as {
-      Expression?: string;
-      MetricStat?: { Metric: { MetricName: string } };
-    }[];
-    expect(metrics.find((m) => m.Expression)?.Expression).toBe(
-      'FILL(invocations, 0) - FILL(crashes, 0) - FILL(reported, 0)',
-    );
-    expect(metrics.flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric.MetricName] : [])).sort()).toEqual([
-      'ControllerErrors',
-      'Errors',
-      'Invocations',
+    const metrics = alarm.Metrics as { Expression?: string }[];
+    expect(metrics.find((m) => m.Expression)?.Expression).toBe('FILL(ticks, 0) - FILL(reported, 0)');
+    expect(referencedMetrics(alarm).sort()).toEqual([
+      `${METRIC_NAMESPACE}/AppliedConcurrency/SampleCount/60`,
+      `${METRIC_NAMESPACE}/ControllerErrors/Sum/60`,
     ]);
   });
 
@@ -440,7 +428,7 @@ describe('the alarms', () => {
   it('every alarm notifies the encrypted topic on alarm and on OK', () => {
     const topic = logicalId('AWS::SNS::Topic', 'ScalerAlarmTopic');
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(10);
+    expect(alarms).toHaveLength(9);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
       expect(alarm.Properties.OKActions).toEqual([{ Ref: topic }]);
@@ -503,13 +491,14 @@ describe('the dashboard', () => {
     ]) {
       expect(body).toContain(title);
     }
-    // The alarms' own expressions, not look-alikes.
-    expect(body).toContain('IF(applied >= 20 AND age > 45, 1, 0)');
+    // The alarms' own expressions, not look-alikes, and the oscillation expression with no alarm.
     expect(body).toContain('IF(events - (high - low) >= 2, events, 0)');
-    expect(body).toContain('FILL(invocations, 0) - FILL(crashes, 0) - FILL(reported, 0)');
+    expect(body).toContain('FILL(ticks, 0) - FILL(reported, 0)');
+    // The cap and the floor are settings: lines on the graph, not metrics.
+    expect(body).toContain('cap 20');
+    expect(body).not.toContain('MaxConcurrency');
     for (const metric of [
       'AppliedConcurrency',
-      'MaxConcurrency',
       'ApproximateAgeOfOldestMessage',
       'ApproximateNumberOfMessagesVisible',
       'ApproximateNumberOfMessagesNotVisible',
@@ -520,7 +509,9 @@ describe('the dashboard', () => {
       'Saturated',
       'Shed',
       'ClampedByAccountHeadroom',
+      'ClampedAboveTarget',
       'Paused',
+      'PausedAboveTarget',
       'PauseOverpull',
       'NoData',
       'LockstepRepairs',

@@ -38,6 +38,26 @@ describe('QueueAgeScaler variants', () => {
     });
   });
 
+  it('oscillationAlarm adds the oscillation alarm on the expression the dashboard graphs, at its threshold', () => {
+    // GIVEN / WHEN
+    const scaler = attach({ oscillationAlarm: true, oscillationThreshold: 5 });
+    const template = templateOf(scaler);
+    // THEN
+    expect(scaler.alarms.oscillation).toBeDefined();
+    expect(scaler.alarms.all).toContain(scaler.alarms.oscillation);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: Match.stringLikeRegexp('-oscillation$'),
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 5,
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+      Metrics: Match.arrayWith([
+        Match.objectLike({ Expression: 'IF(events - (high - low) >= 2, events, 0)' }),
+        Match.objectLike({ MetricStat: Match.objectLike({ Period: 600 }) }),
+      ]),
+    });
+  });
+
   it('without the fast path a tick stays short: half a tick, at most a minute', () => {
     const template = templateOf(attach({ tick: Duration.minutes(2), fastSample: Duration.seconds(0) }));
     template.hasResourceProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: 1, Timeout: 60 });

@@ -460,7 +460,7 @@ describe('QueueAgeScaler deployment checks on the attached resources', () => {
       ),
     ]);
     expect(scaler.alarms.deadLetters).toBeUndefined();
-    expect(scaler.alarms.all).toHaveLength(9);
+    expect(scaler.alarms.all).toHaveLength(8);
   });
 });
 

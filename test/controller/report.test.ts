@@ -1,10 +1,12 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it } from 'vitest';
 import type { TickOutcome } from '../../functions/controller/outcome.ts';
-import { createMetrics, metricsFor } from '../../functions/controller/report.ts';
+import { createMetrics, logEntryFor, metricsFor } from '../../functions/controller/report.ts';
+import { CallLog } from '../../lib/aws/clients.ts';
 import { type Decision, type QueueSnapshot, resolveScalerConfig } from '../../lib/control/index.ts';
 import {
   CONTROLLER_METRICS,
+  DENSE_CONTROLLER_METRICS,
   METRIC_NAMESPACE,
   SCALER_DIMENSION,
   SPARSE_CONTROLLER_METRICS,
@@ -44,9 +46,8 @@ describe('metricsFor', () => {
     expect(m).toMatchObject({
       [CONTROLLER_METRICS.appliedConcurrency]: 8,
       [CONTROLLER_METRICS.desiredConcurrency]: 8,
-      [CONTROLLER_METRICS.cap]: 8,
       [CONTROLLER_METRICS.headAgeSeconds]: 400,
-      [CONTROLLER_METRICS.visibleMessages]: 40,
+      [CONTROLLER_METRICS.targetAgeSeconds]: config.targetAgeSeconds,
       [CONTROLLER_METRICS.atCap]: 1,
       [CONTROLLER_METRICS.saturated]: 1,
     });
@@ -97,6 +98,8 @@ describe('the flags describe what is applied', () => {
     expect(m).toMatchObject({
       [CONTROLLER_METRICS.appliedConcurrency]: 8,
       [CONTROLLER_METRICS.clampedByAccountHeadroom]: 1,
+      // with the age (300 s) above the target: the account-headroom alarm's one metric
+      [CONTROLLER_METRICS.clampedAboveTarget]: 1,
     });
     expect(m[CONTROLLER_METRICS.atCap]).toBeUndefined();
     expect(m[CONTROLLER_METRICS.saturated]).toBeUndefined();
@@ -155,25 +158,71 @@ describe('the flags describe what is applied', () => {
       pauseOverpull: false,
       config: { ...config, maxConcurrency: 32, targetAgeSeconds: 1_000 },
     };
-    const names = metricsFor(outcome).map((x) => x.name);
-    expect(names.filter((n) => SPARSE_CONTROLLER_METRICS.has(n))).toEqual([]);
-    for (const dense of [
-      CONTROLLER_METRICS.appliedConcurrency,
-      CONTROLLER_METRICS.desiredConcurrency,
-      CONTROLLER_METRICS.headAgeSeconds,
-      CONTROLLER_METRICS.visibleMessages,
-      CONTROLLER_METRICS.visibleSampleOffsetSeconds,
-    ]) {
-      expect(names).toContain(dense);
-    }
+    // Exactly the dense names: no depth (AWS/SQS publishes it for free), no cap or floor (settings), which the
+    // cost counts as billed every hour (test/bench/deployed-inputs.ts reads the same list).
+    expect(
+      metricsFor(outcome)
+        .map((x) => x.name)
+        .sort(),
+    ).toEqual([...DENSE_CONTROLLER_METRICS].sort());
   });
 
-  it('the depth sample is stamped with its offset into the minute', () => {
+  it('a behind tick publishes only names the cost counts, dense or sparse', () => {
+    const outcome = pausedOutcome({ ageSeconds: 400, visibleMessages: 40 });
+    const names = metricsFor(outcome).map((x) => x.name);
+    for (const name of names) {
+      expect(DENSE_CONTROLLER_METRICS.has(name) || SPARSE_CONTROLLER_METRICS.has(name), name).toBe(true);
+    }
+  });
+});
+
+/** A pause held with the given age, at the default target. */
+function pausedOutcome(at: { ageSeconds: number; visibleMessages: number }): TickOutcome {
+  return {
+    kind: 'decided',
+    result: {
+      snapshot: {
+        ...snapshot,
+        visibleMessages: at.visibleMessages,
+        oldestAge: { seconds: at.ageSeconds, observedAt: 960 },
+      },
+      decision: { ...decision, reason: 'hold:paused', inputs: {} },
+      applied: 8,
+      changed: false,
+      repaired: false,
+    },
+    actuation: { kind: 'unchanged' },
+    writes: [],
+    appliedAfter: 8,
+    pauseOverpull: false,
+    config,
+  };
+}
+
+describe('the alarm flags carry their age condition', () => {
+  it('paused above the target: PausedAboveTarget 1; paused within it: Paused only', () => {
+    const behind = Object.fromEntries(
+      metricsFor(pausedOutcome({ ageSeconds: 400, visibleMessages: 40 })).map((x) => [x.name, x.value]),
+    );
+    expect(behind[CONTROLLER_METRICS.paused]).toBe(1);
+    expect(behind[CONTROLLER_METRICS.pausedAboveTarget]).toBe(1);
+    const within = Object.fromEntries(
+      metricsFor(pausedOutcome({ ageSeconds: 5, visibleMessages: 40 })).map((x) => [x.name, x.value]),
+    );
+    expect(within[CONTROLLER_METRICS.paused]).toBe(1);
+    expect(within[CONTROLLER_METRICS.pausedAboveTarget]).toBeUndefined();
+  });
+
+  it.each([
+    { comment: 'messages waiting', visibleMessages: 40, noData: 1 },
+    { comment: 'an idle queue (SQS stops publishing for it)', visibleMessages: 0, noData: undefined },
+    { comment: 'the depth not read', visibleMessages: undefined, noData: undefined },
+  ])('no age data with $comment: NoData $noData', ({ visibleMessages, noData }) => {
     const outcome: TickOutcome = {
       kind: 'decided',
       result: {
-        snapshot: { ...snapshot, now: 1_025 },
-        decision,
+        snapshot: { ...snapshot, oldestAge: undefined, visibleMessages },
+        decision: { ...decision, reason: 'hold:no-data', inputs: {} },
         applied: 8,
         changed: false,
         repaired: false,
@@ -185,7 +234,19 @@ describe('the flags describe what is applied', () => {
       config,
     };
     const m = Object.fromEntries(metricsFor(outcome).map((x) => [x.name, x.value]));
-    expect(m[CONTROLLER_METRICS.visibleSampleOffsetSeconds]).toBe(5);
+    expect(m[CONTROLLER_METRICS.noData]).toBe(noData);
+  });
+});
+
+describe('logEntryFor', () => {
+  it("a decision's line carries the settings the tick ran under (no longer published as metrics)", () => {
+    const outcome = pausedOutcome({ ageSeconds: 400, visibleMessages: 40 });
+    const entry = logEntryFor(outcome, new CallLog());
+    expect(entry.fields.settings).toEqual({
+      targetAgeSeconds: config.targetAgeSeconds,
+      maxConcurrency: 8,
+      minConcurrency: 2,
+    });
   });
 });
 

@@ -405,6 +405,24 @@ describe('the budget screen', () => {
     );
   });
 
+  it('exhausted and starved are sparse: an older 1 is a past state, none with a newer tick is 0', () => {
+    const r = reading(
+      parseBudgetMetrics(
+        [
+          { Id: 'b_limit', StatusCode: 'Complete', Timestamps: [new Date(600_000)], Values: [9] },
+          { Id: 'b_granted', StatusCode: 'Complete', Timestamps: [new Date(600_000)], Values: [9] },
+          { Id: 'b_exhausted', StatusCode: 'Complete', Timestamps: [new Date(540_000)], Values: [1] },
+          { Id: 'b_starvedmembers', StatusCode: 'Complete', Timestamps: [], Values: [] },
+        ],
+        ['orders'],
+      ),
+    );
+    const s = summarizeBudget(r);
+    expect(s.exhausted).toBe(false);
+    expect(s.starvedMembers).toBe(0);
+    expect(budgetTroubles(r, s).map((x) => x.kind)).not.toContain('exhausted');
+  });
+
   it.each([
     { comment: 'granted less than asked, above target', grant: 2, desired: 8, age: 90, state: 'starved' },
     { comment: 'granted what it asks, above target', grant: 8, desired: 8, age: 90, state: 'behind' },

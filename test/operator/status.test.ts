@@ -303,6 +303,23 @@ describe('what status lists as trouble', () => {
   const kinds = (r: StatusReading) => troubles(r, summarize(r)).map((t) => t.kind);
   const first = (r: StatusReading) => troubles(r, summarize(r))[0]?.message ?? '';
 
+  it('a sparse flag counts only in the controller newest minute: an older 1 is a past state', () => {
+    const series = parseStatusMetrics([
+      {
+        Id: 'applied',
+        Timestamps: [new Date(60_000), new Date(180_000)],
+        Values: [16, 12],
+        StatusCode: 'Complete',
+      },
+      { Id: 'saturated', Timestamps: [new Date(60_000)], Values: [1], StatusCode: 'Complete' },
+      { Id: 'atcap', Timestamps: [new Date(180_000)], Values: [1], StatusCode: 'Complete' },
+    ]);
+    const sum = summarize(reading({ series }));
+    expect(sum.saturated).toBe(false);
+    expect(sum.atCap).toBe(true);
+    expect(kinds(reading({ series }))).not.toContain('saturated');
+  });
+
   it.each([
     { comment: 'mapping maximum above reserved', reserved: 4, maximum: 10, state: 'Enabled', overpull: true },
     {

@@ -149,8 +149,7 @@ export async function seedScaler(server: MotoServer, values: SeedValues): Promis
       controller.push({ MetricName, Dimensions: dimensions, Timestamp, Value });
     put(M.appliedConcurrency, tick.applied);
     put(M.desiredConcurrency, tick.desired);
-    put(M.cap, values.cap);
-    put(M.floor, values.floor);
+    // The cap and the floor are in the decision's log line, not in the metrics (report.ts metricsFor).
     put(M.targetAgeSeconds, values.targetAge);
     put(M.headAgeSeconds, tick.age);
     put(M.saturated, tick.saturated ? 1 : 0);
@@ -179,6 +178,11 @@ export async function seedScaler(server: MotoServer, values: SeedValues): Promis
         appliedAfter: tick.applied,
         saturated: tick.saturated ?? false,
         inputs: { ageSeconds: tick.age },
+        settings: {
+          targetAgeSeconds: values.targetAge,
+          maxConcurrency: values.cap,
+          minConcurrency: values.floor,
+        },
       }),
     });
     if (tick.fastGrowth !== undefined) {
