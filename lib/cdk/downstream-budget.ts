@@ -364,9 +364,11 @@ export class DownstreamBudget extends Construct {
     if (!this.statements) {
       const statements = {
         readQueues: new PolicyStatement({ sid: 'ReadQueueDepth', actions: ['sqs:GetQueueAttributes'] }),
+        // GetFunctionConfiguration: the consumer's timeout, after which a shrunk member's freed units are released
+        // to the others between ticks (budget-member.ts, the release delay).
         readConcurrency: new PolicyStatement({
           sid: 'ReadConsumerConcurrency',
-          actions: ['lambda:GetFunctionConcurrency'],
+          actions: ['lambda:GetFunctionConcurrency', 'lambda:GetFunctionConfiguration'],
         }),
         readMappings: new PolicyStatement({ sid: 'ReadMapping', actions: ['lambda:GetEventSourceMapping'] }),
       };

@@ -200,7 +200,11 @@ describe('DownstreamBudget: one controller runs every member', () => {
     );
     expect(bySid.ReadQueueDepth?.Action).toBe('sqs:GetQueueAttributes');
     expect(resourcesOf('ReadQueueDepth')).toEqual(queues);
-    expect(bySid.ReadConsumerConcurrency?.Action).toBe('lambda:GetFunctionConcurrency');
+    // The consumer's timeout too: a shrunk member's units are released to the others after it (the release delay)
+    expect(bySid.ReadConsumerConcurrency?.Action).toEqual([
+      'lambda:GetFunctionConcurrency',
+      'lambda:GetFunctionConfiguration',
+    ]);
     expect(resourcesOf('ReadConsumerConcurrency')).toEqual(consumers);
     // Every actuator reads its mapping (a disabled one is a pause).
     expect(resourcesOf('ReadMapping')).toEqual([mapping(0), mapping(1), mapping(2)]);
