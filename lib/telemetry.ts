@@ -123,3 +123,9 @@ export const BUDGET_METRICS = {
   // One member's grant (dimensions BudgetName and ScalerName): the dashboard's stacked shares.
   memberGrant: 'BudgetGrant',
 } as const;
+
+/** What every budget tick publishes under the budget's own dimension (the rest only when non-zero). */
+export const BUDGET_DENSE_METRICS: ReadonlySet<string> = new Set([
+  BUDGET_METRICS.limit,
+  BUDGET_METRICS.granted,
+]);

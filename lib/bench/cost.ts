@@ -1,5 +1,6 @@
 import { FAST_LOOP_END_BEFORE_TICK_SECONDS } from '../control/fast-path.ts';
 import type { ScalerConfig } from '../control/settings-table.ts';
+import { BUDGET_DENSE_METRICS } from '../telemetry.ts';
 import DEPLOYED from './deployed-cost-inputs.json' with { type: 'json' };
 
 /** The bench's controllers this file prices (lib/sim's ControllerKind; any other is a yardstick: no price). */
@@ -161,20 +162,61 @@ export function queueReadsMonthlyCost(
 }
 
 /**
- * A shared budget's controller a month, for `members` queues: ONE controller Lambda (its compute, its samples,
- * its invocations, its own metrics and alarms: one scaler's, as the group's tick reads every member in parallel
- * in about a lone tick's time, an assumption until the budget's Lambda is measured), plus every further member's
- * reads (`queueReadsMonthlyCost`), and each member's invocations read on top. N independent scalers cost N × `ageLawMonthlyCost`; one controller pays its
- * compute, metrics, alarms and key once, and each queue's reads per queue.
+ * A shared budget's own figures: its dense metrics (the limit and the Σ granted, dimension BudgetName), each
+ * member's grant (BudgetGrant), and its one alarm (`-budget-exhausted`, one metric). test/bench/cost.test.ts
+ * synthesizes a budget and fails when its alarms or a member's differ from what is counted here.
  */
+export const BUDGET_COUNTED = {
+  ownMetrics: BUDGET_DENSE_METRICS.size,
+  metricsPerMember: 1,
+  alarmMetrics: 1,
+} as const;
+
+/** A shared budget's bill a month, line by line: its one controller, and what each member adds. */
+export interface BudgetCost {
+  /**
+   * The one controller: its compute, samples and requests (every member sampled in one invocation, in about a lone
+   * sample's time: an assumption until the budget's Lambda is measured), its ticker queue, the budget's own
+   * metrics and alarm, and the alarm topic's key (one topic per budget).
+   */
+  readonly controller: number;
+  /**
+   * Each member: its queue's reads (the law's metrics, its consumer's invocations for the release delay, the
+   * depth at the tick and each sample), its own dense metrics and its grant, its alarms (a lone scaler's).
+   */
+  readonly perMember: number;
+  readonly total: number;
+}
+
+export function budgetMonthlyBreakdown(
+  config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
+  members: number,
+): BudgetCost {
+  const lone = ageLawMonthlyBreakdown(config);
+  const ticks = SECONDS_PER_MONTH / config.tickSeconds;
+  const depthReads = ticks * (1 + samplesPerTick(config)) * PRICES.sqsRequest;
+  const controller =
+    lone.compute +
+    lone.sampleCompute +
+    lone.requests +
+    (lone.sqs - depthReads) +
+    lone.alarmTopicKey +
+    BUDGET_COUNTED.ownMetrics * PRICES.customMetricMonth +
+    BUDGET_COUNTED.alarmMetrics * PRICES.alarmMetricMonth;
+  const perMember =
+    queueReadsMonthlyCost(config) +
+    ticks * CONTROLLER.budgetMemberMetrics * PRICES.metricRequested +
+    (CONTROLLER.ownMetrics + BUDGET_COUNTED.metricsPerMember) * PRICES.customMetricMonth +
+    lone.alarms;
+  return { controller, perMember, total: controller + members * perMember };
+}
+
+/** A shared budget of `members` queues a month (`budgetMonthlyBreakdown`). */
 export function budgetMonthlyCost(
   config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
   members: number,
 ): number {
-  const ticks = SECONDS_PER_MONTH / config.tickSeconds;
-  // Every member, the first too, reads its consumer's invocations for the budget's release delay.
-  const memberReads = members * ticks * CONTROLLER.budgetMemberMetrics * PRICES.metricRequested;
-  return ageLawMonthlyCost(config) + memberReads + Math.max(0, members - 1) * queueReadsMonthlyCost(config);
+  return budgetMonthlyBreakdown(config, members).total;
 }
 
 /** Provisioned mode a month, at the run's mean of billed pollers (at least MinimumPollers, 2). */

@@ -1,16 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { benchScenario } from '../../lib/bench/bench.ts';
 import {
   ageLawMonthlyBreakdown,
   ageLawMonthlyCost,
+  BUDGET_COUNTED,
+  budgetMonthlyBreakdown,
   PRICES,
   provisionedMonthlyCost,
   SECONDS_PER_MONTH,
 } from '../../lib/bench/cost.ts';
+import DEPLOYED from '../../lib/bench/deployed-cost-inputs.json' with { type: 'json' };
 import type { LoadFile } from '../../lib/load-file/load-file.ts';
 import { configFor } from '../../lib/sim/run.ts';
+import { budgetApp } from '../cdk/budget-app.ts';
 import { DEPLOYED_INPUTS_PATH, deployedFiguresNow, EXAMPLE_TEMPLATE } from './deployed-inputs.ts';
 
 const lambda = configFor('lambda');
@@ -106,5 +111,44 @@ describe('the bench cost column', () => {
     };
     const rows = await benchScenario(spike, 'seed');
     expect(rows.every((r) => r.monthlyCost === undefined)).toBe(true);
+  });
+});
+
+describe('a shared budget’s cost counts what a budget deploys', () => {
+  const lambda = configFor('lambda');
+
+  it('a budget of two as synthesized: one key, the budget’s one alarm metric, each member a lone scaler’s alarms', () => {
+    const { stack } = budgetApp({ maxConcurrency: 20, alarmEmail: 'ops@example.com' }, [
+      { name: 'Orders' },
+      { name: 'Billing' },
+    ]);
+    const template = Template.fromStack(stack).toJSON() as {
+      Resources: Record<string, { Type: string; Properties?: { Metrics?: unknown[] } }>;
+    };
+    const alarms = Object.entries(template.Resources).filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm');
+    // A metric-math alarm pays for each metric it references (its MetricStats, not its expression).
+    const refs = (ids: [string, { Properties?: { Metrics?: unknown[] } }][]) =>
+      ids.reduce((n, [, r]) => {
+        const metrics = r.Properties?.Metrics as { MetricStat?: unknown }[] | undefined;
+        return n + (metrics ? metrics.filter((m) => m.MetricStat !== undefined).length : 1);
+      }, 0);
+    const budgetOwn = alarms.filter(([id]) => id.startsWith('OrdersDb'));
+    const members = alarms.filter(([id]) => !id.startsWith('OrdersDb'));
+    expect(refs(budgetOwn)).toBe(BUDGET_COUNTED.alarmMetrics);
+    expect(refs(members)).toBe(2 * DEPLOYED.alarmMetrics);
+    expect(Object.values(template.Resources).filter((r) => r.Type === 'AWS::KMS::Key')).toHaveLength(
+      DEPLOYED.kmsKeys,
+    );
+  });
+
+  it('one controller, and per member its reads, its metrics, its grant and its alarms', () => {
+    const one = budgetMonthlyBreakdown(lambda, 1);
+    const three = budgetMonthlyBreakdown(lambda, 3);
+    expect(three.controller).toBeCloseTo(one.controller, 9);
+    expect(three.total - one.total).toBeCloseTo(2 * one.perMember, 9);
+    // Per member: 5 metrics a tick ($2.16, the consumer's invocations among them), 4 dense metrics and its grant
+    // ($1.50), its 10 alarm metrics ($1.00), the depth reads and a cold start's own history (cents)
+    expect(one.perMember).toBeGreaterThan(2.16 + 1.5 + 1.0);
+    expect(one.perMember).toBeLessThan(2.16 + 1.5 + 1.0 + 0.2);
   });
 });
