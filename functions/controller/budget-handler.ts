@@ -101,10 +101,7 @@ function sharedHistory(
   const reads = deps.settings.members.map((m) => ({
     resources: m.resources,
     windowSeconds: lambdaTickOptions(m.config).windowSeconds,
-    needs: {
-      ownHistory: rememberedFor(memory, m.resources, m.config, now) === undefined,
-      budgetMember: true,
-    },
+    needs: { ownHistory: rememberedFor(memory, m.resources, m.config, now) === undefined },
   }));
   let answer: Promise<ControllerHistory[]> | undefined;
   return async (index) => {

@@ -90,7 +90,7 @@ export function createTickPorts(
   const readHistory =
     sharedHistory ??
     once(async () => {
-      const needs = { ownHistory: remembered === undefined, budgetMember: false };
+      const needs = { ownHistory: remembered === undefined };
       const reads = [{ resources, windowSeconds: options.windowSeconds, needs }];
       const [own] = await readHistories(clients.cloudwatch, reads, now, options.periodSeconds);
       return own as ControllerHistory;

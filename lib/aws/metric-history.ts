@@ -95,7 +95,6 @@ function withinWindow(history: ControllerHistory, start: number): ControllerHist
       messagesSent: cut(series.messagesSent),
       messagesDeleted: cut(series.messagesDeleted),
       consumerDurationMs: cut(series.consumerDurationMs),
-      consumerInvocations: cut(series.consumerInvocations),
       ...(series.partial ? { partial: series.partial } : {}),
     },
     appliedMin: cut(history.appliedMin),

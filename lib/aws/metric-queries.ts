@@ -5,7 +5,7 @@ import type { ControllerResources } from './resources.ts';
 
 /**
  * Everything a tick reads from CloudWatch, in one `GetMetricData` request: the law's four inputs (the queue's and
- * the consumer's signals) at every tick, a budget member's invocations, and the controller's own published history
+ * the consumer's signals) at every tick, and the controller's own published history
  * (three metrics) only where this container does not remember the tick before (a cold start): the carried state is
  * rebuilt from it (see functions/controller/carried-state.ts and tick-memory.ts). At $0.01 per 1,000 metrics
  * requested, four a tick is about $1.73 a month at one tick a minute.
@@ -72,18 +72,6 @@ const LAW_QUERIES: readonly QuerySpec[] = [
   },
 ];
 
-/** Seconds per invocation, for a shared budget's release delay only (budget-tick.ts): a lone scaler's law has no use for it. */
-const BUDGET_QUERIES: readonly QuerySpec[] = [
-  {
-    id: 'invocations',
-    namespace: 'AWS/Lambda',
-    metric: 'Invocations',
-    dimension: consumer,
-    stat: 'Sum',
-    into: { series: 'consumerInvocations' },
-  },
-];
-
 /** The controller's own history: read only where the carried state is not remembered (a cold container). */
 const OWN_HISTORY_QUERIES: readonly QuerySpec[] = [
   {
@@ -112,23 +100,17 @@ const OWN_HISTORY_QUERIES: readonly QuerySpec[] = [
   },
 ];
 
-const QUERIES: readonly QuerySpec[] = [...LAW_QUERIES, ...BUDGET_QUERIES, ...OWN_HISTORY_QUERIES];
+const QUERIES: readonly QuerySpec[] = [...LAW_QUERIES, ...OWN_HISTORY_QUERIES];
 
 /** What one scaler's tick reads beyond the law's inputs. */
 export interface QueryNeeds {
   /** The controller's own history: a cold start, where the carried state is not remembered. */
   readonly ownHistory: boolean;
-  /** A shared budget's member: its consumer's invocations, for the release delay. */
-  readonly budgetMember: boolean;
 }
 
 /** The specs a tick with these needs reads. */
 function queriesFor(needs: QueryNeeds): QuerySpec[] {
-  return [
-    ...LAW_QUERIES,
-    ...(needs.budgetMember ? BUDGET_QUERIES : []),
-    ...(needs.ownHistory ? OWN_HISTORY_QUERIES : []),
-  ];
+  return [...LAW_QUERIES, ...(needs.ownHistory ? OWN_HISTORY_QUERIES : [])];
 }
 
 /**
@@ -190,7 +172,6 @@ export function parseMetricData(results: readonly MetricDataResult[], idPrefix =
     messagesSent: [],
     messagesDeleted: [],
     consumerDurationMs: [],
-    consumerInvocations: [],
   };
   const history: Record<HistoryName, Datapoint[]> = {
     appliedMin: [],

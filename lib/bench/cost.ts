@@ -50,7 +50,6 @@ const CONTROLLER = {
   tickerQueue: DEPLOYED.tickerMappings > 0,
   metricsPerTick: DEPLOYED.metricsPerTick,
   ownHistoryMetrics: DEPLOYED.ownHistoryMetrics,
-  budgetMemberMetrics: DEPLOYED.budgetMemberMetrics,
   /**
    * Ticks a month in a container that does not remember the tick before (functions/controller/tick-memory.ts):
    * one an hour, assumed. Invoked every 10 s the controller's container stays warm; AWS does not document how
@@ -205,7 +204,6 @@ export function budgetMonthlyBreakdown(
     BUDGET_COUNTED.alarmMetrics * PRICES.alarmMetricMonth;
   const perMember =
     queueReadsMonthlyCost(config) +
-    ticks * CONTROLLER.budgetMemberMetrics * PRICES.metricRequested +
     (CONTROLLER.ownMetrics + BUDGET_COUNTED.metricsPerMember) * PRICES.customMetricMonth +
     lone.alarms;
   return { controller, perMember, total: controller + members * perMember };

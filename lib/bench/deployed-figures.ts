@@ -25,8 +25,6 @@ export interface DeployedFigures {
   readonly metricsPerTick: number;
   /** The controller's own history, read on top where a container does not remember the tick before. */
   readonly ownHistoryMetrics: number;
-  /** What a shared budget's member reads on top of a lone scaler's (its consumer's invocations). */
-  readonly budgetMemberMetrics: number;
   /** The controller's custom metric names published every tick: each billed a full month. */
   readonly customMetricNames: readonly string[];
   /** Those published only when non-zero (lib/telemetry.ts SPARSE_CONTROLLER_METRICS): billed only in those hours. */
@@ -45,7 +43,6 @@ export function figuresFromTemplate(
   controller: {
     readonly metricsPerTick: number;
     readonly ownHistoryMetrics: number;
-    readonly budgetMemberMetrics: number;
     readonly customMetricNames: readonly string[];
     readonly sparseMetricNames: readonly string[];
   },
@@ -80,7 +77,6 @@ export function figuresFromTemplate(
     tickerMappings: ofType('AWS::Lambda::EventSourceMapping').filter(invokesController).length,
     metricsPerTick: controller.metricsPerTick,
     ownHistoryMetrics: controller.ownHistoryMetrics,
-    budgetMemberMetrics: controller.budgetMemberMetrics,
     customMetricNames: [...controller.customMetricNames].sort(),
     sparseMetricNames: [...controller.sparseMetricNames].sort(),
   };

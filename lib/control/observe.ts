@@ -64,7 +64,6 @@ export function observe(input: ObservationInput): QueueSnapshot {
   // Per-item cost from the newest period where the consumer both ran and deleted messages; seconds per invocation
   // from the newest where it ran.
   const itemSeconds = newestSecondsPer(duration, deleted);
-  const invocationSeconds = newestSecondsPer(duration, usable(input, 'consumerInvocations'));
 
   return {
     now: input.now,
@@ -78,7 +77,6 @@ export function observe(input: ObservationInput): QueueSnapshot {
     completionRatePerSecond: newestDeleted === undefined ? undefined : newestDeleted.value / period,
     ratePeriodSeconds: period,
     itemSeconds,
-    invocationSeconds,
     // Concurrency-seconds per second: the consumer's mean concurrent executions in its busiest recent period.
     observedConcurrency:
       recentDuration.length === 0

@@ -21,8 +21,6 @@ export interface MetricSeries {
   readonly messagesDeleted: readonly Datapoint[];
   /** The consumer's `AWS/Lambda Duration`, Sum, milliseconds. */
   readonly consumerDurationMs: readonly Datapoint[];
-  /** The consumer's `AWS/Lambda Invocations`, Sum. */
-  readonly consumerInvocations: readonly Datapoint[];
   /** Series CloudWatch marked `PartialData`: treated as missing. */
   readonly partial?: readonly (keyof Omit<MetricSeries, 'partial'>)[];
 }

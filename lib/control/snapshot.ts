@@ -42,8 +42,6 @@ export interface QueueSnapshot {
   readonly completionRatePerSecond?: number;
   /** Concurrency-seconds one item costs: the consumer's `Duration` sum ÷ the items it processed. */
   readonly itemSeconds?: number;
-  /** How long one invocation runs on average: the consumer's `Duration` sum ÷ its `Invocations`. */
-  readonly invocationSeconds?: number;
   /**
    * The consumer's mean concurrent executions in its busiest recent period (`Duration` sum ÷ the period): what it
    * demonstrably runs, from which an unbounded consumer is adopted.

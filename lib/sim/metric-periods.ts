@@ -69,7 +69,6 @@ export class MetricPeriods {
     const sent: Datapoint[] = [];
     const deleted: Datapoint[] = [];
     const duration: Datapoint[] = [];
-    const invocations: Datapoint[] = [];
     const first = Math.max(0, Math.floor((now - windowSeconds) / p));
     for (let k = first; k <= this.newest; k++) {
       const timestamp = k * p;
@@ -80,11 +79,8 @@ export class MetricPeriods {
       age.push({ timestamp, value: m?.ageMax ?? 0 });
       sent.push({ timestamp, value: m?.sent ?? 0 });
       deleted.push({ timestamp, value: m?.deleted ?? 0 });
-      // Lambda publishes no Duration or Invocations for a period without invocations: an empty period is omitted.
-      if (m !== undefined && m.invocations > 0) {
-        duration.push({ timestamp, value: m.durationMs });
-        invocations.push({ timestamp, value: m.invocations });
-      }
+      // Lambda publishes no Duration for a period without invocations: an empty period is omitted.
+      if (m !== undefined && m.invocations > 0) duration.push({ timestamp, value: m.durationMs });
     }
     const ageSeries = instantAge === undefined ? age : [{ timestamp: now - p, value: instantAge }];
     return {
@@ -92,7 +88,6 @@ export class MetricPeriods {
       messagesSent: sent,
       messagesDeleted: deleted,
       consumerDurationMs: duration,
-      consumerInvocations: invocations,
     };
   }
 }

@@ -146,9 +146,9 @@ describe('a shared budget’s cost counts what a budget deploys', () => {
     const three = budgetMonthlyBreakdown(lambda, 3);
     expect(three.controller).toBeCloseTo(one.controller, 9);
     expect(three.total - one.total).toBeCloseTo(2 * one.perMember, 9);
-    // Per member: 5 metrics a tick ($2.16, the consumer's invocations among them), 4 dense metrics and its grant
-    // ($1.50), its 10 alarm metrics ($1.00), the depth reads and a cold start's own history (cents)
-    expect(one.perMember).toBeGreaterThan(2.16 + 1.5 + 1.0);
-    expect(one.perMember).toBeLessThan(2.16 + 1.5 + 1.0 + 0.2);
+    // Per member: 4 metrics a tick ($1.73), 4 dense metrics and its grant ($1.50), its 10 alarm metrics ($1.00),
+    // the depth reads and a cold start's own history (cents)
+    expect(one.perMember).toBeGreaterThan(1.73 + 1.5 + 1.0);
+    expect(one.perMember).toBeLessThan(1.73 + 1.5 + 1.0 + 0.2);
   });
 });

@@ -38,7 +38,6 @@ function seriesOf(load: Load): MetricSeries {
     messagesSent: points(items),
     messagesDeleted: points(items),
     consumerDurationMs: points(items * load.itemSeconds * 1000),
-    consumerInvocations: points(Math.ceil(items / 10)),
   };
 }
 

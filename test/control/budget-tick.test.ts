@@ -36,7 +36,6 @@ function seriesOf(load: Load): MetricSeries {
     messagesSent: points(items),
     messagesDeleted: points(items),
     consumerDurationMs: points(items * load.itemSeconds * 1000),
-    consumerInvocations: points(Math.ceil(items / 10)),
   };
 }
 
@@ -517,7 +516,6 @@ describe('runBudgetFastSample', () => {
         OPTIONS,
       );
       const b = tick.members.find((o) => o.name === 'billing');
-      expect(b?.snapshot?.invocationSeconds).toBeGreaterThan(0.5);
       expect(billing.limits.reserved).toBeGreaterThan(billing.limits.mapping ?? 0);
       return b?.releaseAt;
     };

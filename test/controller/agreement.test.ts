@@ -43,7 +43,6 @@ function lambdaState(first: QueueSnapshot, state: ControllerState, secondAt: num
         messagesSent: [],
         messagesDeleted: [],
         consumerDurationMs: [],
-        consumerInvocations: [],
       },
       appliedMin: [],
       appliedMax: [],

@@ -38,7 +38,6 @@ function evidence(history: HistoryInput, more: Partial<StateEvidence> = {}): Sta
         messagesSent: [],
         messagesDeleted: [],
         consumerDurationMs: [],
-        consumerInvocations: [],
         ...history.series,
       },
     },

@@ -26,7 +26,6 @@ function recordingPorts(reads: number[], clock: { now: number }): TickPorts {
         messagesSent: [],
         messagesDeleted: [],
         consumerDurationMs: [],
-        consumerInvocations: [],
       }),
     },
     queue: {
