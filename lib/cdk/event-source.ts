@@ -139,13 +139,27 @@ export function attachMapping(
         `eventSource reads the queue ${source.queue.node.path}, not the scaler's queue ${choice.queue.node.path}: pass the SqsEventSource of the queue the scaler watches`,
       );
     }
-    // Not yet added to a function: add it to the consumer, as `consumer.addEventSource(eventSource)` would.
-    if (boundMappingId(source) === undefined) {
-      choice.consumer.addEventSource(source);
-      addedHere = true;
+    // Not yet added to a function: add it to the consumer, as `consumer.addEventSource(eventSource)` would, unless
+    // the app already added another SqsEventSource of this queue (a second one clashes in the construct tree, and
+    // Lambda refuses two mappings of one queue on one function).
+    const existing =
+      boundMappingId(source) === undefined
+        ? existingMapping(scope, choice.queue, choice.consumer)
+        : undefined;
+    if (existing !== undefined) {
+      problems.push(
+        `eventSource is a new SqsEventSource, but the consumer already has one on this queue (${existing.node.path}): pass that same SqsEventSource, or leave eventSource out and the scaler drives the consumer's mapping`,
+      );
+      mappingId = existing.ref;
+      resource = existing;
+    } else {
+      if (boundMappingId(source) === undefined) {
+        choice.consumer.addEventSource(source);
+        addedHere = true;
+      }
+      mappingId = boundMappingId(source) as string;
+      resource = resourceWithId(scope, mappingId);
     }
-    mappingId = boundMappingId(source) as string;
-    resource = resourceWithId(scope, mappingId);
   } else {
     const existing = existingMapping(scope, choice.queue, choice.consumer);
     if (existing) {

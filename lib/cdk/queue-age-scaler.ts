@@ -251,6 +251,13 @@ export class QueueAgeScaler extends Construct {
     const validated = validatedConfig(props, problems);
     const config = validated ?? resolveScalerConfig({});
     this.config = config;
+    if (config.targetAgeSeconds < SHORTEST_HELD_TARGET_SECONDS) {
+      addWarning(
+        this,
+        TARGET_UNDER_A_MINUTE,
+        `targetAge ${config.targetAgeSeconds} s is under a minute: SQS publishes the age once a minute and late, so no tick can hold it; the samples between ticks grow within 10 s of a burst, but expect the p99 wait above the target (see it in the simulator: npx queue-age-scaler simulate --config FILE.json, the file holding { "targetAgeSeconds": ${config.targetAgeSeconds} })`,
+      );
+    }
     const options = checkedOptions(
       props,
       Names.uniqueResourceName(this, { maxLength: 64, separator: '-' }),
@@ -637,6 +644,12 @@ function readableFunctionName(owner: ConcurrencyOwner): string | undefined {
   const field = owner.functionArn.startsWith('arn:') ? owner.functionArn.split(':')[6] : undefined;
   return field !== undefined && !Token.isUnresolved(field) ? field : undefined;
 }
+
+/** SQS's age metric has one-minute resolution (docs/aws-facts.md, "SQS metrics"): a shorter target is not held. */
+const SHORTEST_HELD_TARGET_SECONDS = 60;
+
+/** The warning of a target under a minute (acknowledge it by this id). */
+export const TARGET_UNDER_A_MINUTE = 'queue-age-scaler:target-under-a-minute';
 
 /** The warning of a scaler whose alarm topic nobody subscribes to (acknowledge it by this id). */
 export const ALARMS_NOTIFY_NOBODY = 'queue-age-scaler:alarms-notify-nobody';

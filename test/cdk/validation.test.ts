@@ -417,6 +417,25 @@ describe('QueueAgeScaler deployment checks on the attached resources', () => {
     ]);
   });
 
+  it('warns, in one line with its id, that a target under a minute cannot be held; a minute or more says nothing', () => {
+    const short = attach({ alarmEmail: 'ops@example.com', targetAge: Duration.seconds(10) });
+    expect(annotations(short, 'warning')).toEqual([
+      expect.stringMatching(
+        /^targetAge 10 s is under a minute: SQS publishes the age once a minute[^\n]*\[ack: queue-age-scaler:target-under-a-minute\]$/,
+      ),
+    ]);
+    expect(
+      annotations(attach({ alarmEmail: 'ops@example.com', targetAge: Duration.seconds(60) }), 'warning'),
+    ).toEqual([]);
+  });
+
+  it('a clean scaler synthesizes with no warning at all (cdk synth --strict passes): none from aws-cdk-lib either', () => {
+    const scaler = attach({ alarmEmail: 'ops@example.com' });
+    const app = scaler.node.root as App;
+    const messages = app.synth().getStackArtifact('Validation').messages;
+    expect(messages.filter((m) => m.level === 'warning').map((m) => m.entry.data)).toEqual([]);
+  });
+
   it('warns, in one line with its id, that the alarms of a scaler with neither alarmEmail nor alarmTopic notify nobody', () => {
     const alone = attach({});
     expect(annotations(alone, 'warning')).toEqual([
@@ -487,6 +506,29 @@ describe('QueueAgeScaler: the ways an app attaches its queue', () => {
     const scaler = new QueueAgeScaler(stack, 'Scaler', { queue, consumer, eventSource });
     expect(errorsOf(scaler)).toEqual([]);
     expect(mappingOf(stack).scalingConfig).toEqual({ maximumConcurrency: 4 });
+  });
+
+  it('a second SqsEventSource of a queue the app already added one for: one error naming both fixes, no stack trace', () => {
+    // GIVEN the likeliest paste: the app's own addEventSource, then the README's fragment with a new SqsEventSource
+    const { stack, queue, consumer } = parts();
+    consumer.addEventSource(new SqsEventSource(queue, { batchSize: 10 }));
+    // WHEN (aws-cdk-lib alone throws "There is already a Construct with name 'SqsEventSource:…'")
+    const scaler = new QueueAgeScaler(stack, 'Scaler', {
+      queue,
+      consumer,
+      eventSource: new SqsEventSource(queue, { batchSize: 10 }),
+      alarmEmail: 'ops@example.com',
+    });
+    // THEN one error, and the scaler drives the mapping the app made
+    expect(errorsOf(scaler)).toEqual([
+      expect.stringMatching(
+        /^eventSource is a new SqsEventSource, but the consumer already has one on this queue \(.*SqsEventSource:.*\): pass that same SqsEventSource, or leave eventSource out/,
+      ),
+    ]);
+    const onConsumer = Object.values(
+      Template.fromStack(stack).findResources('AWS::Lambda::EventSourceMapping'),
+    ).filter((m) => JSON.stringify(m.Properties.FunctionName).includes('Consumer'));
+    expect(onConsumer).toHaveLength(1);
   });
 
   it('an SqsEventSource of another queue is refused', () => {
