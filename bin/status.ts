@@ -4,7 +4,7 @@ import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { clientConfig } from '../lib/aws/clients.ts';
 import { type BudgetClients, readBudgetStatus } from '../lib/operator/budget-status.ts';
 import { budgetScreen, budgetTroubles, summarizeBudget } from '../lib/operator/budget-view.ts';
-import { normalizeWatch } from '../lib/operator/cli-args.ts';
+import { normalizeBareBudget, normalizeWatch, STACK_BUDGET } from '../lib/operator/cli-args.ts';
 import { OPERATOR_TIMEOUTS, type OperatorClients, operatorClients } from '../lib/operator/clients.ts';
 import { explained, OperatorError } from '../lib/operator/operator-error.ts';
 import { readStack } from '../lib/operator/stack-outputs.ts';
@@ -31,6 +31,7 @@ budget (DownstreamBudget): the budget, each member's grant, age and target, and 
 
 Usage: ${command} (--stack NAME | --queue-url URL [--function-name F] [--mapping-uuid U] [--scaler-name S]) [options]
        ${command} --budget NAME [options]
+       ${command} --stack NAME --budget [options]
 
 Target:
   --stack NAME          read everything below from the deployed stack's outputs (and its controller log group)
@@ -39,7 +40,8 @@ Target:
   --mapping-uuid UUID   the consumer's event source mapping: its MaximumConcurrency
   --scaler-name NAME    the controller's ScalerName: its metrics (cap, floor, target, ticks) and alarms (NAME-*)
   --log-group NAME      the controller's log group: its decisions with reason codes
-  --budget NAME         a shared budget's members (its budgetName) instead of one scaler; no --stack for a budget
+  --budget NAME         a shared budget's members (its budgetName) instead of one scaler; with --stack and no
+                        name, the stack's budget (its BudgetName output)
   --endpoint URL        an emulator's endpoint (e.g. http://127.0.0.1:5000); default: AWS
   --region REGION       default: the SDK's (AWS_REGION, your profile)
 Showing:
@@ -65,7 +67,8 @@ Examples:
   ${command} --stack QueueAgeScalerExample
   ${command} --stack QueueAgeScalerExample --watch 15
   ${command} --queue-url https://sqs.eu-west-1.amazonaws.com/123456789012/orders --scaler-name orders --json
-  ${command} --budget orders-db --watch`;
+  ${command} --budget orders-db --watch
+  ${command} --stack SharedDbStack --budget`;
 
 function wholeNumber(
   flag: string,
@@ -148,6 +151,24 @@ async function scalerShow(
   };
 }
 
+/** The budget a stack deploys: its `BudgetName` output (a DownstreamBudget adds it). */
+async function stackBudgetName(
+  stackName: string,
+  clients: OperatorClients,
+  endpoint: string | undefined,
+): Promise<string> {
+  const stack = await explained(
+    () => readStack(clients.cloudformation, stackName),
+    `DescribeStacks ${stackName}`,
+    endpoint,
+  );
+  if (stack.budgetName === undefined)
+    throw new UsageError(
+      `--stack ${stackName}: the stack has no BudgetName output (a DownstreamBudget in it adds one); give --budget NAME`,
+    );
+  return stack.budgetName;
+}
+
 /** A shared budget: its members (ListMetrics, required), then their grants, ages and targets. */
 function budgetShow(budgetName: string, clients: BudgetClients, options: ShowOptions): Show {
   const { endpoint, windowSeconds, watch } = options;
@@ -176,7 +197,16 @@ async function main(): Promise<void> {
   }
   const explicit = ['queue-url', 'function-name', 'mapping-uuid', 'scaler-name', 'log-group'] as const;
   if (values.budget !== undefined) {
-    const scaler = (['stack', ...explicit] as const).find((k) => values[k] !== undefined);
+    const stackBudget = values.budget === STACK_BUDGET;
+    if (stackBudget && values.stack === undefined)
+      throw new UsageError(
+        "--budget without a name reads the stack's budget: give --stack NAME too, or --budget NAME",
+      );
+    if (!stackBudget && values.stack !== undefined)
+      throw new UsageError(
+        `give --budget ${values.budget} or --stack ${values.stack} --budget (the stack's), not both`,
+      );
+    const scaler = explicit.find((k) => values[k] !== undefined);
     if (scaler !== undefined)
       throw new UsageError(`give --budget or one scaler's target (--${scaler}), not both`);
     if (values.decisions !== undefined)
@@ -196,7 +226,7 @@ async function main(): Promise<void> {
   const clientSettings = clientOptions(values);
   const optional = <T>(value: T | undefined, check: (v: T) => T) =>
     value === undefined ? undefined : check(value);
-  optional(values.budget, checkBudgetName);
+  if (values.budget !== STACK_BUDGET) optional(values.budget, checkBudgetName);
   optional(values.stack, checkStackName);
   optional(values['queue-url'], checkQueueUrl);
   optional(values['function-name'], checkFunctionName);
@@ -215,7 +245,9 @@ async function main(): Promise<void> {
     values.budget === undefined
       ? await scalerShow(values, clients, { ...options, decisions })
       : budgetShow(
-          values.budget,
+          values.budget === STACK_BUDGET
+            ? await stackBudgetName(values.stack ?? '', clients, values.endpoint)
+            : values.budget,
           {
             cloudwatch: clients.cloudwatch,
             listing: new CloudWatchClient(clientConfig(clientSettings, OPERATOR_TIMEOUTS)),
@@ -247,7 +279,7 @@ async function main(): Promise<void> {
 
 function parse() {
   return parseArgs({
-    args: normalizeWatch(process.argv.slice(2)),
+    args: normalizeBareBudget(normalizeWatch(process.argv.slice(2))),
     options: {
       stack: { type: 'string' },
       budget: { type: 'string' },

@@ -1,4 +1,4 @@
-import { Annotations, Aspects, Duration, Lazy, Names, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, Aspects, CfnOutput, Duration, Lazy, Names, Stack, Token } from 'aws-cdk-lib';
 import type { Alarm, Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Rule } from 'aws-cdk-lib/aws-events';
@@ -249,6 +249,7 @@ export class DownstreamBudget extends Construct {
       description: Lazy.string({ produce: () => this.exhaustedDescription() }),
       actions: [new SnsAction(this.alarmTopic)],
     });
+    this.createOutput();
 
     // The checks that need every member run once all have joined, at synth, as error annotations (a validation
     // added with node.addValidation would throw, and print a stack trace, instead).
@@ -405,6 +406,24 @@ export class DownstreamBudget extends Construct {
   }
 
   /** The checks that need every member, as errors on the budget. */
+  /**
+   * The budget's name as the stack output `status --stack S --budget` reads. A second budget in one stack (the key
+   * taken) gets none: the tools then take its name (`status --budget NAME`), which an info line gives.
+   */
+  private createOutput(): void {
+    const stack = Stack.of(this);
+    const taken = stack.node
+      .findAll()
+      .some((c) => c instanceof CfnOutput && stack.resolve(c.logicalId) === BUDGET_OUTPUT);
+    if (taken) {
+      Annotations.of(this).addInfo(
+        `the stack's ${BUDGET_OUTPUT} output is another budget's: read this one with queue-age-scaler status --budget ${this.budgetName}`,
+      );
+      return;
+    }
+    new CfnOutput(this, BUDGET_OUTPUT, { value: this.budgetName }).overrideLogicalId(BUDGET_OUTPUT);
+  }
+
   private checkMembers(): void {
     const annotations = Annotations.of(this);
     const members = this.joined;
@@ -523,3 +542,6 @@ function estimatedMember(scope: IConstruct, member: BudgetMemberEnvironment): Bu
       : { eventSourceMappingUuid: estimate(member.eventSourceMappingUuid, ESTIMATED_LENGTH.mappingUuid) }),
   };
 }
+
+/** The stack output that names the budget (lib/operator/stack-outputs.ts reads it). */
+const BUDGET_OUTPUT = 'BudgetName';

@@ -17,6 +17,8 @@ export const STACK_OUTPUTS = {
   eventSourceMappingUuid: 'EventSourceMappingUuid',
   scalerName: 'ScalerName',
   controllerFunctionName: 'ControllerFunctionName',
+  /** A DownstreamBudget's name (`status --stack S --budget`). */
+  budgetName: 'BudgetName',
 } as const;
 
 export type StackTarget = { -readonly [K in keyof typeof STACK_OUTPUTS]?: string } & {

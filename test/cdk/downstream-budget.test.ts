@@ -76,6 +76,19 @@ function synthErrors(app: App, construct: IConstruct): string[] {
 const TWO: BudgetMember[] = [{ name: 'Orders' }, { name: 'Billing' }];
 
 describe('DownstreamBudget: one controller runs every member', () => {
+  it('names itself in the stack output BudgetName (status --stack S --budget); a second budget in the stack says how to read it', () => {
+    const { stack, budget } = budgetApp({ dbPoolSize: 40 }, TWO);
+    expect(Template.fromStack(stack).toJSON().Outputs.BudgetName).toEqual({ Value: budget.budgetName });
+    const second = new DownstreamBudget(stack, 'Cache', { maxConcurrency: 10 });
+    expect(annotations(second, 'info')).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `BudgetName output is another budget's: read this one with queue-age-scaler status --budget ${second.budgetName}`,
+        ),
+      ),
+    );
+  });
+
   it('two members: one controller, one schedule, one start trigger; the members create none of their own', () => {
     // GIVEN / WHEN
     const { stack, budget, scalers } = budgetApp({ dbPoolSize: 40 }, TWO);

@@ -1,3 +1,4 @@
+import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient, type MetricDatum, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BudgetReading, parseBudgetMetrics } from '../../lib/operator/budget-status.ts';
@@ -308,8 +309,13 @@ describe('status --budget against the emulator', () => {
     },
     {
       comment: '--budget with a scaler',
-      args: () => ['--budget', 'orders-db', '--stack', 'S'],
-      message: /^status: give --budget or one scaler's target \(--stack\), not both$/m,
+      args: () => [
+        '--budget',
+        'orders-db',
+        '--queue-url',
+        'https://sqs.us-east-1.amazonaws.com/123456789012/q',
+      ],
+      message: /^status: give --budget or one scaler's target \(--queue-url\), not both$/m,
     },
     {
       comment: '--budget with --decisions',
@@ -326,6 +332,47 @@ describe('status --budget against the emulator', () => {
     const given = args();
     const region = given.includes('--region') ? [] : ['--region', TEST_REGION];
     const { code, stdout, stderr } = await cli('status', [...given, ...region]);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/^status: [^\n]+\n$/);
+    expect(stderr).toMatch(message);
+  });
+
+  it("--stack S --budget reads the stack's BudgetName output and shows that budget", async () => {
+    // GIVEN a stack whose output names the seeded budget (a DownstreamBudget adds BudgetName)
+    const cloudformation = new CloudFormationClient(server.clientConfig);
+    const stackName = uniqueName('shared-db');
+    await cloudformation.send(
+      new CreateStackCommand({
+        StackName: stackName,
+        TemplateBody: JSON.stringify({
+          Resources: { Marker: { Type: 'AWS::SQS::Queue' } },
+          Outputs: { BudgetName: { Value: shared.budgetName } },
+        }),
+      }),
+    );
+    cloudformation.destroy();
+    // WHEN
+    const { code, stdout, stderr } = await cli('status', ['--stack', stackName, '--budget', ...aws()]);
+    // THEN the budget's screen, as --budget NAME shows it
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout.split('\n')[0]).toMatch(new RegExp(`^budget ${shared.budgetName} · 3 members · `));
+  });
+
+  it.each([
+    {
+      comment: 'a bare --budget without --stack',
+      args: ['--budget'],
+      message: /--budget without a name reads the stack's budget: give --stack NAME too/,
+    },
+    {
+      comment: '--stack with a named --budget',
+      args: ['--stack', 'S', '--budget', 'orders-db'],
+      message: /give --budget orders-db or --stack S --budget \(the stack's\), not both/,
+    },
+  ])('refuses $comment in one line, exit 2', async ({ args, message }) => {
+    const { code, stdout, stderr } = await cli('status', [...args, ...aws()]);
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toMatch(/^status: [^\n]+\n$/);
