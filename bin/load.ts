@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { loadScenario, readLoadFile, shippedScenarios } from '../lib/load-file/load-file.ts';
+import { spelledAsOne } from '../lib/operator/cli-args.ts';
 import { loadSqsClient, operatorClients } from '../lib/operator/clients.ts';
 import { LoadRun } from '../lib/operator/load-run.ts';
 import { planTable, progressLine, reportText } from '../lib/operator/load-view.ts';
@@ -24,7 +25,7 @@ Load:
   --rate-scale X      multiply every rate by X (default 1; 0.1 sends a tenth)
   --time-scale X      multiply every phase's duration by X (default 1; 0.1 plays 10 minutes in 1)
 Target:
-  --queue-url URL     the queue to send to
+  --queue-url URL     the queue to send to (also --queue, as trace spells it)
   --stack NAME        read the queue URL from the deployed stack's QueueUrl output
   --endpoint URL      an emulator's endpoint (e.g. http://127.0.0.1:5000); default: AWS
   --region REGION     default: the SDK's (AWS_REGION, your profile)
@@ -174,6 +175,7 @@ const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGT
 
 function parse() {
   return parseArgs({
+    args: spelledAsOne(process.argv.slice(2)),
     options: {
       scenario: { type: 'string' },
       trace: { type: 'string' },

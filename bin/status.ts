@@ -4,7 +4,7 @@ import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { clientConfig } from '../lib/aws/clients.ts';
 import { type BudgetClients, readBudgetStatus } from '../lib/operator/budget-status.ts';
 import { budgetScreen, budgetTroubles, summarizeBudget } from '../lib/operator/budget-view.ts';
-import { normalizeBareBudget, normalizeWatch, STACK_BUDGET } from '../lib/operator/cli-args.ts';
+import { normalizeBareBudget, normalizeWatch, STACK_BUDGET, spelledAsOne } from '../lib/operator/cli-args.ts';
 import { OPERATOR_TIMEOUTS, type OperatorClients, operatorClients } from '../lib/operator/clients.ts';
 import { explained, OperatorError } from '../lib/operator/operator-error.ts';
 import { readStack } from '../lib/operator/stack-outputs.ts';
@@ -35,8 +35,8 @@ Usage: ${command} (--stack NAME | --queue-url URL [--function-name F] [--mapping
 
 Target:
   --stack NAME          read everything below from the deployed stack's outputs (and its controller log group)
-  --queue-url URL       the queue (required without --stack)
-  --function-name NAME  the consumer: its reserved concurrency
+  --queue-url URL       the queue (required without --stack; also --queue, as trace spells it)
+  --function-name NAME  the consumer: its reserved concurrency (also --function)
   --mapping-uuid UUID   the consumer's event source mapping: its MaximumConcurrency
   --scaler-name NAME    the controller's ScalerName: its metrics (cap, floor, target, ticks) and alarms (NAME-*)
   --log-group NAME      the controller's log group: its decisions with reason codes
@@ -279,7 +279,7 @@ async function main(): Promise<void> {
 
 function parse() {
   return parseArgs({
-    args: normalizeBareBudget(normalizeWatch(process.argv.slice(2))),
+    args: spelledAsOne(normalizeBareBudget(normalizeWatch(process.argv.slice(2)))),
     options: {
       stack: { type: 'string' },
       budget: { type: 'string' },

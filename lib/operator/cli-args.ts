@@ -21,3 +21,27 @@ export function normalizeBareBudget(argv: readonly string[]): string[] {
     return next === undefined || next.startsWith('--') ? `--budget=${STACK_BUDGET}` : arg;
   });
 }
+
+/** The tools' one spelling for one thing: `trace`'s `--queue` and `--function` are `--queue-url` and `--function-name`. */
+const FLAG_ALIASES: Readonly<Record<string, string>> = {
+  '--queue': '--queue-url',
+  '--function': '--function-name',
+};
+
+/**
+ * `argv` with each alias written as the flag it stands for (`--queue URL`, `--queue=URL`). Both spellings of one
+ * flag at once throw, naming them (a parse error: the command line's mistake).
+ */
+export function spelledAsOne(argv: readonly string[]): string[] {
+  const seen = new Map<string, string>();
+  return argv.map((arg) => {
+    const [flag = '', ...rest] = arg.split('=');
+    const canonical = FLAG_ALIASES[flag] ?? flag;
+    if (canonical !== flag || Object.values(FLAG_ALIASES).includes(flag)) {
+      const earlier = seen.get(canonical);
+      if (earlier !== undefined && earlier !== flag) throw new Error(`give ${earlier} or ${flag}, not both`);
+      seen.set(canonical, flag);
+    }
+    return rest.length > 0 ? `${canonical}=${rest.join('=')}` : canonical;
+  });
+}

@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logEntryFor, logEntryForFast } from '../../functions/controller/report.ts';
 import { CallLog } from '../../lib/aws/clients.ts';
 import { decideFast } from '../../lib/control/fast-path.ts';
-import { normalizeWatch } from '../../lib/operator/cli-args.ts';
+import {
+  normalizeBareBudget,
+  normalizeWatch,
+  STACK_BUDGET,
+  spelledAsOne,
+} from '../../lib/operator/cli-args.ts';
 import { lastDecisions, parseDecisionEvent } from '../../lib/operator/decision-log.ts';
 import { minuteGrid } from '../../lib/operator/status-chart.ts';
 import { parseStatusMetrics } from '../../lib/operator/status-metrics.ts';
@@ -130,6 +135,18 @@ describe('npm run status against the emulator', () => {
     ]);
     expect(stdout).not.toMatch(/hold:steady/); // --decisions 3: only the newest three
     expect(stdout).toMatch(/applied concurrency per minute \(flat line: cap 16\)/);
+  });
+
+  it('takes trace’s spelling too: --queue and --function', async () => {
+    const { code, stdout } = await cli('status', [
+      '--queue',
+      seeded.queueUrl,
+      '--function',
+      seeded.consumer,
+      ...aws(),
+    ]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/concurrency +reserved 12 · mapping maximum /);
   });
 
   it('says what it did not read when given only the queue', async () => {
@@ -524,5 +541,37 @@ describe('status parsing', () => {
     { argv: ['--watch', '--json'], expected: ['--watch=10', '--json'] },
   ])('reads --watch with an optional interval: $argv', ({ argv, expected }) => {
     expect(normalizeWatch(argv)).toEqual(expected);
+  });
+});
+
+describe('one spelling for one thing across status, trace and load', () => {
+  it.each([
+    {
+      argv: ['--queue', 'https://q', '--function', 'f'],
+      expected: ['--queue-url', 'https://q', '--function-name', 'f'],
+    },
+    { argv: ['--queue=https://q?a=b'], expected: ['--queue-url=https://q?a=b'] },
+    { argv: ['--queue-url', 'https://q'], expected: ['--queue-url', 'https://q'] },
+  ])(
+    'reads trace’s --queue and --function as --queue-url and --function-name: $argv',
+    ({ argv, expected }) => {
+      expect(spelledAsOne(argv)).toEqual(expected);
+    },
+  );
+
+  it('refuses both spellings of one flag, naming them', () => {
+    expect(() => spelledAsOne(['--queue', 'a', '--queue-url', 'b'])).toThrow(
+      'give --queue or --queue-url, not both',
+    );
+  });
+
+  it('reads a bare --budget as the stack’s budget, and a named one as given', () => {
+    expect(normalizeBareBudget(['--stack', 'S', '--budget'])).toEqual([
+      '--stack',
+      'S',
+      `--budget=${STACK_BUDGET}`,
+    ]);
+    expect(normalizeBareBudget(['--budget', '--json'])).toEqual([`--budget=${STACK_BUDGET}`, '--json']);
+    expect(normalizeBareBudget(['--budget', 'orders-db'])).toEqual(['--budget', 'orders-db']);
   });
 });
