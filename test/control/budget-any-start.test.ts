@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type BudgetTickMember, runBudgetTick } from '../../lib/control/budget-tick.ts';
 import { type ActuatorMode, resolveScalerConfig, type ScalerConfig } from '../../lib/control/config.ts';
-import type { ActuatorCondition, Datapoint, MetricSeries } from '../../lib/control/ports.ts';
+import type { ActuatorCondition } from '../../lib/control/ports.ts';
 import type { ControllerState } from '../../lib/control/snapshot.ts';
 import {
   type ConsumerLimits,
@@ -12,6 +12,7 @@ import {
   overpulls,
   planWrites,
 } from '../../lib/control/write-plan.ts';
+import { type Load, NOW, OPTIONS, seriesOf } from './budget-load.ts';
 
 /**
  * A shared budget's writes from any starting state (issue 27, rows 4 and 5): counts and applied limits over or
@@ -19,27 +20,6 @@ import {
  * removed between ticks. Each consumer's writes go through the shared write plan one limit at a time, and a
  * monitor sees every single one.
  */
-
-const NOW = 100_020;
-const OPTIONS = { periodSeconds: 60, windowSeconds: 3600 };
-
-interface Load {
-  readonly ageSeconds?: number;
-  readonly ratePerSecond: number;
-  readonly itemSeconds: number;
-}
-
-function seriesOf(load: Load): MetricSeries {
-  const points = (value: number): Datapoint[] =>
-    Array.from({ length: 10 }, (_, i) => ({ timestamp: 99_360 + 60 * i, value }));
-  const items = load.ratePerSecond * 60;
-  return {
-    ageOfOldestMessage: load.ageSeconds === undefined ? [] : points(load.ageSeconds),
-    messagesSent: points(items),
-    messagesDeleted: points(items),
-    consumerDurationMs: points(items * load.itemSeconds * 1000),
-  };
-}
 
 /** Every single limit write, with the members' limits just before and just after it. */
 type Watch = (consumer: Consumer, limits: { before: ConsumerLimits; after: ConsumerLimits }) => void;

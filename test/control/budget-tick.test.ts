@@ -4,7 +4,7 @@ import { fastGrowthLimit, runBudgetFastSample } from '../../lib/control/budget-f
 import { type BudgetTickMember, runBudgetTick } from '../../lib/control/budget-tick.ts';
 import { resolveScalerConfig, type ScalerConfig } from '../../lib/control/config.ts';
 import type { FastPathContext } from '../../lib/control/fast-path.ts';
-import type { ActuatorCondition, Datapoint, MetricSeries } from '../../lib/control/ports.ts';
+import type { ActuatorCondition } from '../../lib/control/ports.ts';
 import type { ControllerState } from '../../lib/control/snapshot.ts';
 import {
   type ConsumerLimits,
@@ -14,30 +14,7 @@ import {
   overpulls,
   planWrites,
 } from '../../lib/control/write-plan.ts';
-
-const NOW = 100_020;
-const OPTIONS = { periodSeconds: 60, windowSeconds: 3600 };
-
-/** What one member's queue looks like to CloudWatch: an age, and a steady rate of items of one time. */
-interface Load {
-  readonly ageSeconds?: number;
-  readonly ratePerSecond: number;
-  readonly itemSeconds: number;
-  readonly visible?: number;
-}
-
-/** Ten complete one-minute periods ending before NOW, each with the load's age and counts. */
-function seriesOf(load: Load): MetricSeries {
-  const points = (value: number): Datapoint[] =>
-    Array.from({ length: 10 }, (_, i) => ({ timestamp: 99_360 + 60 * i, value }));
-  const items = load.ratePerSecond * 60;
-  return {
-    ageOfOldestMessage: load.ageSeconds === undefined ? [] : points(load.ageSeconds),
-    messagesSent: points(items),
-    messagesDeleted: points(items),
-    consumerDurationMs: points(items * load.itemSeconds * 1000),
-  };
-}
+import { type Load, NOW, OPTIONS, seriesOf } from './budget-load.ts';
 
 /**
  * A lockstep consumer whose writes go through the shared write plan, one limit at a time, each of which can be
