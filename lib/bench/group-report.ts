@@ -92,7 +92,7 @@ export function groupComparison(
     '',
     groupMembersTable(runs),
     '',
-    `The group: the most the members' limits and their concurrent executions summed to at any instant (bold: over the budget of ${group.budget}), items that waited for a pool connection, refused calls, and what the controllers add to the bill a month (native: nothing; the age law: a scaler per queue; the shared budget: one controller).`,
+    `The group: the most the members' limits and their concurrent executions summed to at any instant (bold: over the budget of ${group.budget}), items that waited for a pool connection, refused calls, and what the controllers add to the bill a month (native: nothing; the age law: a scaler per queue; the shared budget: one controller, and each member's reads, metrics and alarms).`,
     '',
     groupFiguresTable(runs),
     '',
