@@ -64,6 +64,8 @@ export interface WorldOptions {
    * around each send. @default true
    */
   readonly mappingEnabled?: boolean;
+  /** The mapping's BatchSize. @default SQS's 10 */
+  readonly batchSize?: number;
 }
 
 /**
@@ -162,6 +164,7 @@ export class World {
         FunctionName: consumer,
         EventSourceArn: queueArn,
         Enabled: false,
+        ...(options.batchSize === undefined ? {} : { BatchSize: options.batchSize }),
         ...(options.mappingMax === undefined
           ? {}
           : { ScalingConfig: { MaximumConcurrency: options.mappingMax } }),
