@@ -18,6 +18,7 @@ import {
 } from './support/fresh-app.ts';
 import { deployToMoto, type MotoDeployment } from './support/moto-deploy.ts';
 import { node24Binary } from './support/node24.ts';
+import { README_STACKS } from './support/readme-fragments.ts';
 
 /**
  * From `npm pack` to a deployed stack, as a user gets there: the packed package installed into a fresh CommonJS
@@ -44,11 +45,13 @@ const ESM_APP_WITH_CDK_NAG = `#!/usr/bin/env node
 import * as cdk from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { OrdersStack } from '../lib/orders-stack.js';
+import { addReadmeStacks } from '../lib/readme-stacks.js';
 import { SharedDbStack } from '../lib/shared-db-stack.js';
 
 const app = new cdk.App();
 const stack = new OrdersStack(app, 'OrdersStack', {});
 new SharedDbStack(app, 'SharedDbStack', {});
+addReadmeStacks(app);
 const nag = app.node.tryGetContext('nag');
 // cdk-nag 2: its rules run as an Aspect over the app.
 if (nag === 'v2' || nag === 'v2-unacknowledged') cdk.Aspects.of(app).add(new AwsSolutionsChecks());
@@ -169,14 +172,38 @@ describe('the packed package', () => {
 
 describe(`a CommonJS app (cdk init's shape) on aws-cdk-lib ${MIN_AWS_CDK_LIB}`, () => {
   let template: Template;
+  let printed: string;
 
   beforeAll(async () => {
     cjsOut = scratchDir('cjs-out');
     const result = await synth(cjs, cjsOut);
+    printed = `${result.stdout}\n${result.stderr}`;
     console.log(`[package] cdk synth of the CommonJS app: ${(result.milliseconds / 1000).toFixed(1)} s`);
     expect(result.code, result.stderr).toBe(0);
     template = readTemplate(cjsOut);
   }, 5 * 60_000);
+
+  it("the README's fragments pasted verbatim synthesize with no warning and no error; every budget alarm reaches the topic with the e-mail", () => {
+    const onFragments = (level: 'ERROR' | 'WARNING') =>
+      annotationsPrinted(printed, level).filter((a) => README_STACKS.some((s) => a.path.startsWith(`${s}/`)));
+    expect(onFragments('ERROR')).toEqual([]);
+    expect(onFragments('WARNING')).toEqual([]);
+    for (const stack of README_STACKS) {
+      const fragment = readTemplate(cjsOut, stack);
+      const subscribed = new Set(
+        resourcesOf(fragment, 'AWS::SNS::Subscription')
+          .filter(([, r]) => r.Properties.Protocol === 'email' && r.Properties.Endpoint === 'ops@example.com')
+          .map(([, r]) => JSON.stringify(r.Properties.TopicArn)),
+      );
+      const alarms = resourcesOf(fragment, 'AWS::CloudWatch::Alarm');
+      expect(alarms.length).toBeGreaterThan(0);
+      for (const [id, alarm] of alarms) {
+        const actions = (alarm.Properties.AlarmActions as unknown[] | undefined) ?? [];
+        expect(actions.length, id).toBeGreaterThan(0);
+        for (const action of actions) expect(subscribed.has(JSON.stringify(action)), id).toBe(true);
+      }
+    }
+  });
 
   it('synthesizes the controller from the pre-built asset: the bundle shipped in the package, zipped as is', () => {
     const controller = controllerOf(template);

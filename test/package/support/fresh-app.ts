@@ -12,6 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { readmeStacksSource } from './readme-fragments.ts';
 
 /**
  * A user's CDK app outside this repo, made like `cdk init app --language typescript` (the template shipped in
@@ -181,6 +182,11 @@ export async function freshApp(packed: PackedPackage, options: FreshAppOptions):
   const dir = scratchDir(`${options.kind}-app`);
   cpSync(join(FIXTURE, 'bin'), join(dir, 'bin'), { recursive: true });
   cpSync(join(FIXTURE, 'lib'), join(dir, 'lib'), { recursive: true });
+  // The README's fragments, verbatim, each in a stack of the app (bin/app.ts adds them).
+  writeFileSync(
+    join(dir, 'lib', 'readme-stacks.ts'),
+    readmeStacksSource(readFileSync(join(ROOT, 'README.md'), 'utf8')),
+  );
   for (const [path, text] of Object.entries(options.files ?? {})) {
     mkdirSync(join(dir, path, '..'), { recursive: true });
     writeFileSync(join(dir, path), text);
