@@ -67,6 +67,8 @@ export interface ConsumerReading extends ConsumerLimits {
   readonly mappingEnabled?: boolean;
   /** The mapping's batching window, seconds; undefined where it was not read. */
   readonly batchingWindowSeconds?: number;
+  /** The mapping's BatchSize, where read. */
+  readonly batchSize?: number;
 }
 
 /** An actuator's knowledge of the limits, carried from a tick to its samples. */
@@ -175,6 +177,7 @@ export class LambdaActuator implements ConcurrencyPort {
         mappingModifiedAt: mapping?.mappingModifiedAt,
         mappingEnabled: mapping?.enabled,
         batchingWindowSeconds: mapping?.batchingWindowSeconds,
+        batchSize: mapping?.batchSize,
       };
       this.#limits = reading;
       this.#read = reading;
@@ -228,6 +231,8 @@ export class LambdaActuator implements ConcurrencyPort {
       ...(reading.batchingWindowSeconds === undefined
         ? {}
         : { batchingWindowSeconds: reading.batchingWindowSeconds }),
+      // What makes a worker busy for slow start (lib/control depth-trend.ts, `busyMessagesPerWorker`).
+      ...(reading.batchSize === undefined ? {} : { batchSize: reading.batchSize }),
     };
   }
 

@@ -16,6 +16,8 @@ export interface ActuatorReading {
   readonly enabled?: boolean;
   /** The mapping's `MaximumBatchingWindowInSeconds` (0–300), where the mapping was read. */
   readonly batchingWindowSeconds?: number;
+  /** The mapping's `BatchSize` (1–10,000), where the mapping was read: what one invocation holds in flight. */
+  readonly batchSize?: number;
 }
 
 // A mapping being disabled has stopped, or is stopping, its pollers: an operator's pause.
@@ -43,7 +45,7 @@ function epochSeconds(value: unknown): number | undefined {
 export function parseMapping(
   output: Pick<
     GetEventSourceMappingCommandOutput,
-    'ScalingConfig' | 'LastModified' | 'State' | 'MaximumBatchingWindowInSeconds'
+    'ScalingConfig' | 'LastModified' | 'State' | 'MaximumBatchingWindowInSeconds' | 'BatchSize'
   >,
 ): ActuatorReading {
   return {
@@ -57,6 +59,7 @@ export function parseMapping(
       output.MaximumBatchingWindowInSeconds,
       'MaximumBatchingWindowInSeconds',
     ),
+    batchSize: positiveIntegerOrUndefined(output.BatchSize, 'BatchSize'),
   };
 }
 

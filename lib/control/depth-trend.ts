@@ -56,6 +56,19 @@ export const DEPTH_NOISE_MESSAGES = 10;
  */
 export const BACKLOG_MESSAGES_PER_WORKER = 10;
 
+/** The mapping's BatchSize where the adapter does not say (SQS's default). */
+export const DEFAULT_BATCH_SIZE = 10;
+
+/**
+ * Messages in flight that make a worker busy: half a batch (the pollers still ramping to a raised maximum show
+ * fewer), at least one. BatchSize 10: 5; BatchSize 1: 1, so a consumer with small batches gets slow start too.
+ */
+export function busyMessagesPerWorker(batchSize: number | undefined): number {
+  const batch =
+    batchSize !== undefined && Number.isFinite(batchSize) && batchSize >= 1 ? batchSize : undefined;
+  return Math.max(1, Math.ceil((batch ?? DEFAULT_BATCH_SIZE) / 2));
+}
+
 export interface TrendInput {
   readonly previous: DepthSample | undefined;
   readonly now: number;
@@ -126,8 +139,8 @@ export function arrivalsRose(trend: DepthTrend | undefined, reported: number | u
 /**
  * Slow start's proof, for a queue whose per-item time is not known yet (a new queue, or the first burst after a
  * silence longer than the metric window): the depth rose beyond its noise since the previous sample, with a
- * backlog waiting and every allowed worker busy (at least half a batch of the mapping's default BatchSize, 10,
- * in flight for each: pollers still ramping to a raised maximum show fewer). With no healthy per-item time to be
+ * backlog waiting and every allowed worker busy (`busyMessagesPerWorker`: half a batch of the mapping's
+ * BatchSize, at least one, in flight for each: pollers still ramping to a raised maximum show fewer). With no healthy per-item time to be
  * slower than, that rise proves arrivals above what the applied concurrency serves, not a slower downstream.
  * Worked example: 2 applied, 0 → 6,700 visible in 10 s with 20 in flight: proof.
  */
@@ -135,17 +148,18 @@ export function slowStartProof(
   previous: DepthSample | undefined,
   sample: DepthSample,
   applied: number,
+  batchSize?: number,
 ): boolean {
   if (previous === undefined || !(sample.at > previous.at) || !Number.isFinite(applied)) return false;
   const rose = sample.messages - previous.messages > DEPTH_NOISE_MESSAGES;
   const backlog = sample.messages >= BACKLOG_MESSAGES_PER_WORKER * applied;
-  const allBusy = (sample.inFlight ?? 0) >= (BACKLOG_MESSAGES_PER_WORKER / 2) * applied;
+  const allBusy = (sample.inFlight ?? 0) >= busyMessagesPerWorker(batchSize) * applied;
   return rose && backlog && allBusy;
 }
 
 /**
  * The depth rose beyond its noise over an interval the applied value held through, with every allowed worker busy
- * at one end of it (half a batch in flight each, as for slow start's proof): arrivals above what that value serves.
+ * at one end of it (`busyMessagesPerWorker` in flight each, as for slow start's proof): arrivals above what that value serves.
  * Where it falls next with the value unchanged, the arrivals fell: a burst ended (`backlogLeftBehind`).
  */
 export function roseWithAppliedHeld(
@@ -153,13 +167,14 @@ export function roseWithAppliedHeld(
   sample: DepthSample,
   applied: number,
   lastChangeAt: number | undefined,
+  batchSize?: number,
 ): boolean {
   if (previous === undefined || !(sample.at > previous.at) || !Number.isFinite(applied)) return false;
   if (previous.settled === false || (lastChangeAt !== undefined && lastChangeAt > previous.at)) return false;
   const inFlight = Math.max(previous.inFlight ?? 0, sample.inFlight ?? 0);
   return (
     sample.messages - previous.messages > DEPTH_NOISE_MESSAGES &&
-    inFlight >= (BACKLOG_MESSAGES_PER_WORKER / 2) * applied
+    inFlight >= busyMessagesPerWorker(batchSize) * applied
   );
 }
 

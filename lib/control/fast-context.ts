@@ -42,6 +42,8 @@ export interface FastPathContext {
   readonly burstEnded?: boolean;
   /** The last rise of the depth this loop measured over an interval the applied value held through. */
   readonly lastRise?: HeldRise;
+  /** The mapping's BatchSize as the tick read it: what makes a worker busy (`busyMessagesPerWorker`). */
+  readonly batchSize?: number;
 }
 
 /** The fast path's starting point, from the tick's snapshot and decision (pure). */
@@ -83,5 +85,6 @@ export function fastPathContext(
         : steadyNeed(reported, itemSeconds, config),
     confirmed: decision.inputs.confirmed ?? false,
     frozen,
+    batchSize: snapshot.batchSize,
   };
 }

@@ -160,7 +160,8 @@ function carriedOf(
   const falling = depthFalling(previous, visible);
   const rising = previous !== undefined && visible - previous.messages > DEPTH_NOISE_MESSAGES;
   const roseAtApplied =
-    context.roseAtApplied === true || roseWithAppliedHeld(previous, sample, applied, context.lastChangeAt);
+    context.roseAtApplied === true ||
+    roseWithAppliedHeld(previous, sample, applied, context.lastChangeAt, context.batchSize);
   const burstEnded = !rising && (context.burstEnded === true || (roseAtApplied && falling));
   const held =
     previous !== undefined &&
@@ -290,7 +291,10 @@ function growSizedNeed(load: FastLoad): FastDecision | undefined {
  */
 function growSlowStart(load: FastLoad): FastDecision | undefined {
   const { context, sample, applied, rise } = load;
-  if (context.itemSeconds !== undefined || !slowStartProof(context.previous, sample, applied))
+  if (
+    context.itemSeconds !== undefined ||
+    !slowStartProof(context.previous, sample, applied, context.batchSize)
+  )
     return undefined;
   const fitted = rise === undefined ? undefined : fittedService(context.lastRise, rise);
   if (fitted === undefined) return growTo(load, 2 * applied, true);

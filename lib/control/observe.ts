@@ -18,6 +18,8 @@ export interface ObservationInput {
   readonly paused?: PauseKind;
   /** The window for the peak arrival rate (the scale-down delay). @default one period */
   readonly peakWindowSeconds?: number;
+  /** The mapping's BatchSize, as the actuator read it. */
+  readonly batchSize?: number;
 }
 
 type SeriesName = keyof Omit<MetricSeries, 'partial'>;
@@ -83,5 +85,6 @@ export function observe(input: ObservationInput): QueueSnapshot {
         ? undefined
         : Math.max(...recentDuration.map((d) => d.value)) / 1000 / period,
     paused: input.paused,
+    batchSize: input.batchSize,
   };
 }

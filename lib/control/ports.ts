@@ -58,6 +58,8 @@ export interface ActuatorCondition {
    * known: a poll in flight when the maximum drops can still invoke that long after. @default 0
    */
   readonly batchingWindowSeconds?: number;
+  /** The mapping's BatchSize (1–10,000), where known: what one execution holds in flight. @default 10 */
+  readonly batchSize?: number;
 }
 
 export interface ConcurrencyPort {

@@ -47,6 +47,11 @@ export interface QueueSnapshot {
    * demonstrably runs, from which an unbounded consumer is adopted.
    */
   readonly observedConcurrency?: number;
+  /**
+   * The event source mapping's BatchSize, where the adapter read it: what makes a worker busy while a backlog
+   * waits (`busyMessagesPerWorker`). @default 10 (SQS's)
+   */
+  readonly batchSize?: number;
 }
 
 /** How an operator paused the consumer. */

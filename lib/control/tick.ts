@@ -83,6 +83,7 @@ export async function readAndDecide(
     depth,
     appliedConcurrency: current ?? Number.POSITIVE_INFINITY,
     paused: condition.paused,
+    batchSize: condition.batchSize,
     peakWindowSeconds: config.scaleDownDelaySeconds,
   });
   return { snapshot, decision: decide(snapshot, state, config), state, current, condition };

@@ -34,6 +34,8 @@ export interface ControlledParts {
   readonly instantAge: boolean;
   /** The consumer function's timeout, where it has one (a budget's release waits for it). */
   readonly functionTimeoutSeconds?: number;
+  /** The mapping's BatchSize, as the Lambda's adapter reads it with the limits. */
+  readonly batchSize?: number;
 }
 
 /**
@@ -125,7 +127,7 @@ export class ControllerClock {
       concurrency: {
         applied: async () => actuator.effective(),
         ceiling: async () => actuator.ceiling(),
-        condition: async () => actuator.condition(),
+        condition: async () => ({ ...actuator.condition(), batchSize: parts.batchSize }),
         functionTimeoutSeconds: async () => parts.functionTimeoutSeconds,
         apply: async (desired) => {
           actuator.apply(desired, this.at);

@@ -156,6 +156,7 @@ export class Simulation {
       actuator: this.actuator,
       loops: this.loops,
       instantAge: env.instantAge,
+      batchSize: env.batchSize,
       functionTimeoutSeconds: env.kind === 'lambda' ? env.functionTimeoutSeconds : undefined,
     });
     this.timeline = new Timeline(input.cap, input.targetAgeSeconds, input.tickSeconds);

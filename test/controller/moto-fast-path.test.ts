@@ -153,6 +153,37 @@ describe('the fast path', () => {
     expect(world.fastLogs().at(-1)).toMatchObject({ message: 'fast path done', fields: { samples: 5 } });
   });
 
+  it.each([1, 4])(
+    'a burst after silence grows between ticks on a mapping of BatchSize %i too: busy is judged on its batch',
+    async (batchSize) => {
+      // GIVEN an idle queue at the floor whose mapping takes batches of `batchSize`
+      const world = await World.create(server, { env: ENV, reserved: 2, mappingMax: 2, batchSize });
+      await world.seed(repeat(10, { age: 0, sent: 0, deleted: 0 }));
+      await world.seedControllerHistory(2, 10);
+      // WHEN 200 messages arrive and each of the 2 workers holds one batch (fewer in flight than 5 a worker)
+      let burst = false;
+      world.duringSleep = async () => {
+        if (burst) return;
+        burst = true;
+        await world.sendMessages(200);
+        for (let i = 0; i < 2; i++) {
+          await world.sqs.send(
+            new ReceiveMessageCommand({
+              QueueUrl: world.queueUrl,
+              MaxNumberOfMessages: batchSize,
+              VisibilityTimeout: 600,
+            }),
+          );
+        }
+      };
+      await world.tick();
+      // THEN the first sample doubled on slow start's proof, as with batches of 10 (the mapping's BatchSize read
+      // at the tick; judged on 10, 2 or 8 in flight would look idle and nothing would grow before the next tick)
+      const grew = world.fastLogs().filter((l) => l.message === 'fast path');
+      expect(grew[0]?.fields).toMatchObject({ reason: 'grow:fast-surge', applied: 2, desired: 4 });
+    },
+  );
+
   it('an idle queue with nothing arriving: the loop samples, reads no Lambda value and writes nothing', async () => {
     const world = await World.create(server, { env: ENV, reserved: 2, mappingMax: 2 });
     await world.seed(repeat(10, { age: 0, sent: 0, deleted: 0 }));

@@ -86,6 +86,10 @@ describe('Lambda reads', () => {
     );
     expect(parseMapping({})).toEqual({ applied: undefined, mappingModifiedAt: undefined });
   });
+  it('the mapping: its BatchSize, what makes a worker busy; a nonsense one is a response error', () => {
+    expect(parseMapping({ BatchSize: 4 })).toMatchObject({ batchSize: 4 });
+    expect(() => parseMapping({ BatchSize: -1 })).toThrow(LambdaResponseError);
+  });
   it('reserved: unset is undefined, 0 is 0 (it throttles everything: the law raises it to the floor)', () => {
     expect(parseReserved(undefined)).toEqual({ applied: undefined });
     expect(parseReserved(0)).toEqual({ applied: 0 });
