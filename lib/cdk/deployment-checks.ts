@@ -1,7 +1,7 @@
 import { Token } from 'aws-cdk-lib';
 import type { CfnFunction, IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue, IQueue } from 'aws-cdk-lib/aws-sqs';
-import { EVENT_SOURCE_MAX_CONCURRENCY, type ScalerConfig } from '../control/index.ts';
+import { type ActuatorMode, EVENT_SOURCE_MAX_CONCURRENCY, type ScalerConfig } from '../control/index.ts';
 import { type AttachedMapping, maximumOf, sameValue } from './event-source.ts';
 import { resourceOfType } from './resource-type.ts';
 
@@ -49,10 +49,14 @@ function redriveOf(queue: CfnQueue): { maxReceiveCount?: unknown } | undefined |
   return { maxReceiveCount: record.maxReceiveCount ?? record.MaxReceiveCount };
 }
 
-/** The checks that need the config (the actuator, the cap) run only when the config itself is valid. */
+/**
+ * The checks that need the cap run only when the config itself is valid; the one that needs only the actuator (a
+ * reserved concurrency the scaler would fight) runs on `actuator` as given, so it is reported with the rest.
+ */
 export function checkAttachedResources(
   resources: AttachedResources,
   config: ScalerConfig | undefined,
+  actuator: ActuatorMode = config?.actuator ?? 'lockstep',
 ): CheckFindings {
   const errors: string[] = [];
   const warnings: CheckFindings['warnings'] = [];
@@ -120,15 +124,17 @@ export function checkAttachedResources(
     }
   }
 
+  const reserved = owner?.reservedConcurrentExecutions;
+  if (readable(reserved) && (actuator === 'lockstep' || actuator === 'reserved')) {
+    errors.push(
+      `consumer reservedConcurrentExecutions = ${reserved}: the scaler owns the reserved concurrency with actuator '${actuator}', and every deploy would reset it to this value; remove reservedConcurrentExecutions from the consumer`,
+    );
+  }
+
   if (!config) return { errors, warnings };
 
-  const reserved = owner?.reservedConcurrentExecutions;
   if (readable(reserved)) {
-    if (config.actuator === 'lockstep' || config.actuator === 'reserved') {
-      errors.push(
-        `consumer reservedConcurrentExecutions = ${reserved}: the scaler owns the reserved concurrency with actuator '${config.actuator}', and every deploy would reset it to this value; remove reservedConcurrentExecutions from the consumer`,
-      );
-    } else {
+    if (config.actuator !== 'lockstep' && config.actuator !== 'reserved') {
       // Only the mapping is driven: its maximum goes up to the cap, and above the reserved concurrency the
       // pollers pull more than the function may run (AWS: MaximumConcurrency must not exceed reserved).
       const highest = Math.max(config.maxConcurrency, maximum ?? 0);

@@ -13,6 +13,8 @@ import { type IQueue, Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { controllerTimeoutSeconds } from '../aws/call-timing.ts';
 import {
+  ACTUATOR_MODES,
+  type ActuatorMode,
   ConfigError,
   EVENT_SOURCE_MAX_CONCURRENCY,
   fastPathOn,
@@ -284,6 +286,8 @@ export class QueueAgeScaler extends Construct {
     const findings = checkAttachedResources(
       { queue: props.queue, consumer: props.consumer, concurrencyOwner: this.concurrencyOwner, mapping },
       validated,
+      // The actuator as given, even when another setting is invalid: its check is reported with the rest.
+      givenActuator(props),
     );
     problems.push(...findings.errors);
     const annotations = Annotations.of(this);
@@ -685,4 +689,10 @@ function alarmTopicFor(
     );
   }
   return createAlarmTopic(scaler, alarmEmail);
+}
+
+/** The actuator the props name, where it is one (an invalid one is reported by the settings' own check). */
+function givenActuator(props: QueueAgeScalerProps): ActuatorMode {
+  const given = props.actuator as string | undefined;
+  return ACTUATOR_MODES.find((mode) => mode === given) ?? 'lockstep';
 }

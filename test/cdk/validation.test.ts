@@ -198,6 +198,18 @@ describe('QueueAgeScaler deployment checks on the attached resources', () => {
     expect(errorsOf(attach({}, resources))).toEqual([expect.stringMatching(error)]);
   });
 
+  it('a reserved concurrency the scaler would fight is reported with an invalid setting, all at once', () => {
+    const scaler = attach({ maxConcurrency: -3 }, { reservedConcurrency: 10 });
+    expect(errorsOf(scaler)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^maxConcurrency = -3: must be an integer/),
+        expect.stringMatching(
+          /^consumer reservedConcurrentExecutions = 10: the scaler owns the reserved concurrency with actuator 'lockstep'/,
+        ),
+      ]),
+    );
+  });
+
   it.each([
     {
       comment: 'event-source: reserved 5 under a mapping starting at 20 and a cap of 32 (overpull built in)',
