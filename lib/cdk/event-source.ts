@@ -71,10 +71,16 @@ function resourceOf(mapping: IEventSourceMapping): CfnEventSourceMapping | undef
 }
 
 function boundMappingId(source: SqsEventSource): string | undefined {
+  // SqsEventSource's getter throws until it is bound to a function, and newer aws-cdk-lib (2.2xx) records every
+  // ValidationError it throws in cdk.out/error.txt, caught or not: where the field behind the getter is there
+  // (an own property from those versions on), read it rather than provoke the throw.
+  const own = source as unknown as { _eventSourceMappingId?: unknown };
+  if (Object.hasOwn(own, '_eventSourceMappingId')) {
+    return typeof own._eventSourceMappingId === 'string' ? own._eventSourceMappingId : undefined;
+  }
   try {
     return source.eventSourceMappingId;
   } catch {
-    // SqsEventSource throws until it is bound to a function.
     return undefined;
   }
 }

@@ -30,6 +30,7 @@ import { README_STACKS } from './support/readme-fragments.ts';
 
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   peerDependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
 };
 /** The bottom of the declared peer range: the test runs on what the package claims to support. */
 const lowest = (range: string | undefined) => /^\^(\d+\.\d+\.\d+)$/.exec(range ?? '')?.[1] ?? '';
@@ -40,6 +41,9 @@ const ESM_AWS_CDK_LIB = '2.180.0';
 const CDK_NAG_V2 = '2.36.8';
 // What that cdk-nag needs of constructs.
 const ESM_CONSTRUCTS = '10.0.5';
+// The newest aws-cdk-lib this repo knows: its own dev pin (in the npm cache `npm ci` filled).
+const NEWEST_AWS_CDK_LIB = manifest.devDependencies['aws-cdk-lib'] as string;
+const NEWEST_CONSTRUCTS = manifest.devDependencies.constructs as string;
 
 const ESM_APP_WITH_CDK_NAG = `#!/usr/bin/env node
 import * as cdk from 'aws-cdk-lib';
@@ -102,12 +106,13 @@ const MB = 1024 * 1024;
 let packed: PackedPackage;
 let cjs: FreshApp;
 let esm: FreshApp;
+let newest: FreshApp;
 let cjsOut: string;
 
 beforeAll(async () => {
   expect(MIN_AWS_CDK_LIB, 'the aws-cdk-lib peer range is ^x.y.z').toMatch(/^2\.\d+\.\d+$/);
   packed = await packRepo();
-  [cjs, esm] = await Promise.all([
+  [cjs, esm, newest] = await Promise.all([
     freshApp(packed, { kind: 'commonjs', awsCdkLib: MIN_AWS_CDK_LIB, constructs: MIN_CONSTRUCTS }),
     freshApp(packed, {
       kind: 'module',
@@ -116,6 +121,7 @@ beforeAll(async () => {
       extra: { 'cdk-nag': CDK_NAG_V2 },
       files: { 'bin/app.ts': ESM_APP_WITH_CDK_NAG },
     }),
+    freshApp(packed, { kind: 'commonjs', awsCdkLib: NEWEST_AWS_CDK_LIB, constructs: NEWEST_CONSTRUCTS }),
   ]);
   console.log(
     `[package] tarball ${(packed.manifest.size / 1024).toFixed(0)} kB, ${packed.manifest.entryCount} files, unpacked ${(packed.manifest.unpackedSize / MB).toFixed(2)} MB; ` +
@@ -477,6 +483,26 @@ describe(`an ESM app on aws-cdk-lib ${ESM_AWS_CDK_LIB}, with cdk-nag 2`, () => {
           message: expect.stringMatching(/^AwsSolutions-IAM5\[Resource::\*\]/),
         },
       ]);
+    },
+    5 * 60_000,
+  );
+});
+
+describe(`a CommonJS app on the newest aws-cdk-lib, ${NEWEST_AWS_CDK_LIB}`, () => {
+  it(
+    "synthesizes the README's fragments with no warning and no error, and leaves no error.txt behind",
+    async () => {
+      const out = scratchDir('newest-out');
+      const result = await synth(newest, out);
+      expect(result.code, result.stderr).toBe(0);
+      const printed = `${result.stdout}\n${result.stderr}`;
+      const onFragments = (level: 'ERROR' | 'WARNING') =>
+        annotationsPrinted(printed, level).filter((a) =>
+          README_STACKS.some((s) => a.path.startsWith(`${s}/`)),
+        );
+      expect(onFragments('ERROR')).toEqual([]);
+      expect(onFragments('WARNING')).toEqual([]);
+      expect(existsSync(join(out, 'error.txt'))).toBe(false);
     },
     5 * 60_000,
   );
