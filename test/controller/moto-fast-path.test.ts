@@ -37,6 +37,32 @@ async function surgedWorld(): Promise<World> {
   return world;
 }
 
+/**
+ * An idle queue at the floor with no per-item time known (nothing ran in the last hour) on a mapping of `batchSize`;
+ * 10 s after the idle tick 200 messages arrive and each of the 2 workers holds one batch.
+ */
+async function burstAfterSilence(batchSize: number): Promise<World> {
+  const world = await World.create(server, { env: ENV, reserved: 2, mappingMax: 2, batchSize });
+  await world.seed(repeat(10, { age: 0, sent: 0, deleted: 0 }));
+  await world.seedControllerHistory(2, 10);
+  let burst = false;
+  world.duringSleep = async () => {
+    if (burst) return;
+    burst = true;
+    await world.sendMessages(200);
+    for (let i = 0; i < 2; i++) {
+      await world.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: world.queueUrl,
+          MaxNumberOfMessages: batchSize,
+          VisibilityTimeout: 600,
+        }),
+      );
+    }
+  };
+  return world;
+}
+
 describe('the fast path', () => {
   it('a surge between ticks: one GetQueueAttributes per sample, growth within 10 s, Lambda read only to grow', async () => {
     // GIVEN a quiet queue at the floor, the controller holding it there
@@ -117,25 +143,8 @@ describe('the fast path', () => {
 
   it('an idle queue is sampled too: a burst after silence grows in the invocation that saw it (slow start)', async () => {
     // GIVEN an idle queue at the floor, with no per-item time known (nothing ran in the last hour)
-    const world = await World.create(server, { env: ENV, reserved: 2, mappingMax: 2 });
-    await world.seed(repeat(10, { age: 0, sent: 0, deleted: 0 }));
-    await world.seedControllerHistory(2, 10);
     // WHEN, 10 s after the idle tick, 200 messages arrive and the 2 workers hold a batch of 10 each
-    let burst = false;
-    world.duringSleep = async () => {
-      if (burst) return;
-      burst = true;
-      await world.sendMessages(200);
-      for (let i = 0; i < 2; i++) {
-        await world.sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: world.queueUrl,
-            MaxNumberOfMessages: 10,
-            VisibilityTimeout: 600,
-          }),
-        );
-      }
-    };
+    const world = await burstAfterSilence(10);
     await world.tick();
     // THEN the idle tick held and started the loop anyway; its first sample saw the burst and, with no per-item time
     // to size with, doubled on the proof (the depth rose while every allowed worker was busy): 2 → 4
@@ -157,25 +166,8 @@ describe('the fast path', () => {
     'a burst after silence grows between ticks on a mapping of BatchSize %i too: busy is judged on its batch',
     async (batchSize) => {
       // GIVEN an idle queue at the floor whose mapping takes batches of `batchSize`
-      const world = await World.create(server, { env: ENV, reserved: 2, mappingMax: 2, batchSize });
-      await world.seed(repeat(10, { age: 0, sent: 0, deleted: 0 }));
-      await world.seedControllerHistory(2, 10);
       // WHEN 200 messages arrive and each of the 2 workers holds one batch (fewer in flight than 5 a worker)
-      let burst = false;
-      world.duringSleep = async () => {
-        if (burst) return;
-        burst = true;
-        await world.sendMessages(200);
-        for (let i = 0; i < 2; i++) {
-          await world.sqs.send(
-            new ReceiveMessageCommand({
-              QueueUrl: world.queueUrl,
-              MaxNumberOfMessages: batchSize,
-              VisibilityTimeout: 600,
-            }),
-          );
-        }
-      };
+      const world = await burstAfterSilence(batchSize);
       await world.tick();
       // THEN the first sample doubled on slow start's proof, as with batches of 10 (the mapping's BatchSize read
       // at the tick; judged on 10, 2 or 8 in flight would look idle and nothing would grow before the next tick)
