@@ -275,9 +275,9 @@ function knownLimits(input: BenchDocInput): string {
       'queue until the minute turns whatever maximum the controller set, and that minute sets the p99 of every ' +
       'spike: [docs/simulator.md](simulator.md#the-model) gives the figures by seed. On a cold start at a high ' +
       'rate that reading also costs the age law its lower peak: slow start raises the maximum while the pollers ' +
-      'still sit at 5, and the catch-up after the minute turns overshoots (`cold-steady` and `sawtooth` peak at 24 ' +
-      "against provisioned's 18–22, dominated on every seed); `npx tsx scripts/measure-transients.ts` prints both " +
-      'readings for every scenario and seeds 1–5.',
+      'still sit at 5, and the catch-up after the minute turns overshoots (on `cold-steady` and `sawtooth` the age ' +
+      "law's peak is then above provisioned's, and it is dominated); the tables here are the 10 s reading only: " +
+      '`npx tsx scripts/measure-transients.ts` prints both readings for every scenario and seeds 1–5.',
     `- **Metric lag.** In the \`lambda\` preset the per-item time arrives ${lag} late, so on ` +
       '`downstream-slowdown` the law cannot tell the slowdown from a spike at first: it grows at most ' +
       `${f} × (the unconfirmed limit, \`unconfirmedGrowthFactor\`), then takes it back when CloudWatch shows the ` +
@@ -288,7 +288,7 @@ function knownLimits(input: BenchDocInput): string {
       "first second, as the construct's start trigger runs it at deploy (`controllerStartSeconds` " +
       `${env.controllerStartSeconds}); a load that starts before the controller does (a scaler added to a busy ` +
       'queue) is blind until its first tick: `"simulator": {"controllerStartSeconds": 60}` replays that (on ' +
-      '`cold-steady` the p99 is then about 1.05 × the target, against 0.29 × from the start).',
+      "`cold-steady` the p99 then rises well above the table's, which starts the controller with the load).",
     '- **Overload.** No controller meets the target beyond the cap; the law pins at the cap and reports ' +
       '`saturated` (the shed signal) instead of growing past what the downstream takes.',
   ].join('\n');

@@ -580,6 +580,12 @@ describe('the CommonJS app deployed into moto, its controller run from the deplo
     expect(status.code, status.stderr).toBe(0);
     expect(status.stderr).not.toMatch(/NodeVersionSupportWarning|will require node/);
     expect(JSON.stringify(JSON.parse(status.stdout))).toContain(deployment.outputs.ScalerName as string);
+    // And every other command starts there: its help, exit 0, nothing on stderr
+    for (const tool of ['simulate', 'bench', 'load', 'trace', 'recommend']) {
+      const help = await command(node24Binary(), [bin, tool, '--help'], { cwd: cjs.dir });
+      expect(help.code, `${tool}: ${help.stderr}`).toBe(0);
+      expect(help.stderr, tool).toBe('');
+    }
   }, 60_000);
 
   it(
