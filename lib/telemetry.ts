@@ -15,9 +15,6 @@ export const CONTROLLER_METRICS = {
   floor: 'MinConcurrency',
   headAgeSeconds: 'HeadAgeSeconds',
   targetAgeSeconds: 'TargetAgeSeconds',
-  // The depth: no longer published (AWS/SQS publishes ApproximateNumberOfMessagesVisible and …NotVisible for free).
-  visibleMessages: 'VisibleMessages',
-  inFlightMessages: 'InFlightMessages',
   atCap: 'AtCap',
   saturated: 'Saturated',
   scaleEvents: 'ScaleEvents',
@@ -41,9 +38,6 @@ export const CONTROLLER_METRICS = {
   lockstepRepairs: 'LockstepRepairs',
   // Growth by the fast path between ticks (real-time depth), per sample that grew.
   fastPathGrowths: 'FastPathGrowths',
-  // Seconds into its one-minute period at which the tick sampled VisibleMessages: no longer published (the tick
-  // no longer reads its own depth history back); the name stays for the readers of an older controller's history.
-  visibleSampleOffsetSeconds: 'VisibleSampleOffsetSeconds',
   // Ticks that did not run the control law: a stale or repeated schedule event.
   skippedTicks: 'SkippedTicks',
 } as const;

@@ -53,7 +53,7 @@ const BRANCHES: Branch[] = [
     setUp: async (w) => {
       await w.seed(repeat(10, STEADY));
       await w.sendMessages(3);
-      await w.seedControllerHistory(12, 10, 3);
+      await w.seedControllerHistory(12, 10);
     },
   },
   { name: 'grow, lockstep', applied: 3, setUp: async (w) => growing(w) },

@@ -53,7 +53,7 @@ describe('the controller against moto (lockstep)', () => {
     const world = await World.create(server, { env: ENV, reserved: 12, mappingMax: 12 });
     await world.seed([busy(20), ...repeat(9, busy(20))]);
     await world.sendMessages(2);
-    await world.seedControllerHistory(12, 10, 2);
+    await world.seedControllerHistory(12, 10);
     await world.tick();
     expect(world.lastLog().fields.reason).toBe('hold:steady');
     expect(await world.applied()).toEqual({ reserved: 12, mapping: 12 });
@@ -100,7 +100,7 @@ describe('the controller against moto (lockstep)', () => {
     });
     await world.seed([busy(400), ...repeat(9, busy(300))]);
     await world.sendMessages(40);
-    await world.seedControllerHistory(8, 10, 40);
+    await world.seedControllerHistory(8, 10);
     await world.tick();
     expect(world.lastLog().fields).toMatchObject({ reason: 'hold:at-cap', atCap: true, saturated: true });
     expect(await world.applied()).toEqual({ reserved: 8, mapping: 8 });
@@ -141,7 +141,7 @@ describe('the controller against moto (lockstep)', () => {
     };
     await world.seed([slow, slow, ...repeat(10, healthy)]);
     await world.sendMessages(30);
-    await world.seedControllerHistory(6, 12, 30);
+    await world.seedControllerHistory(6, 12);
     await world.tick();
     expect(world.lastLog().fields.reason).toBe('hold:downstream-slower');
     expect(await world.applied()).toEqual({ reserved: 6, mapping: 6 });

@@ -329,7 +329,7 @@ export class World {
    * Seeds the controller's own history as its EMF would have: `AppliedConcurrency = applied` and no scale event
    * in each of the `minutes` before now (a controller that has been holding there).
    */
-  async seedControllerHistory(applied: number, minutes: number, visible = 0): Promise<void> {
+  async seedControllerHistory(applied: number, minutes: number): Promise<void> {
     const newest = Math.floor(this.now / PERIOD) * PERIOD - PERIOD;
     const d = [{ Name: SCALER_DIMENSION, Value: this.names.scaler }];
     const data: MetricDatum[] = [];
@@ -342,7 +342,6 @@ export class World {
         Value: applied,
       });
       data.push({ MetricName: CONTROLLER_METRICS.scaleEvents, Dimensions: d, Timestamp, Value: 0 });
-      data.push({ MetricName: CONTROLLER_METRICS.visibleMessages, Dimensions: d, Timestamp, Value: visible });
     }
     await putAll(this.cloudwatch, METRIC_NAMESPACE, data);
   }

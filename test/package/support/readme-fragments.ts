@@ -66,7 +66,7 @@ export function readmeStacksSource(readme: string): string {
     "import type { Construct } from 'constructs';",
     '',
     'function queueWithDlq(scope: Construct, id: string): fixtureSqs.Queue {',
-    '  const dlq = new fixtureSqs.Queue(scope, `${id}Dlq`, { enforceSSL: true, retentionPeriod: fixtureCdk.Duration.days(14) });',
+    "  const dlq = new fixtureSqs.Queue(scope, id + 'Dlq', { enforceSSL: true, retentionPeriod: fixtureCdk.Duration.days(14) });",
     '  return new fixtureSqs.Queue(scope, id, {',
     '    enforceSSL: true,',
     '    visibilityTimeout: fixtureCdk.Duration.minutes(3),',
