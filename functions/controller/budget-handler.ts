@@ -14,7 +14,7 @@ import { failed } from './failure.ts';
 import type { TickOutcome } from './outcome.ts';
 import type { Reporter } from './report.ts';
 import { type LoopMemberRun, recordingAll, Sampler } from './sampler.ts';
-import { eventTime, isRepeat, isStale } from './schedule-event.ts';
+import { eventTime, isRepeat, isStale, repeatCheckTime } from './schedule-event.ts';
 import { TickMemory } from './tick-memory.ts';
 import {
   actuatorFor,
@@ -211,8 +211,9 @@ export async function budgetTick(
       sharedHistory: () => history(i),
     }),
   }));
-  if (scheduledAt !== undefined && (await repeatOf(runs, scheduledAt))) {
-    return skippedRun(deps.settings, 'skip:repeat', { scheduledAt });
+  const slotAt = repeatCheckTime(scheduledAt, now, METRIC_PERIOD_SECONDS);
+  if (await repeatOf(runs, slotAt)) {
+    return skippedRun(deps.settings, 'skip:repeat', { scheduledAt: slotAt });
   }
   const tickMembers = runs.map((r) => ({
     name: r.settings.resources.scalerName,

@@ -11,7 +11,7 @@ import type { TickOutcome } from './outcome.ts';
 import type { Reporter } from './report.ts';
 import type { ControllerSettings } from './resources.ts';
 import { type LoopMemberRun, Sampler } from './sampler.ts';
-import { eventTime, isRepeat, isStale } from './schedule-event.ts';
+import { eventTime, isRepeat, isStale, repeatCheckTime } from './schedule-event.ts';
 import { TickMemory } from './tick-memory.ts';
 import { actuatorFor, createTickPorts, lambdaTickOptions } from './tick-ports.ts';
 import { isTickerEvent } from './ticker-message.ts';
@@ -62,8 +62,9 @@ export async function controllerTick(
       scaleEventPeriod: scaleEventPeriod(evidence),
     };
     const options = lambdaTickOptions(config);
-    if (scheduledAt !== undefined && isRepeat(scheduledAt, change, options.periodSeconds)) {
-      return { outcome: { kind: 'skipped', reason: 'skip:repeat', detail: { scheduledAt, ...change } } };
+    const slotAt = repeatCheckTime(scheduledAt, now, options.periodSeconds);
+    if (isRepeat(slotAt, change, options.periodSeconds)) {
+      return { outcome: { kind: 'skipped', reason: 'skip:repeat', detail: { scheduledAt: slotAt, ...change } } };
     }
     const {
       value: result,

@@ -5,7 +5,10 @@ export interface ScheduleEvent {
   readonly time?: string;
 }
 
-/** The event's scheduled time in epoch seconds; undefined for a hand-made invocation without one. */
+/**
+ * The event's scheduled time in epoch seconds; undefined for an invocation without one: the start trigger's run at
+ * deploy (aws-cdk-lib's trigger invokes with no payload) or a run by hand.
+ */
 export function eventTime(event: unknown): number | undefined {
   const time = (event as ScheduleEvent | null | undefined)?.time;
   if (typeof time !== 'string') return undefined;
@@ -44,4 +47,16 @@ export function isRepeat(scheduledAt: number, evidence: ChangeEvidence, periodSe
     (evidence.mappingModifiedAt !== undefined && evidence.mappingModifiedAt >= Math.floor(scheduledAt)) ||
     (evidence.scaleEventPeriod !== undefined && evidence.scaleEventPeriod >= slot)
   );
+}
+
+/**
+ * The time a run's repeat check compares with: its event's scheduled time, or, for a run without one (the start
+ * trigger's, a run by hand), the start of the slot it runs in. One decision per slot, whichever comes first: a start
+ * run after the slot's scheduled tick changed something does not step again, and the slot's scheduled delivery after
+ * a start run that changed something is its repeat; the next slot's tick always decides. Running both would decide
+ * twice within seconds on the same data, which is what the repeat check exists to prevent (a step-limited growth
+ * would step twice).
+ */
+export function repeatCheckTime(scheduledAt: number | undefined, now: number, periodSeconds: number): number {
+  return scheduledAt ?? Math.floor(now / periodSeconds) * periodSeconds;
 }

@@ -195,6 +195,20 @@ describe('a budget of 20 shared by three members, against moto', () => {
     expect(world.sums.length).toBe(writes);
   });
 
+  it("the start run at deploy (no event time) after the slot's scheduled tick wrote is its repeat", async () => {
+    const world = await BudgetWorld.create(server, BUDGET, [member(2), member(2), member(2)]);
+    await seedShortfall(world);
+    await world.tick((world.members[0] as World).event());
+    const writes = world.sums.length;
+    expect(writes).toBeGreaterThan(0);
+    // Within the same slot (the minute the scheduled tick ran in)
+    const now = (world.members[0] as World).now;
+    world.advance(Math.min(5, 59 - (now % 60)));
+    const start = await world.tick({});
+    expect(start.budget).toMatchObject({ kind: 'skipped', reason: 'skip:repeat' });
+    expect(world.sums.length).toBe(writes);
+  });
+
   it('the fast path between ticks grows a surging member only into its share and what no share holds', async () => {
     // Three quiet members at 2 each (1 message/s at 1 s items: 2 workers hold each), the fast path on.
     const fast = { ...SETTINGS, maxConcurrency: 10, fastSampleSeconds: 10 };

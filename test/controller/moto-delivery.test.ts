@@ -77,6 +77,49 @@ describe('schedule delivery', () => {
   });
 });
 
+describe('the start run at deploy (an invocation without an event time)', () => {
+  // A step-limited growth: two decisions within one slot would step twice (3 -> 5 -> 7).
+  async function growingAtSlotStart(): Promise<{ world: World; slot: number }> {
+    const world = await World.create(server, {
+      env: { ...CONTROLLER_ENV, MAX_SCALE_UP_STEP: '2' },
+      reserved: 3,
+      mappingMax: 3,
+    });
+    world.advance(PERIOD - (world.now % PERIOD));
+    const slot = world.now;
+    await world.seed([
+      { age: 300, sent: 6, deleted: 6, durationMs: 600_000 },
+      ...repeat(9, { age: 30, sent: 6, deleted: 6, durationMs: 600_000 }),
+    ]);
+    await world.sendMessages(30);
+    return { world, slot };
+  }
+
+  it("after the slot's scheduled tick stepped, the start run (another container) is its repeat: one step", async () => {
+    const { world, slot } = await growingAtSlotStart();
+    world.now = slot + 1;
+    expect(await world.tick(world.event(slot))).toMatchObject({ kind: 'decided' });
+    // The trigger invokes a version of the controller: a container of its own, with no memory of the tick.
+    world.rewire();
+    world.now = slot + 3;
+    expect(await world.tick({})).toMatchObject({ kind: 'skipped', reason: 'skip:repeat' });
+    expect(await world.applied()).toEqual({ reserved: 5, mapping: 5 });
+  });
+
+  it("a start run that stepped takes its slot: the slot's late scheduled delivery skips, the next slot's tick decides", async () => {
+    const { world, slot } = await growingAtSlotStart();
+    world.now = slot + 2;
+    expect(await world.tick({})).toMatchObject({ kind: 'decided' });
+    world.rewire();
+    world.now = slot + 4;
+    expect(await world.tick(world.event(slot))).toMatchObject({ kind: 'skipped', reason: 'skip:repeat' });
+    expect(await world.applied()).toEqual({ reserved: 5, mapping: 5 });
+    world.now = slot + PERIOD + 1;
+    await world.seed([{ age: 60, sent: 6, deleted: 6, durationMs: 600_000 }]);
+    expect(await world.tick(world.event(slot + PERIOD))).toMatchObject({ kind: 'decided' });
+  });
+});
+
 describe('a late delivery and the fast path', () => {
   it('an event delivered 30 s late samples what is left of its slot: the next tick runs, not skip:repeat', async () => {
     const env = { ...CONTROLLER_ENV, MAX_CONCURRENCY: '32', FAST_SAMPLE_SECONDS: '10' };
