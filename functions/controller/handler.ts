@@ -64,7 +64,9 @@ export async function controllerTick(
     const options = lambdaTickOptions(config);
     const slotAt = repeatCheckTime(scheduledAt, now, options.periodSeconds);
     if (isRepeat(slotAt, change, options.periodSeconds)) {
-      return { outcome: { kind: 'skipped', reason: 'skip:repeat', detail: { scheduledAt: slotAt, ...change } } };
+      return {
+        outcome: { kind: 'skipped', reason: 'skip:repeat', detail: { scheduledAt: slotAt, ...change } },
+      };
     }
     const {
       value: result,
