@@ -176,17 +176,21 @@ export function createControllerSchedule(
  * The controller's first run, when it is created: an EventBridge rate schedule first fires up to a tick after it
  * is created, and a new queue's producers may start sooner. Invoked once, asynchronously (the deploy does not wait
  * for the tick and its fast path); with the schedule's own run, the controller's reserved concurrency of 1 keeps
- * them one at a time. Not on later deploys: the schedule is running by then.
+ * them one at a time. A lone scaler's is not re-run on later deploys: the schedule is running by then. A budget's
+ * is (`onEveryChange`): a deploy that adds a member creates its mapping at its floor before the controller learns
+ * of it (the controller's environment names the mapping), while the other members may hold the whole budget; the
+ * run right after the update re-plans with the new member at once, lowerings first, instead of up to a tick later.
  */
 export function startControllerAtDeploy(
   scope: Construct,
   controller: LambdaFunctionResource,
   schedule: Rule,
+  { onEveryChange = false }: { readonly onEveryChange?: boolean } = {},
 ): Trigger {
   const start = new Trigger(scope, 'Start', {
     handler: controller,
     invocationType: InvocationType.EVENT,
-    executeOnHandlerChange: false,
+    executeOnHandlerChange: onEveryChange,
     executeAfter: [schedule],
   });
   adjustTriggerProvider(start, CONTROLLER_RUNTIME);

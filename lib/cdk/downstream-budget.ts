@@ -239,7 +239,8 @@ export class DownstreamBudget extends Construct {
       this.tickSeconds,
       `Runs the queue-age budget ${this.budgetName} (every member's tick) every ${this.tickSeconds / 60} minute(s)`,
     );
-    startControllerAtDeploy(this, this.controller, this.schedule);
+    // Re-run on every change of the controller (a member added or removed, a new budget): see startControllerAtDeploy.
+    startControllerAtDeploy(this, this.controller, this.schedule, { onEveryChange: true });
     this.alarmTopic = props.alarmTopic ?? createAlarmTopic(this, alarmEmail);
     this.alarmsNotify = props.alarmTopic !== undefined || alarmEmail !== undefined;
     this.metrics = new BudgetMetricFactory(this.budgetName);

@@ -97,6 +97,12 @@ describe('DownstreamBudget: one controller runs every member', () => {
     onlyController(stack);
     template.resourceCountIs('AWS::Events::Rule', 1);
     template.resourceCountIs('Custom::Trigger', 1);
+    // AND the start trigger runs again on every change of the controller: a member added by a redeploy starts at its
+    // floor while the others may hold the whole budget, and that run re-plans at once (issue 27 row 8)
+    template.hasResourceProperties('Custom::Trigger', {
+      ExecuteOnHandlerChange: true,
+      InvocationType: 'Event',
+    });
     // Two consumers, the budget's controller and aws-cdk-lib's trigger provider.
     template.resourceCountIs('AWS::Lambda::Function', 4);
     for (const scaler of scalers) {
