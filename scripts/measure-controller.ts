@@ -220,8 +220,8 @@ async function main(): Promise<void> {
       await grow.seed([BEHIND]);
     });
     for (const [name, t] of [
-      ['hold (4 reads)', holdTimes],
-      ['grow (4 reads + 2 writes)', growTimes],
+      ['hold (5 reads)', holdTimes],
+      ['grow (5 reads + 2 writes)', growTimes],
     ] as const) {
       console.log(
         `${name}: p50 ${percentile(t, 50).toFixed(1)} ms, p90 ${percentile(t, 90).toFixed(1)} ms, max ${(t.at(-1) ?? 0).toFixed(1)} ms`,

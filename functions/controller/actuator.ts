@@ -69,6 +69,8 @@ export interface ConsumerReading extends ConsumerLimits {
   readonly batchingWindowSeconds?: number;
   /** The mapping's BatchSize, where read. */
   readonly batchSize?: number;
+  /** Another controller the deploy names as the consumer's owner (lib/consumer-owner.ts): nothing may be written. */
+  readonly drivenBy?: string;
 }
 
 /** An actuator's knowledge of the limits, carried from a tick to its samples. */
@@ -79,6 +81,7 @@ export interface CarriedLimits {
 
 /** An operator's pause: reserved 0 (the console's "Throttle"), or the mapping disabled. */
 export function pauseOf(reading: ConsumerReading): PauseKind | undefined {
+  if (reading.drivenBy !== undefined) return 'driven-elsewhere';
   if (reading.reserved === 0) return 'reserved-zero';
   if (reading.mappingEnabled === false) return 'mapping-disabled';
   return undefined;
@@ -124,6 +127,11 @@ export class LambdaActuator implements ConcurrencyPort {
     private readonly lambda: LambdaClient,
     private readonly target: ActuatorTarget,
     private readonly config: ScalerConfig,
+    /**
+     * The other controller the deploy names as the consumer's owner, read with the limits (at each tick, and afresh
+     * before each growth between ticks); undefined: this one may write. @default no owner check
+     */
+    private readonly drivenBy: () => Promise<string | undefined> = async () => undefined,
   ) {}
 
   /**
@@ -165,11 +173,12 @@ export class LambdaActuator implements ConcurrencyPort {
   read(): Promise<ConsumerReading> {
     this.#reading ??= (async () => {
       const uuid = this.target.mode === 'reserved' ? this.target.mappingUuid : this.mappingUuid();
-      const [reserved, mapping] = await Promise.all([
+      const [reserved, mapping, drivenBy] = await Promise.all([
         readReserved(this.lambda, this.target.functionName),
         uuid === undefined
           ? Promise.resolve<ActuatorReading | undefined>(undefined)
           : readMapping(this.lambda, uuid),
+        this.drivenBy(),
       ]);
       const reading: ConsumerReading = {
         reserved: reserved.applied,
@@ -178,6 +187,7 @@ export class LambdaActuator implements ConcurrencyPort {
         mappingEnabled: mapping?.enabled,
         batchingWindowSeconds: mapping?.batchingWindowSeconds,
         batchSize: mapping?.batchSize,
+        ...(drivenBy === undefined ? {} : { drivenBy }),
       };
       this.#limits = reading;
       this.#read = reading;

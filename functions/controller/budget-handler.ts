@@ -11,7 +11,7 @@ import { pauseOverpulls } from './actuator.ts';
 import type { BudgetMemberSettings, BudgetSettings } from './budget-resources.ts';
 import { scaleEventPeriod } from './carried-state.ts';
 import { failed } from './failure.ts';
-import type { TickOutcome } from './outcome.ts';
+import { drivenElsewhereSkip, type TickOutcome } from './outcome.ts';
 import type { Reporter } from './report.ts';
 import { type LoopMemberRun, recordingAll, Sampler } from './sampler.ts';
 import { eventTime, isRepeat, isStale, repeatCheckTime } from './schedule-event.ts';
@@ -133,6 +133,9 @@ async function memberOutcome(
   if (o.snapshot === undefined || o.decision === undefined) return failed(o.readError);
   const { actuation, writes } = recorded.get(o.name) ?? { actuation: { kind: 'unchanged' }, writes: [] };
   const reading = await run.ports.actuator.read();
+  // Held as a pause by the budget (counted, not written), reported as the handover it is.
+  const handover = drivenElsewhereSkip(reading);
+  if (handover) return handover;
   const result: TickResult = {
     snapshot: o.snapshot,
     decision: o.decision,

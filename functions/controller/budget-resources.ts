@@ -3,6 +3,7 @@ import {
   type BudgetMemberEnvironment,
   MAX_BUDGET_MEMBERS,
 } from '../../lib/budget-environment.ts';
+import { budgetOwner } from '../../lib/consumer-owner.ts';
 import {
   ConfigError,
   environmentName,
@@ -102,7 +103,9 @@ export function budgetSettingsFromEnvironment(env: Record<string, string | undef
     };
     try {
       const own = settingsFromEnvironment(memberEnv);
-      members.push({ ...own, weight: typeof weight === 'number' ? weight : 1 });
+      // The budget's controller drives every member: the owner parameter names the budget (lib/consumer-owner.ts).
+      const resources = { ...own.resources, owner: budgetOwner(budgetName) };
+      members.push({ ...own, resources, weight: typeof weight === 'number' ? weight : 1 });
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       for (const p of error.problems) problems.push(`${label}${asMemberProblem(p)}`);

@@ -7,7 +7,7 @@ import type { LambdaActuator } from './actuator.ts';
 import { pauseOverpulls } from './actuator.ts';
 import { scaleEventPeriod } from './carried-state.ts';
 import { failed } from './failure.ts';
-import type { TickOutcome } from './outcome.ts';
+import { drivenElsewhereSkip, type TickOutcome } from './outcome.ts';
 import type { Reporter } from './report.ts';
 import type { ControllerSettings } from './resources.ts';
 import { type LoopMemberRun, Sampler } from './sampler.ts';
@@ -46,13 +46,8 @@ export async function controllerTick(
   const { config, resources } = deps.settings;
   const scheduledAt = eventTime(event);
   if (scheduledAt !== undefined && isStale(scheduledAt, now, config.tickSeconds)) {
-    return {
-      outcome: {
-        kind: 'skipped',
-        reason: 'skip:stale-event',
-        detail: { eventAgeSeconds: now - scheduledAt },
-      },
-    };
+    const detail = { eventAgeSeconds: now - scheduledAt };
+    return { outcome: { kind: 'skipped', reason: 'skip:stale-event', detail } };
   }
   const ports = createTickPorts(deps.clients, resources, config, now, { memory });
   try {
@@ -61,6 +56,8 @@ export async function controllerTick(
       mappingModifiedAt: evidence.mappingModifiedAt,
       scaleEventPeriod: scaleEventPeriod(evidence),
     };
+    const handover = drivenElsewhereSkip(await ports.actuator.read());
+    if (handover) return { outcome: handover };
     const options = lambdaTickOptions(config);
     const slotAt = repeatCheckTime(scheduledAt, now, options.periodSeconds);
     if (isRepeat(slotAt, change, options.periodSeconds)) {

@@ -3,7 +3,16 @@ import type { FastSampleResult, PauseKind, ScalerConfig, TickResult } from '../.
 import type { Actuation, WriteLog } from './actuator.ts';
 
 /** Why a tick did not run the control law. */
-export type SkipReason = 'skip:stale-event' | 'skip:repeat';
+export type SkipReason = 'skip:stale-event' | 'skip:repeat' | 'skip:driven-elsewhere';
+
+/**
+ * The deploy names another controller as the consumer's owner (a handover: lib/consumer-owner.ts). Reported as a
+ * skip, not as an operator's pause: the owner publishes this scaler's metrics, and the paused alarm is not for this.
+ */
+export function drivenElsewhereSkip(reading: { readonly drivenBy?: string }): TickOutcome | undefined {
+  if (reading.drivenBy === undefined) return undefined;
+  return { kind: 'skipped', reason: 'skip:driven-elsewhere', detail: { owner: reading.drivenBy } };
+}
 
 /** What one invocation's tick did: the handler's return value, and what the reporter publishes and logs. */
 export type TickOutcome =

@@ -1,4 +1,5 @@
 import type { ControllerResources } from '../../lib/aws/resources.ts';
+import { scalerOwner } from '../../lib/consumer-owner.ts';
 import {
   type ActuatorMode,
   ConfigError,
@@ -106,5 +107,6 @@ export function settingsFromEnvironment(env: Record<string, string | undefined>)
   const actuator = config?.actuator ?? (env.ACTUATOR as ActuatorMode | undefined);
   const resources = checkResources(env, actuator, problems);
   if (problems.length > 0 || config === undefined) throw new ConfigError(problems);
-  return { config, resources };
+  // A lone scaler's controller; a budget names its members' (budget-resources.ts).
+  return { config, resources: { ...resources, owner: scalerOwner(resources.scalerName) } };
 }

@@ -1,6 +1,7 @@
 import type { AwsClients } from '../../lib/aws/clients.ts';
 import { readHistories } from '../../lib/aws/metric-history.ts';
 import type { ControllerHistory } from '../../lib/aws/metric-queries.ts';
+import { drivenElsewhere, readConsumerOwner } from '../../lib/aws/owner-parameter.ts';
 import { sqsQueuePort } from '../../lib/aws/queue-depth.ts';
 import {
   type ScalerConfig,
@@ -42,7 +43,13 @@ export function actuatorFor(
     functionName: resources.consumerFunctionName,
     mappingUuid: resources.eventSourceMappingUuid,
   };
-  return new LambdaActuator(clients.lambda, target, config);
+  const { owner } = resources;
+  const drivenBy =
+    owner === undefined
+      ? undefined
+      : async () =>
+          drivenElsewhere(await readConsumerOwner(clients.ssm, resources.consumerFunctionName), owner);
+  return new LambdaActuator(clients.lambda, target, config, drivenBy);
 }
 
 /** A read made once, on first use: every port of the tick shares its answer. */

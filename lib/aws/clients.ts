@@ -1,6 +1,7 @@
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { SSMClient } from '@aws-sdk/client-ssm';
 import type { InitializeMiddleware, MetadataBearer } from '@aws-sdk/types';
 import { CONTROLLER_TIMEOUTS, type HttpTimeouts, RETRY_SETTINGS } from './call-timing.ts';
 
@@ -8,6 +9,8 @@ export interface AwsClients {
   readonly cloudwatch: CloudWatchClient;
   readonly sqs: SQSClient;
   readonly lambda: LambdaClient;
+  /** Reads the consumer's owner parameter (lib/aws/owner-parameter.ts). */
+  readonly ssm: SSMClient;
 }
 
 export interface ClientOptions {
@@ -65,6 +68,7 @@ export function createAwsClients(options: ClientOptions = {}): AwsClients {
     cloudwatch: new CloudWatchClient(config),
     sqs: new SQSClient({ ...config, useQueueUrlAsEndpoint: !sqsEndpointConfigured(options) }),
     lambda: new LambdaClient(config),
+    ssm: new SSMClient(config),
   };
 }
 
@@ -96,5 +100,6 @@ export function attachCallLog(clients: AwsClients): CallLog {
   clients.cloudwatch.middlewareStack.add(middleware, options);
   clients.sqs.middlewareStack.add(middleware, options);
   clients.lambda.middlewareStack.add(middleware, options);
+  clients.ssm.middlewareStack.add(middleware, options);
   return log;
 }

@@ -9,4 +9,9 @@ export interface ControllerResources {
   readonly consumerFunctionName: string;
   /** The consumer's SQS event source mapping; required unless the actuator is `reserved`. */
   readonly eventSourceMappingUuid?: string;
+  /**
+   * How the consumer's owner parameter names this controller (lib/consumer-owner.ts): it writes only while the
+   * parameter names it or nobody. Absent: no owner check (the operator tools, which write nothing).
+   */
+  readonly owner?: string;
 }

@@ -122,6 +122,8 @@ export interface BudgetMemberSpec {
   readonly consumerFunctionArn: string;
   readonly consumerFunctionName: string;
   readonly eventSourceMappingId: string;
+  /** The parameter naming its consumer's owner (lib/consumer-owner.ts): the controller reads it before it writes. */
+  readonly ownerParameterArn: string;
   /** Its dashboard, which gets the budget's row. */
   readonly dashboard: Dashboard;
 }
@@ -191,6 +193,7 @@ export class DownstreamBudget extends Construct {
     readQueues: PolicyStatement;
     readConcurrency: PolicyStatement;
     readMappings: PolicyStatement;
+    readOwners: PolicyStatement;
     setConcurrency?: PolicyStatement;
   };
 
@@ -373,10 +376,12 @@ export class DownstreamBudget extends Construct {
           actions: ['lambda:GetFunctionConcurrency', 'lambda:GetFunctionConfiguration'],
         }),
         readMappings: new PolicyStatement({ sid: 'ReadMapping', actions: ['lambda:GetEventSourceMapping'] }),
+        readOwners: new PolicyStatement({ sid: 'ReadConsumerOwner', actions: ['ssm:GetParameter'] }),
       };
       this.role.addToPolicy(statements.readQueues);
       this.role.addToPolicy(statements.readConcurrency);
       this.role.addToPolicy(statements.readMappings);
+      this.role.addToPolicy(statements.readOwners);
       this.statements = statements;
     }
     const statements = this.statements;
@@ -384,6 +389,7 @@ export class DownstreamBudget extends Construct {
     statements.readQueues.addResources(member.queue.queueArn);
     statements.readConcurrency.addResources(member.consumerFunctionArn);
     statements.readMappings.addResources(mappingArn);
+    statements.readOwners.addResources(member.ownerParameterArn);
     if (writesReservedConcurrency(config.actuator)) {
       if (!statements.setConcurrency) {
         statements.setConcurrency = new PolicyStatement({

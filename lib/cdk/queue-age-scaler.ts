@@ -10,8 +10,10 @@ import {
 import type { SqsEventSource, SqsEventSourceProps } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { type IQueue, Queue } from 'aws-cdk-lib/aws-sqs';
+import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { controllerTimeoutSeconds } from '../aws/call-timing.ts';
+import { budgetOwner, ownerParameterName, scalerOwner } from '../consumer-owner.ts';
 import {
   ACTUATOR_MODES,
   type ActuatorMode,
@@ -299,6 +301,9 @@ export class QueueAgeScaler extends Construct {
     const deadLetterQueue =
       props.deadLetterQueue ??
       (props.queue instanceof Queue ? props.queue.deadLetterQueue?.queue : undefined);
+    const ownerParameter = this.nameOwner(
+      budget ? budgetOwner(budget.budgetName) : scalerOwner(options.scalerName),
+    );
     let controllerToWatch: IFunction;
     if (budget) {
       this.controller = budget.controller;
@@ -314,7 +319,13 @@ export class QueueAgeScaler extends Construct {
               'refused-budget-controller',
             );
     } else {
-      this.controller = this.createController(props, config, options.scalerName, deadLetterQueue);
+      this.controller = this.createController(
+        props,
+        config,
+        options.scalerName,
+        deadLetterQueue,
+        ownerParameter,
+      );
       this.schedule = createControllerSchedule(
         this,
         this.controller,
@@ -365,6 +376,7 @@ export class QueueAgeScaler extends Construct {
       consumerFunctionArn: this.owner.functionArn,
       consumerFunctionName: this.owner.functionName,
       eventSourceMappingId: this.eventSourceMappingId,
+      ownerParameterArn: ownerParameter.parameterArn,
       dashboard: this.dashboard.dashboard,
     });
   }
@@ -409,12 +421,29 @@ export class QueueAgeScaler extends Construct {
     );
   }
 
+  /**
+   * Names the controller that drives the consumer, in a parameter the deploy updates in place: when this scaler
+   * joins or leaves a budget, its old controller lives on until CloudFormation's cleanup, and stands down as soon as
+   * the parameter names the new one (lib/consumer-owner.ts). The controller's read grant makes the parameter exist
+   * before the controller that reads it is updated. A second scaler of the same consumer in another stack or app
+   * fails its deploy on the parameter's name, which synth cannot check.
+   */
+  private nameOwner(owner: string): StringParameter {
+    return new StringParameter(this, 'ConsumerOwner', {
+      parameterName: ownerParameterName(this.owner.functionName),
+      simpleName: false,
+      stringValue: owner,
+      description: `The queue-age controller that drives ${this.owner.functionName}: the others stand down`,
+    });
+  }
+
   /** The lone scaler's own controller: its role names this queue, this consumer and this mapping. */
   private createController(
     props: QueueAgeScalerProps,
     config: ScalerConfig,
     scalerName: string,
     deadLetterQueue: IQueue | undefined,
+    ownerParameter: StringParameter,
   ): LambdaFunctionResource {
     const resourceEnvironment: Record<string, string> = {
       [CONTROLLER_RESOURCE_ENVIRONMENT.queueUrl]: props.queue.queueUrl,
@@ -470,6 +499,14 @@ export class QueueAgeScaler extends Construct {
         }),
       );
     }
+    // Who drives the consumer, read before every write (nameOwner).
+    role.addToPolicy(
+      new PolicyStatement({
+        sid: 'ReadConsumerOwner',
+        actions: ['ssm:GetParameter'],
+        resources: [ownerParameter.parameterArn],
+      }),
+    );
     return controller;
   }
 

@@ -54,8 +54,12 @@ export interface QueueSnapshot {
   readonly batchSize?: number;
 }
 
-/** How an operator paused the consumer. */
-export type PauseKind = 'reserved-zero' | 'mapping-disabled';
+/**
+ * Why nothing may be written: an operator paused the consumer (reserved 0, the mapping disabled), or the deploy
+ * names another controller as its owner (a handover when a scaler joins or leaves a budget: lib/consumer-owner.ts).
+ * Either way the tick holds what is there, and a budget counts it as held.
+ */
+export type PauseKind = 'reserved-zero' | 'mapping-disabled' | 'driven-elsewhere';
 
 /**
  * What one tick hands the next. Small on purpose: the Lambda rebuilds it from CloudWatch history, the simulator

@@ -3,6 +3,7 @@ import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { SSMClient } from '@aws-sdk/client-ssm';
 import { type AwsClients, type ClientOptions, clientConfig, type HttpTimeouts } from '../aws/clients.ts';
 
 /** The controller's clients (same retry settings) plus what only the operator tools read. */
@@ -38,6 +39,7 @@ export function operatorClients(options: ClientOptions): OperatorClients {
   return {
     sqs: new SQSClient(quick),
     lambda: new LambdaClient(quick),
+    ssm: new SSMClient(quick),
     cloudformation: new CloudFormationClient(quick),
     cloudwatch: new CloudWatchClient(query),
     logs: new CloudWatchLogsClient(query),

@@ -190,7 +190,7 @@ describe('DownstreamBudget: one controller runs every member', () => {
 
   it('IAM, per member as it joins: its queue, its consumer and its mapping, each write as its actuator needs', () => {
     // GIVEN one member per actuator
-    const { stack, scalers, parts } = budgetApp({ maxConcurrency: 40 }, [
+    const { stack, budget, scalers, parts } = budgetApp({ maxConcurrency: 40 }, [
       { name: 'Lockstep' },
       { name: 'Reserved', props: { actuator: ScalerActuator.RESERVED, minConcurrency: 1 } },
       { name: 'Mapping', props: { actuator: ScalerActuator.EVENT_SOURCE } },
@@ -211,12 +211,27 @@ describe('DownstreamBudget: one controller runs every member', () => {
         'OwnTickerQueue',
         'ReadQueueDepth',
         'ReadConsumerConcurrency',
+        'ReadConsumerOwner',
         'ReadMapping',
         'SetConsumerConcurrency',
         'SetMappingMaximumConcurrency1',
         'SetMappingMaximumConcurrency3',
       ].sort(),
     );
+    // Each member's owner parameter, in one statement (a Sid appears once in a policy): read before every write
+    const owners = statements.filter((s) => s.Sid === 'ReadConsumerOwner');
+    expect(owners).toHaveLength(1);
+    expect(owners[0]?.Action).toBe('ssm:GetParameter');
+    expect([owners[0]?.Resource].flat()).toHaveLength(3);
+    // AND each member's parameter names the budget as its consumer's owner
+    const values = Object.values(Template.fromStack(stack).findResources('AWS::SSM::Parameter')).map(
+      (p) => (p.Properties as { Value: string }).Value,
+    );
+    expect(values).toEqual([
+      `budget:${budget.budgetName}`,
+      `budget:${budget.budgetName}`,
+      `budget:${budget.budgetName}`,
+    ]);
     expect(bySid.ReadQueueDepth?.Action).toBe('sqs:GetQueueAttributes');
     expect(resourcesOf('ReadQueueDepth')).toEqual(queues);
     // The consumer's timeout too: a shrunk member's units are released to the others after it (the release delay)

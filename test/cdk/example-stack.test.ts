@@ -248,8 +248,38 @@ describe('the controller role: least privilege', () => {
               },
             },
           },
+          {
+            // Who drives the consumer: read before every write, so a handover at deploy has one owner at a time.
+            Sid: 'ReadConsumerOwner',
+            Action: 'ssm:GetParameter',
+            Effect: 'Allow',
+            Resource: {
+              'Fn::Join': [
+                '',
+                Match.arrayWith([
+                  ':parameter',
+                  { Ref: logicalId('AWS::SSM::Parameter', 'ScalerConsumerOwner') },
+                ]),
+              ],
+            },
+          },
         ],
       },
+    });
+  });
+
+  it("names the consumer's one owner, this scaler's controller, in a parameter it reads before it writes", () => {
+    // A handover (joining or leaving a budget) keeps the old controller until CloudFormation's cleanup: the one the
+    // parameter names drives, the other stands down (lib/consumer-owner.ts).
+    template.hasResourceProperties('AWS::SSM::Parameter', {
+      Type: 'String',
+      Name: {
+        'Fn::Join': [
+          '',
+          ['/queue-age-scaler/owner/', { Ref: logicalId('AWS::Lambda::Function', 'Consumer') }],
+        ],
+      },
+      Value: `scaler:${scalerName}`,
     });
   });
 

@@ -13,6 +13,8 @@ describe('settingsFromEnvironment', () => {
       queueName: 'orders',
       consumerFunctionName: 'orders-consumer',
       eventSourceMappingUuid: ENVIRONMENT.EVENT_SOURCE_MAPPING_UUID,
+      // How the consumer's owner parameter names this controller (lib/consumer-owner.ts)
+      owner: 'scaler:orders',
     });
     expect(s.config).toMatchObject({
       targetAgeSeconds: 60,

@@ -89,6 +89,8 @@ describe("reserved: the function's reserved concurrency only", () => {
       'GetMetricDataCommand',
       'GetFunctionConcurrencyCommand',
       'GetEventSourceMappingCommand',
+      // Who drives the consumer (docs/deploy.md, "One owner per consumer")
+      'GetParameterCommand',
       'GetQueueAttributesCommand',
       'PutFunctionConcurrencyCommand',
     ]);

@@ -84,6 +84,8 @@ describe('the fast path', () => {
       'GetQueueAttributesCommand',
       'GetFunctionConcurrencyCommand',
       'GetEventSourceMappingCommand',
+      // Who drives the consumer (docs/deploy.md, "One owner per consumer")
+      'GetParameterCommand',
       'PutFunctionConcurrencyCommand',
       'UpdateEventSourceMappingCommand',
     ]);
@@ -130,6 +132,7 @@ describe('the fast path', () => {
         'GetQueueAttributesCommand',
         'GetFunctionConcurrencyCommand',
         'GetEventSourceMappingCommand',
+        'GetParameterCommand',
       ]);
       expect(world.instants).toEqual([]);
       expect(await world.applied()).toEqual({ reserved: 'reserved' in pause ? 0 : 2, mapping: 2 });
@@ -155,6 +158,8 @@ describe('the fast path', () => {
       'GetQueueAttributesCommand',
       'GetFunctionConcurrencyCommand',
       'GetEventSourceMappingCommand',
+      // Who drives the consumer (docs/deploy.md, "One owner per consumer")
+      'GetParameterCommand',
       'PutFunctionConcurrencyCommand',
       'UpdateEventSourceMappingCommand',
     ]);

@@ -24,7 +24,7 @@ afterAll(async () => {
  */
 
 describe('the controller against moto (lockstep)', () => {
-  it("grows to the Little's-law need when the age is above the target, in 4 reads and 2 writes", async () => {
+  it("grows to the Little's-law need when the age is above the target, in 5 reads and 2 writes", async () => {
     // GIVEN a consumer at the floor and a queue whose oldest message is 5 minutes old
     const world = await World.create(server, { env: ENV, reserved: 2, mappingMax: 2 });
     await world.seed([busy(300), ...repeat(9, busy(30))]);
@@ -43,13 +43,15 @@ describe('the controller against moto (lockstep)', () => {
       'GetMetricDataCommand',
       'GetFunctionConcurrencyCommand',
       'GetEventSourceMappingCommand',
+      // Who drives the consumer (docs/deploy.md, "One owner per consumer")
+      'GetParameterCommand',
       'GetQueueAttributesCommand',
       'PutFunctionConcurrencyCommand',
       'UpdateEventSourceMappingCommand',
     ]);
   });
 
-  it('holds below the setpoint with no write at all: the quiet tick is 4 reads', async () => {
+  it('holds below the setpoint with no write at all: the quiet tick is 5 reads', async () => {
     const world = await World.create(server, { env: ENV, reserved: 12, mappingMax: 12 });
     await world.seed([busy(20), ...repeat(9, busy(20))]);
     await world.sendMessages(2);
@@ -58,7 +60,8 @@ describe('the controller against moto (lockstep)', () => {
     expect(world.lastLog().fields.reason).toBe('hold:steady');
     expect(await world.applied()).toEqual({ reserved: 12, mapping: 12 });
     expect(world.calls.writes).toBe(0);
-    expect(world.calls.reads).toBe(4);
+    // GetMetricData, GetQueueAttributes, GetFunctionConcurrency, GetEventSourceMapping and the owner's GetParameter
+    expect(world.calls.reads).toBe(5);
   });
 
   it('shrinks one step only after sustained idleness, one step per tick', async () => {

@@ -1,0 +1,29 @@
+import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
+import { ownerParameterName } from '../consumer-owner.ts';
+
+/**
+ * The controller the deploy names as the consumer's owner, read afresh at each tick and before each growth between
+ * ticks (lib/consumer-owner.ts says why). Undefined where no owner is named: the parameter is absent (a scaler
+ * deployed before owners were named, an emulator) or unreadable. The parameter only guards a deploy's handover, so a
+ * fault reading it must not freeze the law: the controller then drives, as it did before owners were named
+ * (docs/deploy.md, "One owner per consumer").
+ */
+export async function readConsumerOwner(
+  ssm: SSMClient,
+  consumerFunctionName: string,
+): Promise<string | undefined> {
+  try {
+    const answer = await ssm.send(
+      new GetParameterCommand({ Name: ownerParameterName(consumerFunctionName) }),
+    );
+    const value = answer.Parameter?.Value;
+    return typeof value === 'string' && value !== '' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The other controller that drives the consumer, or undefined when `me` may (named, or nobody is). */
+export function drivenElsewhere(named: string | undefined, me: string): string | undefined {
+  return named !== undefined && named !== me ? named : undefined;
+}
