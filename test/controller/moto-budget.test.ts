@@ -1,7 +1,12 @@
 import { DeleteFunctionCommand } from '@aws-sdk/client-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MotoServer, startMotoServer } from '../support/moto-server.ts';
-import { type BudgetMemberSpec, BudgetWorld } from './support/budget-world.ts';
+import {
+  type BudgetMemberSpec,
+  BudgetWorld,
+  ONE_TICK_MEMBER_SETTINGS,
+  oneTickMember,
+} from './support/budget-world.ts';
 import { busy, IDLE, repeat } from './support/minutes.ts';
 import type { World } from './support/world.ts';
 
@@ -20,19 +25,8 @@ afterAll(async () => {
 
 const BUDGET = 20;
 // Each member: target 60 s, floor 2, cap 16; one tick per test (the fast path off).
-const SETTINGS = {
-  targetAgeSeconds: 60,
-  minConcurrency: 2,
-  maxConcurrency: 16,
-  scaleDownSurplusFraction: 0,
-  fastSampleSeconds: 0,
-};
-const member = (reserved: number, weight?: number): BudgetMemberSpec => ({
-  settings: SETTINGS,
-  reserved,
-  mappingMax: reserved,
-  ...(weight === undefined ? {} : { weight }),
-});
+const SETTINGS = ONE_TICK_MEMBER_SETTINGS;
+const member = oneTickMember;
 
 /**
  * orders 5 minutes behind and billing 2 minutes behind (0.1 message/s at 100 s per item: each alone needs 12),

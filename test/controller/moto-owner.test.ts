@@ -2,7 +2,7 @@ import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { budgetOwner, ownerParameterName, scalerOwner } from '../../lib/consumer-owner.ts';
 import { type MotoServer, startMotoServer } from '../support/moto-server.ts';
-import { BudgetWorld } from './support/budget-world.ts';
+import { BudgetWorld, oneTickMember } from './support/budget-world.ts';
 import { busy, CONTROLLER_ENV, IDLE, repeat } from './support/minutes.ts';
 import { World } from './support/world.ts';
 
@@ -100,14 +100,7 @@ describe('between ticks', () => {
 });
 
 describe('a budget member and the owner parameter', () => {
-  const SETTINGS = {
-    targetAgeSeconds: 60,
-    minConcurrency: 2,
-    maxConcurrency: 16,
-    scaleDownSurplusFraction: 0,
-    fastSampleSeconds: 0,
-  };
-  const member = (reserved: number) => ({ settings: SETTINGS, reserved, mappingMax: reserved });
+  const member = oneTickMember;
 
   it('a member still named to its lone controller is held at its count, not written; the others share the rest', async () => {
     // GIVEN a budget of 20: orders (a lone scaler joining, its old controller still named) at 12, billing behind

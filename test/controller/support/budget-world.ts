@@ -21,6 +21,23 @@ export interface BudgetMemberSpec {
   readonly mappingMax?: number;
 }
 
+/** A member of the moto budget tests: target 60 s, floor 2, cap 16, one tick per test (the fast path off). */
+export const ONE_TICK_MEMBER_SETTINGS = {
+  targetAgeSeconds: 60,
+  minConcurrency: 2,
+  maxConcurrency: 16,
+  scaleDownSurplusFraction: 0,
+  fastSampleSeconds: 0,
+} as const;
+
+/** Such a member at `reserved` (its mapping's maximum the same). */
+export const oneTickMember = (reserved: number, weight?: number): BudgetMemberSpec => ({
+  settings: ONE_TICK_MEMBER_SETTINGS,
+  reserved,
+  mappingMax: reserved,
+  ...(weight === undefined ? {} : { weight }),
+});
+
 /**
  * Several members (each a World: its queue, consumer and mapping in the emulator) under one budget controller,
  * the real budget handler wired to real SDK clients pointed at moto. One virtual clock for all of them. After every
