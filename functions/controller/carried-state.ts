@@ -174,5 +174,6 @@ export function deriveState(e: StateEvidence, config: ScalerConfig): ControllerS
     lastChangeAt,
     ...baselinesFrom(e),
     lastVisible: lastVisibleFrom(e),
+    ...e.remembered?.saturation,
   };
 }

@@ -1,4 +1,4 @@
-import type { DepthSample } from '../../lib/control/index.ts';
+import type { ControllerState, DepthSample } from '../../lib/control/index.ts';
 
 /**
  * What this container remembers of each scaler's last tick, so that the next tick need not read the controller's
@@ -18,6 +18,11 @@ export interface RememberedTick {
   readonly lastVisible?: DepthSample;
   /** The value applied as that tick, or a later sample's growth, left it (undefined: nothing set). */
   readonly applied?: number;
+  /**
+   * The saturation evidence that tick carried (lib/control/saturation.ts): a growth waiting to be judged, a ceiling
+   * in force. Only in memory: a cold start judges no probe and holds no ceiling (the cap still bounds every growth).
+   */
+  readonly saturation?: Pick<ControllerState, 'growthProbe' | 'saturation'>;
 }
 
 /** Older than this many tick periods, the memory may miss a tick another container ran: read the history. */

@@ -126,6 +126,7 @@ export function createTickPorts(
         lastChangeAt: applied !== before.applied ? savedAt : lastRecordedChange(before),
         lastVisible: saved.lastVisible,
         applied,
+        saturation: { growthProbe: saved.growthProbe, saturation: saved.saturation },
       });
     },
   };

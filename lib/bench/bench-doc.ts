@@ -107,7 +107,7 @@ function comparisonTable(all: readonly Trio[]): string {
   return lines.join('\n');
 }
 
-const SLOWER_DOWNSTREAM = new Set(['downstream-slowdown', 'downstream-slowing']);
+const SLOWER_DOWNSTREAM = new Set(['downstream-slowdown', 'downstream-slowing', 'heavier-items']);
 
 /** What makes a scenario hard for the law, in words; the figures come from the run. */
 function whyHard(t: Trio, growthFactor: number): string | undefined {
@@ -224,12 +224,11 @@ function readings(all: readonly Trio[], input: BenchDocInput): string[] {
     const slower = losses.filter((t) => SLOWER_DOWNSTREAM.has(t.scenario));
     if (slower.length > 0)
       text +=
-        ` On the slower downstream${slower.length > 1 ? 's' : ''} (${list(slower.map((t) => code(t.scenario)))}) its ` +
-        '"downstream got slower: do not scale" rule holds at the need the healthy per-item time gives, taking back ' +
-        'what it added before CloudWatch showed the slowdown, and raises the shed signal. The rule protects a ' +
-        'downstream that more concurrency really slows; against a pool that only queues the excess it starves the ' +
-        'consumer until the shed alarm is acted on. When the slowdown ends the law drains the backlog at up to its ' +
-        `cap (${slower[0]?.law.summary.cap} here: tell it the pool with \`dbPoolSize\` and it stays inside it).`;
+        ` Where the items got slower (${list(slower.map((t) => code(t.scenario)))}) the ` +
+        'per-item time alone cannot tell heavier work from a saturated downstream: the law grows once on the time ' +
+        'it sees, then waits a few minutes for the period that shows what that growth bought (`hold:probing`), and ' +
+        'takes back only growth that bought no throughput (`shrink:downstream-saturated`, the shed signal). The ' +
+        'wait is the price of not loading a saturated downstream further.';
     bullets.push(text);
   }
 
@@ -280,8 +279,8 @@ function knownLimits(input: BenchDocInput): string {
       '`npx tsx scripts/measure-transients.ts` prints both readings for every scenario and seeds 1–5.',
     `- **Metric lag.** In the \`lambda\` preset the per-item time arrives ${lag} late, so on ` +
       '`downstream-slowdown` the law cannot tell the slowdown from a spike at first: it grows at most ' +
-      `${f} × (the unconfirmed limit, \`unconfirmedGrowthFactor\`), then takes it back when CloudWatch shows the ` +
-      'slower per-item time, and signals shed.',
+      `${f} × (the unconfirmed limit, \`unconfirmedGrowthFactor\`) until CloudWatch shows the slower per-item ` +
+      'time, and what a growth bought shows a period after it: a saturated downstream is found minutes late.',
     "- **Cold start.** CloudWatch has no datapoints for a new queue's first minutes: the controller grows on the " +
       'depth alone, doubling per sample while the depth rises with every allowed worker busy (slow start), else at ' +
       `most ${f} × per tick, until the first datapoint sizes it. The simulator's controller runs from the load's ` +

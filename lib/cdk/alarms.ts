@@ -61,7 +61,7 @@ export interface ScalerAlarmsProps {
 export class ScalerAlarms extends Construct {
   /** At the cap with the head age above target for more than a minute: the seed's "shed, don't scale" hook. */
   readonly saturated: Alarm;
-  /** The downstream got slower and the controller holds with the head above target: shed, do not scale. */
+  /** The downstream is saturated (growth bought no throughput) and the head is above target: shed, do not scale. */
   readonly shed: Alarm;
   /** A raise refused by the account's unreserved concurrency floor, with the head above target. */
   readonly accountHeadroom: Alarm;
@@ -182,14 +182,15 @@ function saturatedAlarm(on: AlarmContext): Alarm {
   ]);
 }
 
-/** The downstream got slower with the age above target (`Shed`): the controller holds on purpose. */
+/** The downstream is saturated with the age above target (`Shed`): the controller holds on purpose. */
 function shedAlarm(on: AlarmContext): Alarm {
-  const { props, targetAgeSeconds } = on;
-  return behindAlarm(on, 'Shed', 'shed', props.metrics.metricShed(), [
-    `The downstream got slower (its per-item time is up more than ${props.slowdownFactor}× with arrivals not up`,
-    `as much) and the oldest message is older than the target (${targetAgeSeconds} s): the controller`,
-    'holds, because more workers would load a slower dependency further. Shed or slow the producers, and look',
-    'at the dependency (database, API) the consumer calls. When it recovers, the controller drains the backlog.',
+  const { targetAgeSeconds } = on;
+  return behindAlarm(on, 'Shed', 'shed', on.props.metrics.metricShed(), [
+    'The downstream is saturated: a growth made while behind bought no throughput (the per-item time rose with the',
+    `workers, the completions did not), and the oldest message is older than the target (${targetAgeSeconds} s).`,
+    'The controller took the growth back and holds, because more workers would only wait on the dependency. Shed',
+    'or slow the producers, and look at the dependency (database, API) the consumer calls. When the queue catches',
+    'up the controller may probe with one growth again.',
   ]);
 }
 

@@ -195,12 +195,12 @@ export class ScalerMetricFactory {
   }
 
   metricDownstreamSlower(): Metric {
-    return this.controllerMetric('downstreamSlower', 'Maximum', 'downstream slower');
+    return this.controllerMetric('downstreamSlower', 'Maximum', 'items slower');
   }
 
-  /** The downstream got slower with the head above target: the controller's shed signal. */
+  /** The downstream is saturated (growth bought no throughput) with the head above target: the shed signal. */
   metricShed(): Metric {
-    return this.controllerMetric('shed', 'Maximum', 'shed (downstream slower, age above target)');
+    return this.controllerMetric('shed', 'Maximum', 'shed (downstream saturated, age above target)');
   }
 
   metricClampedByAccountHeadroom(): Metric {

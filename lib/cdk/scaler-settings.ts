@@ -118,7 +118,8 @@ export interface QueueAgeScalerSettings {
    */
   readonly idleAgeFraction?: number;
   /**
-   * Per-item time above this multiple of its healthy baseline is "downstream slower": hold, do not grow.
+   * Per-item time above this multiple of its healthy baseline is "items slower" (heavier work, or a saturated
+   * downstream): a growth then waits for the verdict on what the last one bought, never holds on the time alone.
    * Valid: (1; 100].
    * @default 1.5
    */

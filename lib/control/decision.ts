@@ -8,11 +8,12 @@ export const REASON_CODES = [
   'adopt:unbounded',
   'shrink:above-cap',
   'shrink:sustained-idle',
-  'shrink:downstream-slower',
+  'shrink:downstream-saturated',
   'hold:at-cap',
-  'hold:downstream-slower',
+  'hold:downstream-saturated',
   'hold:unconfirmed',
   'hold:settling',
+  'hold:probing',
   'hold:paused',
   'hold:no-data',
   'hold:draining',
@@ -42,8 +43,8 @@ export interface DecisionInputs {
   readonly confirmed?: boolean;
   /** The most unconfirmed growth may reach (unconfirmedGrowthFactor × the confirmed need). */
   readonly growthLimit?: number;
-  /** The need at the healthy per-item time: where a slower downstream returns to. */
-  readonly healthyNeed?: number;
+  /** The level growth past which bought no throughput (saturation.ts), while it holds. */
+  readonly saturationCeiling?: number;
   /** The consumer's busiest recent mean concurrency, when adopting an unbounded one. */
   readonly observedConcurrency?: number;
 }
@@ -56,9 +57,15 @@ export interface Decision {
   readonly atCap: boolean;
   /** At the cap with age above target: the shed signal. More concurrency would only hurt the downstream. */
   readonly saturated: boolean;
-  /** The downstream got slower and the age is above target: shed upstream, more workers would make it worse. */
+  /**
+   * The downstream is saturated (growth bought no throughput: saturation.ts) and the age is above target: shed
+   * upstream, more workers would make it worse.
+   */
   readonly shed: boolean;
-  /** Per-item time above `slowdownFactor` × its healthy baseline with arrivals not up as much. */
+  /**
+   * Per-item time above `slowdownFactor` × its healthy baseline with arrivals not up as much: heavier items, or a
+   * slower downstream. Not by itself a reason to hold: only `shed` (throughput that did not follow) is.
+   */
   readonly downstreamSlower: boolean;
   readonly inputs: DecisionInputs;
   /** The state to carry to the next tick. */

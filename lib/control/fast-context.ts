@@ -35,7 +35,7 @@ export interface FastPathContext {
   /** The tick found the backlog confirmed by CloudWatch itself. */
   readonly confirmed: boolean;
   /** Nothing may grow: a pause, a slower downstream, nothing bounding the consumer, or no tick decision. */
-  readonly frozen?: 'paused' | 'downstream-slower' | 'unbounded';
+  readonly frozen?: 'paused' | 'downstream-saturated' | 'unbounded';
   /** This loop saw the depth rise at the applied value, held (`roseWithAppliedHeld`); cleared by a growth. */
   readonly roseAtApplied?: boolean;
   /** The depth fell after it rose at an unchanged value: a burst ended; cleared when the depth rises again. */
@@ -47,6 +47,16 @@ export interface FastPathContext {
 }
 
 /** The fast path's starting point, from the tick's snapshot and decision (pure). */
+/**
+ * The tick found the downstream saturated, or waits for the verdict on what its last growth bought: no growth
+ * between ticks either (lib/control/saturation.ts).
+ */
+const SATURATION_HOLDS: ReadonlySet<string> = new Set([
+  'hold:downstream-saturated',
+  'shrink:downstream-saturated',
+  'hold:probing',
+]);
+
 export function fastPathContext(
   snapshot: QueueSnapshot,
   decision: Decision,
@@ -65,8 +75,8 @@ export function fastPathContext(
   const frozen =
     decision.reason === 'hold:paused'
       ? 'paused'
-      : decision.downstreamSlower
-        ? 'downstream-slower'
+      : SATURATION_HOLDS.has(decision.reason)
+        ? 'downstream-saturated'
         : Number.isFinite(appliedAfter)
           ? undefined
           : 'unbounded';

@@ -3,6 +3,7 @@ import type { DecisionInputs } from './decision.ts';
 import { arrivalsRose, type DepthTrend, depthTrend, RATE_CHANGE_FACTOR } from './depth-trend.ts';
 import { needWithBacklog, setpointSeconds, steadyNeed } from './need.ts';
 import { rateLowerBound } from './rate-bounds.ts';
+import { saturationOf } from './saturation.ts';
 import type { ControllerState, QueueSnapshot } from './snapshot.ts';
 
 /**
@@ -84,8 +85,12 @@ export interface Load extends Tick {
   /** The steady need plus draining the backlog, sized on the lowest rate the count leaves plausible. */
   readonly need?: number;
   readonly downstreamSlower: boolean;
-  /** The baselines to carry: frozen while the downstream is slower. */
+  /** The baselines and the saturation evidence to carry: the baselines frozen while the downstream is slower. */
   readonly baselines: ControllerState;
+  /** The level growth past which bought no throughput, while it holds (saturation.ts). */
+  readonly saturationCeiling?: number;
+  /** The probe judged this tick showed the downstream saturated: the growth it tested goes back. */
+  readonly saturatedNow: boolean;
   readonly inputs: DecisionInputs;
 }
 
@@ -241,10 +246,12 @@ export function loadOf(tick: Tick, lag: number): Load {
 
   const { steady, need } = needOf(tick, arrivalRate);
   const slowdown = slowdownOf(tick);
+  const behind = ageSeconds > setpoint;
+  const saturation = saturationOf({ ...tick, behind, confirmed });
   return {
     ...tick,
     ageSeconds,
-    behind: ageSeconds > setpoint,
+    behind,
     aboveTarget: ageSeconds > config.targetAgeSeconds,
     arrivalRate,
     estimate,
@@ -252,7 +259,9 @@ export function loadOf(tick: Tick, lag: number): Load {
     steady,
     need,
     downstreamSlower: slowdown.slower,
-    baselines: baselinesOf(tick, slowdown.slower),
+    baselines: { ...baselinesOf(tick, slowdown.slower), ...saturation.carried },
+    saturationCeiling: saturation.ceiling,
+    saturatedNow: saturation.saturatedNow,
     inputs: {
       ageSeconds,
       ageDataLagSeconds: lag,

@@ -5,6 +5,7 @@ import { ageDataOf, type Load, loadOf, maxDefined, type Tick, tickOf } from './l
 import { needWithBacklog, steadyNeed, unconfirmedLimit } from './need.ts';
 import { rateUpperBound } from './rate-bounds.ts';
 import { saneSnapshot, saneState } from './sanitize.ts';
+import { probeFor } from './saturation.ts';
 import type { ControllerState, QueueSnapshot } from './snapshot.ts';
 
 /**
@@ -23,8 +24,10 @@ import type { ControllerState, QueueSnapshot } from './snapshot.ts';
  * - A rate is a count over a period: growth is sized on the lowest rate the count leaves plausible, a shrink on
  *   the highest, so the count's noise cannot shrink a pool and then regrow it past its old size.
  * - At the cap with age above target: hold and signal `saturated` (shed upstream); the cap is the downstream's.
- * - Per-item time up markedly while arrivals are not: the downstream got slower; more workers make it worse:
- *   return to the need at the healthy per-item time, and signal `shed` while the age is above target.
+ * - A growth made while behind that bought no throughput (the per-item time rose with the workers, the completions
+ *   did not): the downstream is saturated; more workers make it worse: take it back, grow no further for the
+ *   scale-down delay, and signal `shed` while the age is above target. A slower per-item time alone is heavier
+ *   work: the need is sized on the time observed now, up to the cap.
  * - Missing or stale age: hold, unless the real-time depth shows a backlog the applied concurrency cannot drain
  *   within the setpoint (then grow, limited as unconfirmed growth is); never shrink on data we do not have.
  * - Nothing bounds the consumer yet (just attached): adopt what it runs, never cut it below its need.
@@ -51,7 +54,7 @@ export function decide(raw: QueueSnapshot, rawState: ControllerState, config: Sc
   if (!fresh || lag === undefined) return growBacklogBeforeData(tick, lag) ?? holdNoData(tick, lag);
   const load = loadOf(tick, lag);
   return (
-    onSlowerDownstream(load) ??
+    onSaturatedDownstream(load) ??
     holdAtCap(load) ??
     holdDraining(load) ??
     growAgeAboveTarget(load) ??
@@ -63,6 +66,8 @@ export function decide(raw: QueueSnapshot, rawState: ControllerState, config: Sc
 interface Flags {
   readonly ageAboveTarget?: boolean;
   readonly downstreamSlower?: boolean;
+  /** Growth bought no throughput (saturation.ts): the shed signal while the age is above target. */
+  readonly saturatedDownstream?: boolean;
 }
 
 /** A decision: the value clamped to [floor, cap], the flags, the state to carry. */
@@ -88,7 +93,7 @@ function verdict(
     reason,
     atCap,
     saturated: atCap && (flags.ageAboveTarget ?? false),
-    shed: slower && (flags.ageAboveTarget ?? false),
+    shed: (flags.saturatedDownstream ?? false) && (flags.ageAboveTarget ?? false),
     downstreamSlower: slower,
     inputs: { setpointSeconds: tick.setpoint, ...inputs },
     state: { ...next, lastVisible, lastChangeAt: changed ? now : state.lastChangeAt },
@@ -213,23 +218,22 @@ function holdNoData(tick: Tick, lag: number | undefined): Decision {
 }
 
 /**
- * `shrink:downstream-slower`, `hold:downstream-slower`. More workers make a slower downstream worse. What the law
- * added before CloudWatch showed the slower per-item time goes back: the need at the healthy per-item time for
- * today's arrivals (its pre-slowdown level).
+ * `shrink:downstream-saturated`, `hold:downstream-saturated`. A growth made while behind bought no throughput: the
+ * per-item time rose with the workers and the completions did not (saturation.ts). More workers make a saturated
+ * downstream worse: the growth goes back to where it started, and no growth passes that level for the scale-down
+ * delay, with the shed signal while the age is above target. A slower per-item time alone is heavier work, not
+ * saturation: the need is sized on the time observed now, up to the cap.
  */
-function onSlowerDownstream(load: Load): Decision | undefined {
-  if (!load.downstreamSlower) return undefined;
-  const { state, config, measuredArrivals, applied } = load;
-  const healthyNeed =
-    measuredArrivals === undefined || state.baselineItemSeconds === undefined
-      ? undefined
-      : Math.max(config.minConcurrency, steadyNeed(measuredArrivals, state.baselineItemSeconds, config));
-  const inputs = { ...load.inputs, healthyNeed };
-  const next = busyState(load);
-  if (healthyNeed !== undefined && healthyNeed < applied) {
-    return verdict(load, healthyNeed, 'shrink:downstream-slower', inputs, next, flagsOf(load));
+function onSaturatedDownstream(load: Load): Decision | undefined {
+  const ceiling = load.saturationCeiling;
+  if (ceiling === undefined) return undefined;
+  const inputs = { ...load.inputs, saturationCeiling: ceiling };
+  const flags = { ...flagsOf(load), saturatedDownstream: true };
+  if (load.applied > ceiling) {
+    return verdict(load, ceiling, 'shrink:downstream-saturated', inputs, busyState(load), flags);
   }
-  return verdict(load, applied, 'hold:downstream-slower', inputs, next, flagsOf(load));
+  if (!load.behind || load.applied < ceiling || wantedWhenBehind(load) <= load.applied) return undefined;
+  return verdict(load, load.applied, 'hold:downstream-saturated', inputs, busyState(load), flags);
 }
 
 /** `hold:at-cap`. Behind at the cap: hold and signal `saturated` (shed upstream); the cap is the downstream's. */
@@ -266,16 +270,29 @@ function growAgeAboveTarget(load: Load): Decision | undefined {
   if (load.need === undefined && settling(load)) {
     return verdict(load, applied, 'hold:settling', load.inputs, busyState(load), flagsOf(load));
   }
-  const growthLimit = load.confirmed
-    ? config.maxConcurrency
-    : unconfirmedLimit(applied, load.confirmedNeed, config);
+  const growthLimit = Math.min(
+    load.confirmed ? config.maxConcurrency : unconfirmedLimit(applied, load.confirmedNeed, config),
+    load.saturationCeiling ?? Number.POSITIVE_INFINITY,
+  );
   const desired = Math.min(wantedWhenBehind(load), applied + config.maxScaleUpStep, growthLimit);
   const inputs = { ...load.inputs, growthLimit };
   if (desired <= applied) {
     return verdict(load, applied, 'hold:unconfirmed', inputs, busyState(load), flagsOf(load));
   }
-  return verdict(load, desired, 'grow:age-above-target', inputs, busyState(load), flagsOf(load));
+  if (probing(load)) return verdict(load, applied, 'hold:probing', inputs, busyState(load), flagsOf(load));
+  // What the growth buys is judged once CloudWatch shows a period after it (saturation.ts); one probe at a time.
+  const probe = load.baselines.growthProbe ?? probeFor(load, applied, clampConcurrency(desired, config));
+  const next = { ...busyState(load), growthProbe: probe };
+  return verdict(load, desired, 'grow:age-above-target', inputs, next, flagsOf(load));
 }
+
+/**
+ * `hold:probing`. The per-item time is up (heavier items, or a saturated downstream: the time alone cannot tell)
+ * and the last growth's probe has no verdict yet: the next growth waits for it, a few minutes at CloudWatch's
+ * delay, so a saturated downstream gets one growth's worth of waiting workers, not a climb to the cap. Where the
+ * per-item time is as usual (a spike in arrivals), growth does not wait.
+ */
+const probing = (load: Load): boolean => load.downstreamSlower && load.baselines.growthProbe !== undefined;
 
 /** Idleness: the age at or below `idleAgeFraction` × target, carried since it began. */
 function idleOf(load: Load): { next: ControllerState; idleSeconds?: number } {

@@ -1,3 +1,4 @@
+import type { GrowthProbe } from './saturation.ts';
 import type { ControllerState, QueueSnapshot } from './snapshot.ts';
 
 /**
@@ -52,5 +53,19 @@ export function saneState(s: ControllerState): ControllerState {
       visible !== undefined && time(visible.at) !== undefined && rate(visible.messages) !== undefined
         ? visible
         : undefined,
+    growthProbe: saneProbe(s.growthProbe),
+    saturation:
+      s.saturation !== undefined &&
+      positive(s.saturation.ceiling) !== undefined &&
+      time(s.saturation.until) !== undefined
+        ? s.saturation
+        : undefined,
   };
+}
+
+/** A probe whose every figure makes sense, else none (it judges nothing). */
+function saneProbe(p: GrowthProbe | undefined): GrowthProbe | undefined {
+  if (p === undefined || time(p.at) === undefined) return undefined;
+  const figures = [p.from, p.to, p.completionsBefore, p.itemSecondsBefore];
+  return figures.every((v) => positive(v) !== undefined) && p.to > p.from ? p : undefined;
 }

@@ -194,7 +194,11 @@ export const SETTINGS = {
     env: 'IDLE_AGE_FRACTION',
     doc: 'age ≤ fraction × target counts as idle',
   },
-  /** Per-item time above `slowdownFactor ×` its healthy baseline, with arrivals not up as much, is "downstream slower". */
+  /**
+   * Per-item time above `slowdownFactor ×` its healthy baseline, with arrivals not up as much, is "items slower":
+   * heavier work or a saturated downstream. Not a hold by itself: a growth then waits for the verdict on the last
+   * one (`hold:probing`, lib/control/saturation.ts).
+   */
   slowdownFactor: {
     rule: { kind: 'number', min: 1, minInclusive: false, max: 100, unit: 'ratio' },
     lambda: 1.5,
@@ -202,7 +206,7 @@ export const SETTINGS = {
     prop: 'slowdownFactor',
     duration: false,
     env: 'SLOWDOWN_FACTOR',
-    doc: 'per-item time this much above its baseline means "downstream slower": hold',
+    doc: 'per-item time this much above its baseline means "items slower": the next growth waits for what the last one bought',
   },
   /** The horizon over which growth also drains the backlog above the target. */
   backlogDrainSeconds: {

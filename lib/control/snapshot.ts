@@ -76,6 +76,27 @@ export interface ControllerState {
   readonly baselineArrivalRate?: number;
   /** The visible depth at the previous tick, for a real-time arrival estimate between late datapoints. */
   readonly lastVisible?: DepthSample;
+  /** A growth made while behind, waiting for the period that shows what it bought (saturation.ts). */
+  readonly growthProbe?: GrowthProbe;
+  /** Growth past a level bought no throughput: held off until a time (saturation.ts). */
+  readonly saturation?: SaturationCeiling;
 }
 
 export const INITIAL_STATE: ControllerState = {};
+
+/** A growth made while behind, waiting for the CloudWatch period that shows what it bought. */
+export interface GrowthProbe {
+  /** When the growth was written. */
+  readonly at: number;
+  readonly from: number;
+  readonly to: number;
+  /** Items completed per second, and the per-item time, in the newest period before the growth. */
+  readonly completionsBefore: number;
+  readonly itemSecondsBefore: number;
+}
+
+/** Growth past `ceiling` bought no throughput: held off until `until`, and while the queue stays behind. */
+export interface SaturationCeiling {
+  readonly ceiling: number;
+  readonly until: number;
+}

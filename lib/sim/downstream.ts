@@ -115,6 +115,8 @@ export interface DownstreamStats {
   readonly connectionPool?: number;
   readonly peakConnectionsInUse?: number;
   readonly peakWaitingForConnection?: number;
+  /** Items that had to wait for a connection: what more workers than the pool cost the downstream's clients. */
+  readonly connectionWaits?: number;
   readonly apiRatePerSecond?: number;
   readonly apiCalls?: number;
   readonly rejectedCalls?: number;
@@ -180,6 +182,7 @@ export class Downstream<W> {
       connectionPool: this.connections?.size,
       peakConnectionsInUse: this.connections?.peakInUse,
       peakWaitingForConnection: this.connections?.peakWaiting,
+      connectionWaits: this.connections?.waits,
       apiRatePerSecond: this.model?.apiRatePerSecond,
       apiCalls: this.rateLimit?.calls,
       rejectedCalls: this.rateLimit?.rejected,

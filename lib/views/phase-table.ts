@@ -122,7 +122,7 @@ export function runFooter(summary: RunSummary): string {
     const parts = [`downstream: ${describeDownstream(d)}`];
     if (d.connectionPool !== undefined)
       parts.push(
-        `connections in use peak ${d.peakConnectionsInUse}, waiting peak ${d.peakWaitingForConnection}`,
+        `connections in use peak ${d.peakConnectionsInUse}, waiting peak ${d.peakWaitingForConnection}, ${d.connectionWaits ?? 0} items waited`,
       );
     if (d.apiRatePerSecond !== undefined) parts.push(`${d.apiCalls} calls, ${d.rejectedCalls} refused (429)`);
     lines.push(parts.join('; '));

@@ -89,8 +89,8 @@ describe('decideFast', () => {
       reason: 'grow:fast-surge',
     },
     {
-      comment: 'a slower downstream the tick saw: frozen, whatever the depth',
-      ctx: context({ frozen: 'downstream-slower' }),
+      comment: 'a saturated downstream the tick found: frozen, whatever the depth',
+      ctx: context({ frozen: 'downstream-saturated' }),
       sample: at(10, 7_000),
       desired: 2,
       reason: 'hold:fast',
@@ -295,11 +295,26 @@ describe('decideFast', () => {
 });
 
 describe('fastPathContext', () => {
-  it('carries the tick’s reported rate, per-item time, confirmation and sample; freezes on a slower downstream', () => {
-    const snap = snapshot({ appliedConcurrency: 7, age: 300, arrivalRatePerSecond: 300, itemSeconds: 0.06 });
-    const decision = decide(snap, state({ baselineArrivalRate: 300 }), config());
-    const ctx = fastPathContext(snap, decision, 7, config());
-    expect(ctx.frozen).toBe('downstream-slower');
+  it('freezes on a saturated downstream; heavier items alone do not freeze the samples between ticks', () => {
+    // Heavier items (per-item time 3×, arrivals flat): work, not saturation
+    const heavier = snapshot({
+      appliedConcurrency: 7,
+      age: 300,
+      arrivalRatePerSecond: 300,
+      itemSeconds: 0.06,
+    });
+    const grown = decide(heavier, state({ baselineArrivalRate: 300 }), config());
+    expect(fastPathContext(heavier, grown, grown.desired, config()).frozen).toBeUndefined();
+    // Behind at the ceiling a growth that bought no throughput left: frozen
+    const atCeiling = snapshot({
+      appliedConcurrency: 20,
+      age: 300,
+      arrivalRatePerSecond: 1500,
+      ratePeriodSeconds: 60,
+    });
+    const held = decide(atCeiling, state({ saturation: { ceiling: 20, until: NOW + 60 } }), config());
+    expect(held.reason).toBe('hold:downstream-saturated');
+    expect(fastPathContext(atCeiling, held, 20, config()).frozen).toBe('downstream-saturated');
   });
 });
 

@@ -170,60 +170,144 @@ describe('hold:no-data / grow:backlog-before-data — missing or stale age holds
   });
 });
 
-describe('hold:downstream-slower / shrink:downstream-slower — more workers make a slower downstream worse', () => {
-  it('per-item time tripled with arrivals flat: do not grow', () => {
+describe('heavier items are work: a slower per-item time alone does not hold (issue 29)', () => {
+  it('per-item time tripled with arrivals flat and the queue behind: grow to the need at the time observed now', () => {
+    // 300/s at 60 ms needs 300 × 0.06 ÷ 0.9 = 20 plus the drain: nothing says the downstream is saturated
     const decision = decide(
       snapshot({ appliedConcurrency: 7, age: 300, arrivalRatePerSecond: 300, itemSeconds: 0.06 }),
       state({ baselineArrivalRate: 300 }),
       config(),
     );
-    expect(decision).toMatchObject({ desired: 7, reason: 'hold:downstream-slower' });
+    expect(decision.reason).toBe('grow:age-above-target');
+    expect(decision.desired).toBeGreaterThanOrEqual(20);
+    expect(decision).toMatchObject({ downstreamSlower: true, shed: false });
     expect(decision.inputs.slowdownRatio).toBeCloseTo(3);
   });
 
-  it('per-item time up because arrivals rose as much is not a slower downstream', () => {
+  it('the growth is remembered as a probe: what it bought is judged once CloudWatch shows a period after it', () => {
     const decision = decide(
-      snapshot({ appliedConcurrency: 7, age: 300, arrivalRatePerSecond: 800, itemSeconds: 0.04 }),
+      snapshot({
+        appliedConcurrency: 7,
+        age: 300,
+        arrivalRatePerSecond: 300,
+        itemSeconds: 0.06,
+        ratePeriodSeconds: 60,
+      }),
       state({ baselineArrivalRate: 300 }),
       config(),
     );
-    expect(decision.reason).toBe('grow:age-above-target');
-  });
-
-  it('arrivals up 1.5× do not explain items 3× slower: no growth, back to the healthy need 450 × 0.02 ÷ 0.9 = 10', () => {
-    const decision = decide(
-      snapshot({ appliedConcurrency: 14, age: 200, arrivalRatePerSecond: 450, itemSeconds: 0.06 }),
-      state({ baselineArrivalRate: 300 }),
-      config(),
-    );
-    expect(decision).toMatchObject({ reason: 'shrink:downstream-slower', desired: 10 });
-  });
-
-  const slower = (extra = {}) =>
-    snapshot({ appliedConcurrency: 10, age: 300, arrivalRatePerSecond: 300, itemSeconds: 0.06, ...extra });
-  const healthy = state({ baselineArrivalRate: 300, baselineItemSeconds: 0.02 });
-
-  it('grown to 10 before CloudWatch showed items 3× slower: back to 300 × 0.02 ÷ 0.9 → 7, shed on', () => {
-    const decision = decide(slower(), healthy, config());
-    expect(decision).toMatchObject({
-      reason: 'shrink:downstream-slower',
-      desired: 7,
-      downstreamSlower: true,
-      shed: true,
+    expect(decision.state.growthProbe).toEqual({
+      at: NOW,
+      from: 7,
+      to: decision.desired,
+      completionsBefore: 800,
+      itemSecondsBefore: 0.06,
     });
-    expect(decision.inputs.healthyNeed).toBe(7);
+  });
+});
+
+describe('shrink:downstream-saturated / hold:downstream-saturated — growth that bought no throughput goes back', () => {
+  // Behind at 20 workers (pool of 20, 20 ms items: 1,000/s); the law grew to 30 at NOW - 300.
+  const probe = { at: NOW - 300, from: 20, to: 30, completionsBefore: 1000, itemSecondsBefore: 0.02 };
+  const after = (completions: number, itemSeconds: number, extra = {}) =>
+    snapshot({
+      appliedConcurrency: 30,
+      age: 300,
+      lag: 60,
+      arrivalRatePerSecond: 1500,
+      completionRatePerSecond: completions,
+      itemSeconds,
+      ratePeriodSeconds: 60,
+      ...extra,
+    });
+  const carried = state({ baselineArrivalRate: 1500, baselineItemSeconds: 0.02, growthProbe: probe });
+
+  it('30 workers, items 30 ms, still 1,000/s: saturated, back to 20, no growth past it, shed on', () => {
+    const decision = decide(after(1000, 0.03), carried, config());
+    expect(decision).toMatchObject({ reason: 'shrink:downstream-saturated', desired: 20, shed: true });
+    expect(decision.state.saturation).toEqual({ ceiling: 20, until: NOW + config().scaleDownDelaySeconds });
+    expect(decision.state.growthProbe).toBeUndefined();
   });
 
-  it('at the healthy need it holds; with the age within target the shed signal is off', () => {
-    const decision = decide(slower({ appliedConcurrency: 7, age: 40, lag: 0 }), healthy, config());
-    expect(decision).toMatchObject({ reason: 'hold:downstream-slower', desired: 7, shed: false });
+  it('30 workers at the same 20 ms, 1,500/s: the downstream had room; the probe ends, growth goes on', () => {
+    const decision = decide(after(1500, 0.02), carried, config());
+    expect(decision.reason).not.toMatch(/downstream-saturated/);
+    expect(decision.state.saturation).toBeUndefined();
+    // The old probe is done; a further growth starts its own, from 30
+    expect([undefined, 30]).toContain(decision.state.growthProbe?.from);
   });
 
-  it('without a measured arrival rate the healthy need is unknown: hold, never a guess', () => {
-    const decision = decide(slower({ arrivalRatePerSecond: undefined }), healthy, config());
-    expect(decision).toMatchObject({ reason: 'hold:downstream-slower', desired: 10 });
+  it('the executions have not followed the growth yet (pollers ramping): no verdict, the probe waits', () => {
+    // 22 busy (1,100/s at 20 ms) of the 30 applied: less than half the growth
+    const decision = decide(after(1100, 0.02), carried, config());
+    expect(decision.reason).not.toMatch(/downstream-saturated/);
+    expect(decision.state.growthProbe).toEqual(probe);
   });
 
+  it('hold:probing: items slower and the last growth not judged yet — the next growth waits for the verdict', () => {
+    const pending = { ...probe, at: NOW - 30 };
+    const slowerItems = snapshot({
+      appliedConcurrency: 30,
+      age: 300,
+      arrivalRatePerSecond: 1500,
+      itemSeconds: 0.06,
+    });
+    const decision = decide(slowerItems, { ...carried, growthProbe: pending }, config());
+    expect(decision).toMatchObject({ reason: 'hold:probing', desired: 30 });
+    // the same tick with the usual per-item time (a spike in arrivals): growth does not wait
+    const spike = snapshot({
+      appliedConcurrency: 30,
+      age: 300,
+      arrivalRatePerSecond: 1500,
+      itemSeconds: 0.02,
+    });
+    expect(decide(spike, { ...carried, growthProbe: pending }, config()).reason).toBe(
+      'grow:age-above-target',
+    );
+  });
+
+  it('a period that began before the growth judges nothing', () => {
+    const early = { ...probe, at: NOW - 90 };
+    const decision = decide(after(1000, 0.03), { ...carried, growthProbe: early }, config());
+    expect(decision.reason).not.toMatch(/downstream-saturated/);
+    expect(decision.state.growthProbe).toEqual(early);
+  });
+
+  it('while the ceiling holds, behind at it: hold, shed on; within the target the signal is off and it may shrink', () => {
+    const ceiling = { ceiling: 20, until: NOW + 100 };
+    const held = decide(
+      after(1000, 0.02, { appliedConcurrency: 20 }),
+      state({ saturation: ceiling }),
+      config(),
+    );
+    expect(held).toMatchObject({ reason: 'hold:downstream-saturated', desired: 20, shed: true });
+    const calm = decide(
+      snapshot({ appliedConcurrency: 20, age: 1 }),
+      state({ saturation: ceiling }),
+      config(),
+    );
+    expect(calm.reason).not.toMatch(/downstream-saturated/);
+    expect(calm.shed).toBe(false);
+  });
+
+  it('the ceiling holds past its time while the queue stays behind, and ends once it is not (then one growth may probe again)', () => {
+    const over = { ceiling: 20, until: NOW - 1 };
+    const behind = decide(
+      after(1000, 0.02, { appliedConcurrency: 20 }),
+      state({ saturation: over }),
+      config(),
+    );
+    expect(behind).toMatchObject({ reason: 'hold:downstream-saturated', desired: 20 });
+    const caughtUp = decide(
+      snapshot({ appliedConcurrency: 20, age: 1 }),
+      state({ saturation: over }),
+      config(),
+    );
+    expect(caughtUp.state.saturation).toBeUndefined();
+  });
+});
+
+describe('the baselines while items are slower', () => {
   it('the baseline does not learn the slow per-item time', () => {
     const decision = decide(snapshot({ age: 300, itemSeconds: 0.06 }), state(), config());
     expect(decision.state.baselineItemSeconds).toBe(0.02);

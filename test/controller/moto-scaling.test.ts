@@ -132,7 +132,7 @@ describe('the controller against moto (lockstep)', () => {
     expect(world.calls.writes).toBe(0);
   });
 
-  it('holds when the downstream got slower (per-item time up 3×, arrivals not)', async () => {
+  it('a slower per-item time alone is heavier work: it grows, flagged DownstreamSlower, and probes the growth', async () => {
     const world = await World.create(server, { env: ENV, reserved: 6, mappingMax: 6 });
     const slow: MinuteOfMetrics = { age: 300, sent: 6, deleted: 6, durationMs: 6 * 300_000, invocations: 6 };
     const healthy: MinuteOfMetrics = {
@@ -146,8 +146,40 @@ describe('the controller against moto (lockstep)', () => {
     await world.sendMessages(30);
     await world.seedControllerHistory(6, 12);
     await world.tick();
-    expect(world.lastLog().fields.reason).toBe('hold:downstream-slower');
-    expect(await world.applied()).toEqual({ reserved: 6, mapping: 6 });
+    expect(world.lastLog().fields.reason).toBe('grow:age-above-target');
+    expect((await world.applied()).mapping).toBeGreaterThan(6);
     expect(world.relay.documents.at(-1)?.DownstreamSlower).toBe(1);
+  });
+
+  it('a growth that bought no throughput is taken back at the next tick that sees it (the probe in memory)', async () => {
+    // GIVEN 6 busy workers behind, 0.1 message/s each at 60 s items, 20 messages waiting
+    const world = await World.create(server, { env: ENV, reserved: 6, mappingMax: 6 });
+    const behind: MinuteOfMetrics = { age: 300, sent: 6, deleted: 6, durationMs: 6 * 60_000, invocations: 6 };
+    await world.seed(repeat(10, behind));
+    await world.sendMessages(20);
+    await world.seedControllerHistory(6, 10);
+    await world.tick();
+    const grown = (await world.applied()).mapping as number;
+    expect(world.lastLog().fields.reason).toBe('grow:age-above-target');
+    // WHEN the minutes after the growth show every worker busy and the same 6 items a minute: each item now takes
+    // grown × 10 s (they wait on the downstream). The first is from before the growth's minute ended: the tick waits
+    const after: MinuteOfMetrics = {
+      age: 400,
+      sent: 6,
+      deleted: 6,
+      durationMs: grown * 60_000,
+      invocations: 6,
+    };
+    world.advance();
+    await world.seed([after]);
+    await world.tick();
+    expect(world.lastLog().fields.reason).toBe('hold:probing');
+    world.advance();
+    await world.seed([after]);
+    await world.tick();
+    // THEN the growth goes back to where it started, with the shed signal
+    expect(world.lastLog().fields.reason).toBe('shrink:downstream-saturated');
+    expect((await world.applied()).mapping).toBe(6);
+    expect(world.relay.documents.at(-1)?.Shed).toBe(1);
   });
 });

@@ -1,0 +1,152 @@
+import type { ScalerConfig } from './config.ts';
+import type { ControllerState, GrowthProbe, QueueSnapshot } from './snapshot.ts';
+
+export type { GrowthProbe, SaturationCeiling } from './snapshot.ts';
+
+/**
+ * Whether throughput follows concurrency: the seed's "the downstream got slower, do not scale" on evidence.
+ *
+ * A slower per-item time alone cannot tell a saturated downstream from heavier work: at a steady rate the busy
+ * workers are λ·S either way (Little's law), so both show the time and the workers rising together. Only growth
+ * while behind tells them apart. Every worker is busy then, so the items completed per second are what the workers
+ * can serve: a downstream with room serves more with more workers (the same per-item time, more completions); a
+ * saturated one makes each item wait (a pool's queue, an API's backoff), so the per-item time rises with the
+ * workers and the completions do not. So a growth made while behind is remembered (`GrowthProbe`) and judged on the
+ * first CloudWatch period that began after the pollers settled on it:
+ *
+ * - the executions did not rise by half the growth (the pollers have not followed yet, a budget gave less): no
+ *   verdict yet, until `PROBE_EXPIRES_SECONDS`;
+ * - they did, and the throughput keeps four fifths of them busy at the per-item time before the growth: room, the
+ *   probe ends;
+ * - they did, and more than a fifth only waited: saturated at what the throughput needs. Completions that fell say
+ *   the items got heavier between the two periods: no verdict on this growth (the next one probes again); The workers go back to what the throughput
+ *   needs (never below where the growth started), and growth past that is held off (`SaturationCeiling`) while the
+ *   queue stays behind and for the scale-down delay at least, with the shed signal while the age is above the
+ *   target; then one growth may probe again (a downstream that recovered gets its workers back).
+ *
+ * Worked examples (20 ms items, pool of 20): behind at 10 workers completing 500/s, the law grows to 20, and the next
+ * period completes 1,000/s: room. At 16 (800/s) it grows to 30: 20 connections serve 1,000/s and 10 workers wait,
+ * so each item takes 30 ms; the 1,000/s need 1,000 × 0.02 = 20 workers: saturated, back to 20.
+ */
+
+/** A probe no period has judged within this long says nothing more (the backlog went, the data stopped). */
+export const PROBE_EXPIRES_SECONDS = 300;
+/** The executions must rise by this share of the growth before the completions are judged. */
+const EXECUTIONS_FOLLOWED = 0.5;
+/**
+ * Room: the throughput after the growth keeps at least this share of the executions busy at the per-item time before
+ * it. Below it, more than a fifth of the workers only wait (a pool's queue, an API's backoff): the downstream takes
+ * what the throughput needs, and no more.
+ */
+const PRODUCTIVE_SHARE = 0.8;
+/**
+ * A saturated downstream serves what it served before, however many workers wait on it; completions below this
+ * share of the period before the growth mean the work itself changed between the two periods.
+ */
+const THROUGHPUT_FELL = 0.8;
+
+export type ProbeVerdict = 'pending' | 'room' | 'saturated' | 'expired';
+
+/** The newest period's start, where the snapshot dates it (the age datapoint's period, the rates' period). */
+function newestPeriodStart(snapshot: QueueSnapshot): number | undefined {
+  const end = snapshot.oldestAge?.observedAt;
+  const period = snapshot.ratePeriodSeconds;
+  return end === undefined || period === undefined ? undefined : end - period;
+}
+
+/** What the probe and the ceiling are judged on: the tick's figures, and whether it is behind. */
+export interface ProbeView {
+  readonly snapshot: QueueSnapshot;
+  readonly state: ControllerState;
+  readonly config: ScalerConfig;
+  readonly now: number;
+  /** The age is above the setpoint: every worker is busy, so the completions are what the workers serve. */
+  readonly behind: boolean;
+  /** CloudWatch's own datapoint shows the backlog (its figures describe a busy period). */
+  readonly confirmed: boolean;
+}
+
+/** A probe's verdict, and where saturated, the workers the throughput it found needs. */
+export interface ProbeJudgement {
+  readonly verdict: ProbeVerdict;
+  /** Saturated: the completions after the growth at the per-item time before it, in workers (the downstream's knee). */
+  readonly useful?: number;
+}
+
+/** What a probe's growth bought, judged on the newest period (see the module's comment). */
+export function judgeProbe(probe: GrowthProbe, view: ProbeView): ProbeJudgement {
+  const { snapshot, now } = view;
+  const start = newestPeriodStart(snapshot);
+  const completions = snapshot.completionRatePerSecond;
+  const itemSeconds = snapshot.itemSeconds;
+  const expired = now - probe.at > PROBE_EXPIRES_SECONDS;
+  const shown = start !== undefined && start >= probe.at;
+  if (!shown || completions === undefined || itemSeconds === undefined || !view.behind) {
+    return { verdict: expired || (shown && !view.behind) ? 'expired' : 'pending' };
+  }
+  const executionsBefore = probe.completionsBefore * probe.itemSecondsBefore;
+  const executionsAfter = completions * itemSeconds;
+  const grown = probe.to / probe.from;
+  if (executionsAfter < executionsBefore * (1 + EXECUTIONS_FOLLOWED * (grown - 1))) {
+    return { verdict: expired ? 'expired' : 'pending' };
+  }
+  // Fewer completions than before with more workers: the items got heavier meanwhile (the per-item time rose for
+  // a reason of its own, not with the workers), so the two periods do not compare. No verdict on this growth.
+  if (completions < probe.completionsBefore * THROUGHPUT_FELL) return { verdict: 'expired' };
+  // The workers the new throughput needs at the old per-item time: all the added ones where the downstream had room.
+  const useful = completions * probe.itemSecondsBefore;
+  return useful >= PRODUCTIVE_SHARE * executionsAfter
+    ? { verdict: 'room' }
+    : { verdict: 'saturated', useful };
+}
+
+/** What the tick carries of the evidence, and what it finds: the ceiling in force, and a saturation found now. */
+export interface SaturationFinding {
+  readonly carried: Pick<ControllerState, 'growthProbe' | 'saturation'>;
+  readonly ceiling?: number;
+  readonly saturatedNow: boolean;
+}
+
+/**
+ * The probe judged on this tick (kept while pending), and the ceiling: a saturation found now sets it at the level
+ * the growth started from (at least the floor) for the scale-down delay; an older one holds until it ends.
+ */
+export function saturationOf(view: ProbeView): SaturationFinding {
+  const { state, now, config } = view;
+  const probe = state.growthProbe;
+  const judged = probe === undefined ? undefined : judgeProbe(probe, view);
+  // Back to the workers the throughput needs, never below where the growth started (what it had before was served).
+  const found =
+    judged?.verdict === 'saturated' && probe !== undefined && judged.useful !== undefined
+      ? {
+          ceiling: Math.max(config.minConcurrency, probe.from, Math.round(judged.useful)),
+          until: now + config.scaleDownDelaySeconds,
+        }
+      : undefined;
+  // Held while behind (every worker busy: more would only wait again), and at least the scale-down delay.
+  const held =
+    state.saturation !== undefined && (state.saturation.until > now || view.behind)
+      ? state.saturation
+      : undefined;
+  const saturation = found ?? held;
+  return {
+    carried: { growthProbe: judged?.verdict === 'pending' ? probe : undefined, saturation },
+    ceiling: saturation?.ceiling,
+    saturatedNow: found !== undefined,
+  };
+}
+
+/**
+ * A probe for a growth `from` → `to` this tick writes while behind (every worker busy, so the newest period's
+ * completions are what they serve; the workers it ran are its completions × its per-item time, whatever a sample
+ * between ticks changed since); none while another is pending.
+ */
+export function probeFor(view: ProbeView, from: number, to: number): GrowthProbe | undefined {
+  const { snapshot, now } = view;
+  const completions = snapshot.completionRatePerSecond;
+  const itemSeconds = snapshot.itemSeconds;
+  if (!view.behind || completions === undefined || completions <= 0 || itemSeconds === undefined)
+    return undefined;
+  if (!Number.isFinite(from) || from <= 0 || to <= from) return undefined;
+  return { at: now, from, to, completionsBefore: completions, itemSecondsBefore: itemSeconds };
+}
