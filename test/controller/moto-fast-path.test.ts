@@ -1,7 +1,7 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MotoServer, startMotoServer } from '../support/moto-server.ts';
-import { CONTROLLER_ENV, repeat } from './support/minutes.ts';
+import { CONTROLLER_ENV, FAST_PATH_ENV, QUIET, quietAtTheFloor, repeat } from './support/minutes.ts';
 import { type MinuteOfMetrics, World } from './support/world.ts';
 
 /**
@@ -16,18 +16,15 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const ENV = { ...CONTROLLER_ENV, MAX_CONCURRENCY: '32', FAST_SAMPLE_SECONDS: '10' };
-// 1 message/s at 1 s items, the head young: 2 workers hold it (the need is 1 × 1 ÷ 0.9 = 1.1).
-const quiet: MinuteOfMetrics = { age: 1, sent: 60, deleted: 60, durationMs: 60_000, invocations: 60 };
+const ENV = FAST_PATH_ENV;
+const quiet: MinuteOfMetrics = QUIET;
 
 /**
  * A quiet queue held at the floor by the controller, and 200 messages arriving in the 10 s before the first sample
  * (20/s, above 1.5 × the 1/s reported: a rise no slower downstream could cause).
  */
 async function surgedWorld(): Promise<World> {
-  const world = await World.create(server, { env: ENV, reserved: 2, mappingMax: 2 });
-  await world.seed(repeat(10, quiet));
-  await world.seedControllerHistory(2, 10);
+  const world = await quietAtTheFloor(await World.create(server, { env: ENV, reserved: 2, mappingMax: 2 }));
   let sent = false;
   world.duringSleep = async () => {
     if (sent) return;

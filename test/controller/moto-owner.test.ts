@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { budgetOwner, ownerParameterName, scalerOwner } from '../../lib/consumer-owner.ts';
 import { type MotoServer, startMotoServer } from '../support/moto-server.ts';
 import { BudgetWorld, oneTickMember } from './support/budget-world.ts';
-import { busy, CONTROLLER_ENV, IDLE, repeat } from './support/minutes.ts';
+import { busy, CONTROLLER_ENV, FAST_PATH_ENV, IDLE, quietAtTheFloor, repeat } from './support/minutes.ts';
 import { World } from './support/world.ts';
 
 /**
@@ -73,11 +73,9 @@ describe('a lone scaler and the owner parameter', () => {
 describe('between ticks', () => {
   it('the deploy names another owner after the tick: the sample that would grow reads it first and writes nothing', async () => {
     // GIVEN a quiet queue held at 2 by this scaler's tick, the samples between ticks on
-    const env = { ...CONTROLLER_ENV, MAX_CONCURRENCY: '32', FAST_SAMPLE_SECONDS: '10' };
-    const world = await World.create(server, { env, reserved: 2, mappingMax: 2 });
-    const quiet = { age: 1, sent: 60, deleted: 60, durationMs: 60_000, invocations: 60 };
-    await world.seed(repeat(10, quiet));
-    await world.seedControllerHistory(2, 10);
+    const world = await quietAtTheFloor(
+      await World.create(server, { env: FAST_PATH_ENV, reserved: 2, mappingMax: 2 }),
+    );
     // WHEN, right after it, the budget is named the owner and 200 messages arrive
     let acted = false;
     world.duringSleep = async () => {

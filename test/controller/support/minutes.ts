@@ -44,3 +44,20 @@ export async function idling(world: World, applied: number): Promise<void> {
   await world.seed(repeat(10, IDLE));
   await world.seedControllerHistory(applied, 10);
 }
+
+/** The controller with its samples between ticks on (every 10 s), cap 32. */
+export const FAST_PATH_ENV: Readonly<Record<string, string>> = {
+  ...CONTROLLER_ENV,
+  MAX_CONCURRENCY: '32',
+  FAST_SAMPLE_SECONDS: '10',
+};
+
+/** 1 message/s at 1 s items, the head young: 2 workers hold it (the need is 1 × 1 ÷ 0.9 = 1.1). */
+export const QUIET: MinuteOfMetrics = { age: 1, sent: 60, deleted: 60, durationMs: 60_000, invocations: 60 };
+
+/** A quiet queue the controller has held at the floor of 2 for ten minutes. */
+export async function quietAtTheFloor(world: World): Promise<World> {
+  await world.seed(repeat(10, QUIET));
+  await world.seedControllerHistory(2, 10);
+  return world;
+}
