@@ -11,6 +11,7 @@ export const REASON_CODES = [
   'shrink:downstream-slower',
   'hold:at-cap',
   'hold:downstream-slower',
+  'hold:downstream-saturated',
   'hold:unconfirmed',
   'hold:settling',
   'hold:paused',
@@ -46,6 +47,8 @@ export interface DecisionInputs {
   readonly healthyNeed?: number;
   /** The consumer's busiest recent mean concurrency, when adopting an unbounded one. */
   readonly observedConcurrency?: number;
+  /** The downstream's health signal's newest datapoint, where one is configured and read. */
+  readonly downstreamHealth?: number;
 }
 
 export interface Decision {
@@ -54,12 +57,20 @@ export interface Decision {
   readonly reason: ReasonCode;
   /** The desired concurrency is the cap. */
   readonly atCap: boolean;
-  /** At the cap with age above target: the shed signal. More concurrency would only hurt the downstream. */
+  /**
+   * At the cap, or the downstream's health signal past its threshold, with age above target: the shed signal.
+   * More concurrency would only hurt the downstream.
+   */
   readonly saturated: boolean;
   /** The downstream got slower and the age is above target: shed upstream, more workers would make it worse. */
   readonly shed: boolean;
   /** Per-item time above `slowdownFactor` × its healthy baseline with arrivals not up as much. */
   readonly downstreamSlower: boolean;
+  /**
+   * The downstream's health signal is past its threshold (`downstreamHealth`): nothing grows, at the tick or
+   * between ticks. @default false (no signal configured, or no recent datapoint)
+   */
+  readonly downstreamUnhealthy?: boolean;
   readonly inputs: DecisionInputs;
   /** The state to carry to the next tick. */
   readonly state: ControllerState;
