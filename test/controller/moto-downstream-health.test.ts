@@ -1,7 +1,8 @@
 import { type MetricDatum, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MotoServer, startMotoServer } from '../support/moto-server.ts';
-import { CONTROLLER_ENV, growing, repeat } from './support/minutes.ts';
+import { BudgetWorld, oneTickMember } from './support/budget-world.ts';
+import { busy, CONTROLLER_ENV, growing, repeat } from './support/minutes.ts';
 import { type MinuteOfMetrics, PERIOD, uniqueName, World } from './support/world.ts';
 
 /**
@@ -21,24 +22,27 @@ const METRIC = 'PoolWaits';
 // More than 5 waits for a connection in a minute: the pool is saturated.
 const THRESHOLD = 5;
 
+/** The pool's waits as a health spec: unhealthy above THRESHOLD, under a dimension of its own. */
+const healthSpec = (pool: string) => ({
+  namespace: NAMESPACE,
+  metricName: METRIC,
+  dimensions: { Pool: pool },
+  statistic: 'Maximum',
+  periodSeconds: PERIOD,
+  threshold: THRESHOLD,
+  unhealthyWhen: 'above' as const,
+});
+
 /** A world whose controller reads the pool's waits (`DOWNSTREAM_HEALTH`), under a dimension no other test uses. */
 async function worldWithHealth(
   extraEnv: Record<string, string> = {},
   reserved = 2,
 ): Promise<{ world: World; pool: string }> {
   const pool = uniqueName('pool');
-  const health = {
-    namespace: NAMESPACE,
-    metricName: METRIC,
-    dimensions: { Pool: pool },
-    statistic: 'Maximum',
-    periodSeconds: PERIOD,
-    threshold: THRESHOLD,
-  };
   const env = {
     ...CONTROLLER_ENV,
     MAX_CONCURRENCY: '20',
-    DOWNSTREAM_HEALTH: JSON.stringify(health),
+    DOWNSTREAM_HEALTH: JSON.stringify(healthSpec(pool)),
     ...extraEnv,
   };
   return { world: await World.create(server, { env, reserved, mappingMax: reserved }), pool };
@@ -118,5 +122,39 @@ describe('the downstream health signal (DOWNSTREAM_HEALTH) against moto', () => 
     expect(world.lastLog().fields.reason).toBe('hold:steady');
     expect(world.fastLogs().filter((l) => l.message === 'fast path')).toHaveLength(0);
     expect(await world.applied()).toEqual({ reserved: 2, mapping: 2 });
+  });
+});
+
+describe("a budget member's own health signal against moto", () => {
+  it('the member whose signal is past its threshold holds; the other, as far behind, grows', async () => {
+    // GIVEN a budget of 40 with two members at 2, both 5 minutes behind; orders' pool waits at 12 (threshold 5)
+    const pool = uniqueName('pool');
+    const world = await BudgetWorld.create(server, 40, [
+      { ...oneTickMember(2), downstreamHealth: healthSpec(pool) },
+      oneTickMember(2),
+    ]);
+    const [orders, billing] = world.members as [World, World];
+    for (const m of world.members) {
+      await m.seed([busy(300), ...repeat(9, busy(30))]);
+      await m.sendMessages(30);
+      await m.seedControllerHistory(2, 10);
+    }
+    await seedHealth(orders, pool, [12, 9, 8]);
+    // WHEN the budget's controller ticks
+    const run = await world.tick();
+    // THEN orders holds at 2 with the shed signal, and billing grows
+    const decision = (m: World) => {
+      const outcome = run.members.get(m.names.scaler);
+      if (outcome?.kind !== 'decided') throw new Error(`${m.names.scaler}: not decided`);
+      return outcome.result.decision;
+    };
+    expect(decision(orders)).toMatchObject({
+      reason: 'hold:downstream-saturated',
+      desired: 2,
+      saturated: true,
+    });
+    expect(decision(billing).reason).toBe('grow:age-above-target');
+    expect(await world.effective(orders)).toBe(2);
+    expect(await world.effective(billing)).toBeGreaterThan(2);
   });
 });
