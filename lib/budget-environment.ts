@@ -1,3 +1,5 @@
+import type { DownstreamHealthSpec } from './control/downstream-health.ts';
+
 /**
  * The contract between the `DownstreamBudget` construct, which writes a budget controller's environment, and the
  * controller Lambda, which reads it (functions/controller/budget-resources.ts validates it). One module, so the
@@ -43,4 +45,6 @@ export interface BudgetMemberEnvironment {
    * …, the settings table's names), as `resolveScalerConfig` accepts them.
    */
   readonly settings: Readonly<Record<string, string | number>>;
+  /** The member's own health signal for the downstream (`downstreamHealth` on its scaler). @default none */
+  readonly downstreamHealth?: DownstreamHealthSpec;
 }

@@ -8,6 +8,7 @@ export { ScalerAlarms, type ScalerAlarmsProps } from './cdk/alarms.ts';
 export { ScalerDashboard, type ScalerDashboardProps } from './cdk/dashboard.ts';
 export { MIN_MAX_RECEIVE_COUNT, VISIBILITY_TIMEOUT_FACTOR } from './cdk/deployment-checks.ts';
 export { DownstreamBudget, type DownstreamBudgetProps } from './cdk/downstream-budget.ts';
+export type { DownstreamHealth } from './cdk/downstream-health.ts';
 export {
   BudgetMetricFactory,
   ScalerMetricFactory,

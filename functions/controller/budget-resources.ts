@@ -4,6 +4,7 @@ import {
   MAX_BUDGET_MEMBERS,
 } from '../../lib/budget-environment.ts';
 import { budgetOwner } from '../../lib/consumer-owner.ts';
+import { DOWNSTREAM_HEALTH_VARIABLE } from '../../lib/control/downstream-health.ts';
 import {
   ConfigError,
   environmentName,
@@ -40,12 +41,14 @@ const MEMBER_FIELDS = new Set([
   'eventSourceMappingUuid',
   'weight',
   'settings',
+  'downstreamHealth',
 ]);
 const SETTING_FIELDS = new Set<string>(SETTING_NAMES);
 /** A lone scaler's variable → the member's JSON field, so a problem names what the budget's JSON spells. */
 const MEMBER_FIELD_OF_VARIABLE = new Map<string, string>([
   ...SETTING_NAMES.map((field) => [environmentName(field), `settings.${field}`] as const),
   ...Object.entries(RESOURCE_VARIABLES).map(([field, variable]) => [variable, field] as const),
+  [DOWNSTREAM_HEALTH_VARIABLE, 'downstreamHealth'],
 ]);
 
 /** `MIN_CONCURRENCY = '0': …` → `.settings.minConcurrency = '0': …`; anything else as it is, after a colon. */
@@ -100,6 +103,9 @@ export function budgetSettingsFromEnvironment(env: Record<string, string | undef
       [RESOURCE_VARIABLES.queueName]: text(member.queueName),
       [RESOURCE_VARIABLES.consumerFunctionName]: text(member.consumerFunctionName),
       [RESOURCE_VARIABLES.eventSourceMappingUuid]: text(member.eventSourceMappingUuid),
+      // The member's own health signal, checked as a lone scaler's (`DOWNSTREAM_HEALTH`).
+      [DOWNSTREAM_HEALTH_VARIABLE]:
+        member.downstreamHealth === undefined ? undefined : JSON.stringify(member.downstreamHealth),
     };
     try {
       const own = settingsFromEnvironment(memberEnv);

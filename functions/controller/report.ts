@@ -42,7 +42,8 @@ export function metricsFor(outcome: TickOutcome): MetricValue[] {
     count(M.desiredConcurrency, decision.desired),
     { name: M.targetAgeSeconds, unit: MetricUnit.Seconds, value: config.targetAgeSeconds },
     count(M.atCap, flag(atCap)),
-    count(M.saturated, flag(atCap && ageAboveTarget)),
+    // Saturated: at the cap, or the downstream's health signal past its threshold, with the age above target.
+    count(M.saturated, flag((atCap || (decision.downstreamUnhealthy ?? false)) && ageAboveTarget)),
     count(M.scaleEvents, flag(outcome.appliedAfter !== result.applied && outcome.appliedAfter !== undefined)),
     count(M.downstreamSlower, flag(decision.downstreamSlower)),
     count(M.shed, flag(decision.shed)),

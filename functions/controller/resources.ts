@@ -1,5 +1,6 @@
 import type { ControllerResources } from '../../lib/aws/resources.ts';
 import { scalerOwner } from '../../lib/consumer-owner.ts';
+import { downstreamHealthFromEnvironment } from '../../lib/control/downstream-health.ts';
 import {
   type ActuatorMode,
   ConfigError,
@@ -106,7 +107,9 @@ export function settingsFromEnvironment(env: Record<string, string | undefined>)
   }
   const actuator = config?.actuator ?? (env.ACTUATOR as ActuatorMode | undefined);
   const resources = checkResources(env, actuator, problems);
+  const downstreamHealth = downstreamHealthFromEnvironment(env, problems);
   if (problems.length > 0 || config === undefined) throw new ConfigError(problems);
   // A lone scaler's controller; a budget names its members' (budget-resources.ts).
-  return { config, resources: { ...resources, owner: scalerOwner(resources.scalerName) } };
+  const owner = scalerOwner(resources.scalerName);
+  return { config, resources: { ...resources, owner, ...(downstreamHealth ? { downstreamHealth } : {}) } };
 }

@@ -59,10 +59,11 @@ export async function readHistories(
     if (token === undefined) break;
   }
   const merged = mergePages(results);
-  if (members.length === 1) return [parseMetricData(merged)];
+  const parsed = (i: number) => parseMetricData(merged, prefix(i), members[i]?.resources.downstreamHealth);
+  if (members.length === 1) return [parsed(0)];
   return members.map((m, i) => {
     const own = metricWindow(now, periodSeconds, m.windowSeconds).startTime.getTime() / 1000;
-    return withinWindow(parseMetricData(merged, prefix(i)), own);
+    return withinWindow(parsed(i), own);
   });
 }
 
@@ -95,6 +96,9 @@ function withinWindow(history: ControllerHistory, start: number): ControllerHist
       messagesSent: cut(series.messagesSent),
       messagesDeleted: cut(series.messagesDeleted),
       consumerDurationMs: cut(series.consumerDurationMs),
+      ...(series.downstreamHealth
+        ? { downstreamHealth: { ...series.downstreamHealth, points: cut(series.downstreamHealth.points) } }
+        : {}),
       ...(series.partial ? { partial: series.partial } : {}),
     },
     appliedMin: cut(history.appliedMin),

@@ -1,3 +1,5 @@
+import type { DownstreamHealthSpec } from '../control/downstream-health.ts';
+
 /** The AWS resources one controller drives, from its environment (the CDK construct writes these variables). */
 export interface ControllerResources {
   /** The value of the `ScalerName` dimension the controller publishes under. */
@@ -14,4 +16,6 @@ export interface ControllerResources {
    * parameter names it or nobody. Absent: no owner check (the operator tools, which write nothing).
    */
   readonly owner?: string;
+  /** The downstream's health signal the user named (`DOWNSTREAM_HEALTH`): read at every tick. Absent: none. */
+  readonly downstreamHealth?: DownstreamHealthSpec;
 }

@@ -117,10 +117,17 @@ function sqsRequestsPerTick(config: Pick<ScalerConfig, 'tickSeconds' | 'fastSamp
   return 1 + samples + ticker;
 }
 
+/**
+ * The downstream's health signal (`downstreamHealth`), where one is named: one metric more in each tick's
+ * GetMetricData (lib/aws/metric-queries.ts adds its query only then; test/bench/cost.test.ts holds the two equal).
+ * Not in the deployed figures: the example stack names none, so the default's bill does not move.
+ */
+export const DOWNSTREAM_HEALTH_METRICS_PER_TICK = 1;
+
 /** The age law's controller a month, in lines: compute, its samples, requests, reads, SQS, metrics, alarms, key. */
 export function ageLawMonthlyBreakdown(
   config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
-  options: { readonly alarmTopic?: boolean } = {},
+  options: { readonly alarmTopic?: boolean; readonly downstreamHealth?: boolean } = {},
 ): CostBreakdown {
   const ticks = SECONDS_PER_MONTH / config.tickSeconds;
   const samples = samplesPerTick(config);
@@ -130,7 +137,9 @@ export function ageLawMonthlyBreakdown(
     sampleCompute: ticks * samples * CONTROLLER.sampleSeconds * gbSecond,
     requests: ticks * (1 + samples) * PRICES.lambdaRequest,
     reads:
-      (ticks * CONTROLLER.metricsPerTick + CONTROLLER.coldTicks * CONTROLLER.ownHistoryMetrics) *
+      (ticks *
+        (CONTROLLER.metricsPerTick + (options.downstreamHealth ? DOWNSTREAM_HEALTH_METRICS_PER_TICK : 0)) +
+        CONTROLLER.coldTicks * CONTROLLER.ownHistoryMetrics) *
       PRICES.metricRequested,
     sqs: ticks * sqsRequestsPerTick(config) * PRICES.sqsRequest,
     metrics: CONTROLLER.ownMetrics * PRICES.customMetricMonth,

@@ -166,19 +166,20 @@ function behindAlarm(
 }
 
 /**
- * Pinned at cap with age above target: the controller's `Saturated` flag, which folds in both conditions at the
- * tick (the applied value after its writes at the cap, and the queue's age above the target), so the alarm reads
- * one metric. "More than a minute, continuously": the two most recent datapoints (CONTINUOUS_MINUTES); "2 of the
+ * Pinned at cap (or the downstream's health signal past its threshold) with age above target: the controller's
+ * `Saturated` flag, which folds in both conditions at the tick (the applied value after its writes at the cap, or
+ * the health signal, and the queue's age above the target), so the alarm reads one metric. "More than a minute, continuously": the two most recent datapoints (CONTINUOUS_MINUTES); "2 of the
  * last 4" would also fire on two separate one-minute blips. `applied` is what the controller applied, not what it
  * wanted: a raise the account refused is not "at cap" (that is the account-headroom alarm).
  */
 function saturatedAlarm(on: AlarmContext): Alarm {
   const { props, targetAgeSeconds } = on;
   return behindAlarm(on, 'Saturated', 'saturated', props.metrics.metricSaturated(), [
-    `The consumer has been at its cap (${props.maxConcurrency}) with the oldest message older than the`,
-    `target (${targetAgeSeconds} s) for more than a minute: the downstream-derived cap, not the`,
-    'controller, is the limit and work is accumulating. Shed or slow the producers, or raise the',
-    'downstream capacity and then the cap. Do not just raise the cap: that overloads the downstream.',
+    `The consumer has been at its cap (${props.maxConcurrency}), or its downstream saturated (the`,
+    'downstreamHealth metric past its threshold: the decision log says hold:downstream-saturated), with',
+    `the oldest message older than the target (${targetAgeSeconds} s) for more than a minute: the`,
+    'downstream, not the controller, is the limit and work is accumulating. Shed or slow the producers, or',
+    'raise the downstream capacity and then the cap. Do not just raise the cap: that overloads the downstream.',
   ]);
 }
 

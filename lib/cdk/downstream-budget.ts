@@ -13,6 +13,7 @@ import {
   type BudgetMemberEnvironment,
   MAX_BUDGET_MEMBERS,
 } from '../budget-environment.ts';
+import type { DownstreamHealthSpec } from '../control/downstream-health.ts';
 import {
   ConfigError,
   LAMBDA_DEFAULTS,
@@ -126,6 +127,8 @@ export interface BudgetMemberSpec {
   readonly ownerParameterArn: string;
   /** Its dashboard, which gets the budget's row. */
   readonly dashboard: Dashboard;
+  /** Its own health signal for the downstream, checked (`downstreamHealth`). */
+  readonly downstreamHealth?: DownstreamHealthSpec;
 }
 
 /** A member the controller drives: its environment entry, and what it adds to the checks. */
@@ -344,6 +347,7 @@ export class DownstreamBudget extends Construct {
       eventSourceMappingUuid: member.eventSourceMappingId,
       ...(member.weight === 1 ? {} : { weight: member.weight }),
       settings: settingsBesidesDefaults(config),
+      ...(member.downstreamHealth ? { downstreamHealth: member.downstreamHealth } : {}),
     };
     this.wired.push({ spec: member, environment });
     this.grant(member, config);

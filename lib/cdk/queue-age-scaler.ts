@@ -14,6 +14,7 @@ import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { controllerTimeoutSeconds } from '../aws/call-timing.ts';
 import { budgetOwner, ownerParameterName, scalerOwner } from '../consumer-owner.ts';
+import { DOWNSTREAM_HEALTH_VARIABLE, type DownstreamHealthSpec } from '../control/downstream-health.ts';
 import {
   ACTUATOR_MODES,
   type ActuatorMode,
@@ -45,6 +46,7 @@ import {
 import { ScalerDashboard } from './dashboard.ts';
 import { checkAttachedResources } from './deployment-checks.ts';
 import type { DownstreamBudget } from './downstream-budget.ts';
+import { checkedDownstreamHealth, type DownstreamHealth } from './downstream-health.ts';
 import { attachMapping } from './event-source.ts';
 import { ScalerMetricFactory } from './metrics.ts';
 import {
@@ -180,6 +182,17 @@ export interface QueueAgeScalerProps extends QueueAgeScalerSettings {
    * @default 1
    */
   readonly weight?: number;
+  /**
+   * A health signal for the downstream: a CloudWatch metric of this stack's account and region with a threshold
+   * (RDS `DatabaseConnections` or `DBLoad`, an API's 429 count, a custom latency metric), read at each tick with
+   * the queue's metrics (one metric more a tick, $0.43 a month). Past its threshold nothing grows, at the tick or
+   * between ticks, and while the age is above the target the tick holds (`hold:downstream-saturated`) and raises
+   * `Saturated` (the `-saturated` alarm: shed upstream). No datapoint is no evidence: the scaler decides as without.
+   * A budget's member may name its own.
+   * @default none: the scaler sees the downstream only through the consumer's per-item time
+   * @see https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_GetMetricData.html
+   */
+  readonly downstreamHealth?: DownstreamHealth;
 }
 
 // Above a tick of a minute, 10 minutes hold at most 10 changes: a threshold of 10 could never be exceeded.
@@ -269,6 +282,7 @@ export class QueueAgeScaler extends Construct {
     );
     this.budget = budget;
     this.weight = options.weight;
+    const downstreamHealth = checkedDownstreamHealth(this, props.downstreamHealth, problems);
 
     this.owner = concurrencyOwnerOf(props.consumer);
     this.concurrencyOwner = this.owner.function;
@@ -325,6 +339,7 @@ export class QueueAgeScaler extends Construct {
         options.scalerName,
         deadLetterQueue,
         ownerParameter,
+        downstreamHealth,
       );
       this.schedule = createControllerSchedule(
         this,
@@ -378,6 +393,7 @@ export class QueueAgeScaler extends Construct {
       eventSourceMappingId: this.eventSourceMappingId,
       ownerParameterArn: ownerParameter.parameterArn,
       dashboard: this.dashboard.dashboard,
+      downstreamHealth,
     });
   }
 
@@ -444,6 +460,7 @@ export class QueueAgeScaler extends Construct {
     scalerName: string,
     deadLetterQueue: IQueue | undefined,
     ownerParameter: StringParameter,
+    downstreamHealth: DownstreamHealthSpec | undefined,
   ): LambdaFunctionResource {
     const resourceEnvironment: Record<string, string> = {
       [CONTROLLER_RESOURCE_ENVIRONMENT.queueUrl]: props.queue.queueUrl,
@@ -456,6 +473,10 @@ export class QueueAgeScaler extends Construct {
     };
     if (deadLetterQueue) {
       resourceEnvironment[CONTROLLER_RESOURCE_ENVIRONMENT.deadLetterQueueName] = deadLetterQueue.queueName;
+    }
+    if (downstreamHealth) {
+      // Compact JSON; a dimension from a token (an instance's Ref) resolves in the template.
+      resourceEnvironment[DOWNSTREAM_HEALTH_VARIABLE] = Stack.of(this).toJsonString(downstreamHealth);
     }
     const { function: controller, role } = createControllerFunction(this, {
       description: `Queue-age scaler ${scalerName}: holds the oldest message's age at ${config.targetAgeSeconds} s`,

@@ -47,6 +47,8 @@ export interface DecisionInputs {
   readonly saturationCeiling?: number;
   /** The consumer's busiest recent mean concurrency, when adopting an unbounded one. */
   readonly observedConcurrency?: number;
+  /** The downstream's health signal's newest datapoint, where one is configured and read. */
+  readonly downstreamHealth?: number;
 }
 
 export interface Decision {
@@ -55,7 +57,10 @@ export interface Decision {
   readonly reason: ReasonCode;
   /** The desired concurrency is the cap. */
   readonly atCap: boolean;
-  /** At the cap with age above target: the shed signal. More concurrency would only hurt the downstream. */
+  /**
+   * At the cap, or the downstream's health signal past its threshold, with age above target: the shed signal.
+   * More concurrency would only hurt the downstream.
+   */
   readonly saturated: boolean;
   /**
    * The downstream is saturated (growth bought no throughput: saturation.ts) and the age is above target: shed
@@ -67,6 +72,11 @@ export interface Decision {
    * slower downstream. Not by itself a reason to hold: only `shed` (throughput that did not follow) is.
    */
   readonly downstreamSlower: boolean;
+  /**
+   * The downstream's health signal is past its threshold (`downstreamHealth`): nothing grows, at the tick or
+   * between ticks. @default false (no signal configured, or no recent datapoint)
+   */
+  readonly downstreamUnhealthy?: boolean;
   readonly inputs: DecisionInputs;
   /** The state to carry to the next tick. */
   readonly state: ControllerState;

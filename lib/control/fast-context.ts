@@ -34,8 +34,11 @@ export interface FastPathContext {
   readonly confirmedNeed?: number;
   /** The tick found the backlog confirmed by CloudWatch itself. */
   readonly confirmed: boolean;
-  /** Nothing may grow: a pause, a slower downstream, nothing bounding the consumer, or no tick decision. */
-  readonly frozen?: 'paused' | 'downstream-saturated' | 'unbounded';
+  /**
+   * Nothing may grow: a pause, a saturated downstream (or the verdict on the last growth pending), the downstream's
+   * health signal past its threshold, nothing bounding the consumer, or no tick decision.
+   */
+  readonly frozen?: 'paused' | 'downstream-saturated' | 'downstream-unhealthy' | 'unbounded';
   /** This loop saw the depth rise at the applied value, held (`roseWithAppliedHeld`); cleared by a growth. */
   readonly roseAtApplied?: boolean;
   /** The depth fell after it rose at an unchanged value: a burst ended; cleared when the depth rises again. */
@@ -77,9 +80,11 @@ export function fastPathContext(
       ? 'paused'
       : SATURATION_HOLDS.has(decision.reason)
         ? 'downstream-saturated'
-        : Number.isFinite(appliedAfter)
-          ? undefined
-          : 'unbounded';
+        : decision.downstreamUnhealthy
+          ? 'downstream-unhealthy'
+          : Number.isFinite(appliedAfter)
+            ? undefined
+            : 'unbounded';
   return {
     applied: appliedAfter,
     tickApplied: appliedAfter,

@@ -243,8 +243,9 @@ function growTo(load: FastLoad, need: number, slowStart: boolean): FastDecision 
 }
 
 /**
- * `hold:fast`. Nothing may grow: the tick froze the loop (a pause, a slower downstream, nothing bounding the
- * consumer), or the reading makes no sense (a depth that is negative or not finite).
+ * `hold:fast`. Nothing may grow: the tick froze the loop (a pause, a slower downstream, the downstream's health
+ * signal past its threshold, nothing bounding the consumer), or the reading makes no sense (a depth that is
+ * negative or not finite).
  */
 function holdFrozen(load: FastLoad): FastDecision | undefined {
   const { context, applied, visible } = load;

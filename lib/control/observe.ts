@@ -1,3 +1,4 @@
+import { healthReading } from './downstream-health.ts';
 import type { Datapoint, MetricSeries, QueueDepth } from './ports.ts';
 import type { PauseKind, QueueSnapshot } from './snapshot.ts';
 
@@ -22,7 +23,7 @@ export interface ObservationInput {
   readonly batchSize?: number;
 }
 
-type SeriesName = keyof Omit<MetricSeries, 'partial'>;
+type SeriesName = keyof Omit<MetricSeries, 'partial' | 'downstreamHealth'>;
 
 function usable(input: ObservationInput, name: SeriesName): readonly Datapoint[] {
   if (input.series.partial?.includes(name)) return [];
@@ -86,5 +87,6 @@ export function observe(input: ObservationInput): QueueSnapshot {
         : Math.max(...recentDuration.map((d) => d.value)) / 1000 / period,
     paused: input.paused,
     batchSize: input.batchSize,
+    downstreamHealth: healthReading(input.series.downstreamHealth, input.now),
   };
 }

@@ -1,6 +1,7 @@
 import type { ScalerConfig } from './config.ts';
 import type { Decision, DecisionInputs, ReasonCode } from './decision.ts';
 import { depthFalling, depthShowsBacklog, POLLER_SETTLE_SECONDS } from './depth-trend.ts';
+import { downstreamUnhealthy } from './downstream-health.ts';
 import { ageDataOf, type Load, loadOf, maxDefined, type Tick, tickOf } from './load.ts';
 import { needWithBacklog, steadyNeed, unconfirmedLimit } from './need.ts';
 import { rateUpperBound } from './rate-bounds.ts';
@@ -24,6 +25,8 @@ import type { ControllerState, QueueSnapshot } from './snapshot.ts';
  * - A rate is a count over a period: growth is sized on the lowest rate the count leaves plausible, a shrink on
  *   the highest, so the count's noise cannot shrink a pool and then regrow it past its old size.
  * - At the cap with age above target: hold and signal `saturated` (shed upstream); the cap is the downstream's.
+ * - The downstream's health signal past its threshold (`downstreamHealth`): never grow; behind, hold and signal
+ *   `saturated` while the age is above target. Not behind, the shrink rules still run.
  * - A growth made while behind that bought no throughput (the per-item time rose with the workers, the completions
  *   did not): the downstream is saturated; more workers make it worse: take it back, grow no further for the
  *   scale-down delay, and signal `shed` while the age is above target. A slower per-item time alone is heavier
@@ -51,10 +54,15 @@ export function decide(raw: QueueSnapshot, rawState: ControllerState, config: Sc
   const before = holdPaused(tick) ?? adoptUnbounded(tick) ?? shrinkAboveCap(tick) ?? growBelowFloor(tick);
   if (before) return before;
   const { lag, fresh } = ageDataOf(tick);
-  if (!fresh || lag === undefined) return growBacklogBeforeData(tick, lag) ?? holdNoData(tick, lag);
+  if (!fresh || lag === undefined) {
+    // An unhealthy downstream takes no growth, not even on a backlog the depth shows.
+    const unhealthy = downstreamUnhealthy(tick.snapshot, tick.config.maxDataAgeSeconds);
+    return (unhealthy ? undefined : growBacklogBeforeData(tick, lag)) ?? holdNoData(tick, lag);
+  }
   const load = loadOf(tick, lag);
   return (
     onSaturatedDownstream(load) ??
+    holdDownstreamSaturated(load) ??
     holdAtCap(load) ??
     holdDraining(load) ??
     growAgeAboveTarget(load) ??
@@ -84,6 +92,8 @@ function verdict(
   const atCap = bounded >= config.maxConcurrency;
   const changed = reason !== 'hold:paused' && bounded !== applied;
   const slower = flags.downstreamSlower ?? false;
+  const unhealthy = downstreamUnhealthy(snapshot, config.maxDataAgeSeconds);
+  const health = snapshot.downstreamHealth;
   const lastVisible =
     snapshot.visibleMessages === undefined
       ? state.lastVisible
@@ -92,10 +102,15 @@ function verdict(
     desired: bounded,
     reason,
     atCap,
-    saturated: atCap && (flags.ageAboveTarget ?? false),
+    saturated: (atCap || unhealthy) && (flags.ageAboveTarget ?? false),
     shed: (flags.saturatedDownstream ?? false) && (flags.ageAboveTarget ?? false),
     downstreamSlower: slower,
-    inputs: { setpointSeconds: tick.setpoint, ...inputs },
+    downstreamUnhealthy: unhealthy,
+    inputs: {
+      setpointSeconds: tick.setpoint,
+      ...(health === undefined ? {} : { downstreamHealth: health.value }),
+      ...inputs,
+    },
     state: { ...next, lastVisible, lastChangeAt: changed ? now : state.lastChangeAt },
   };
 }
@@ -234,6 +249,25 @@ function onSaturatedDownstream(load: Load): Decision | undefined {
   }
   if (!load.behind || load.applied < ceiling || wantedWhenBehind(load) <= load.applied) return undefined;
   return verdict(load, load.applied, 'hold:downstream-saturated', inputs, busyState(load), flags);
+}
+
+/**
+ * `hold:downstream-saturated`. The user's health signal for the downstream (a pool's connections, an API's 429s)
+ * is past its threshold: more workers would load a saturated dependency further, so behind nothing grows, and
+ * with the age above target the tick signals `saturated` (shed upstream). Not behind, this rule passes: the
+ * shrink rules may still run, and no rule after it grows when not behind. Worked example: DBLoad 14 with a
+ * threshold of 8, the age 240 s over a 60 s target, 6 applied of a cap of 20: hold at 6, `Saturated = 1`.
+ */
+function holdDownstreamSaturated(load: Load): Decision | undefined {
+  if (!load.behind || !downstreamUnhealthy(load.snapshot, load.config.maxDataAgeSeconds)) return undefined;
+  return verdict(
+    load,
+    load.applied,
+    'hold:downstream-saturated',
+    load.inputs,
+    busyState(load),
+    flagsOf(load),
+  );
 }
 
 /** `hold:at-cap`. Behind at the cap: hold and signal `saturated` (shed upstream); the cap is the downstream's. */

@@ -1,3 +1,4 @@
+import type { HealthSeries } from './downstream-health.ts';
 import type { ControllerState, PauseKind } from './snapshot.ts';
 
 /**
@@ -21,8 +22,13 @@ export interface MetricSeries {
   readonly messagesDeleted: readonly Datapoint[];
   /** The consumer's `AWS/Lambda Duration`, Sum, milliseconds. */
   readonly consumerDurationMs: readonly Datapoint[];
+  /**
+   * The downstream's health signal, where the user named one (`downstreamHealth`), with its threshold. Absent:
+   * none configured; a `PartialData` answer is read as no datapoints (no evidence).
+   */
+  readonly downstreamHealth?: HealthSeries;
   /** Series CloudWatch marked `PartialData`: treated as missing. */
-  readonly partial?: readonly (keyof Omit<MetricSeries, 'partial'>)[];
+  readonly partial?: readonly (keyof Omit<MetricSeries, 'partial' | 'downstreamHealth'>)[];
 }
 
 /** Near real-time depth from `GetQueueAttributes`. */

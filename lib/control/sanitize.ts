@@ -22,6 +22,14 @@ export function saneApplied(value: number): number {
   return Math.round(value);
 }
 
+/** A health reading whose value or time is not a number is no reading: no evidence either way. */
+function saneHealth(h: QueueSnapshot['downstreamHealth']): QueueSnapshot['downstreamHealth'] {
+  if (h === undefined) return undefined;
+  const ok =
+    Number.isFinite(h.value) && time(h.observedAt) !== undefined && positive(h.periodSeconds) !== undefined;
+  return ok ? h : undefined;
+}
+
 export function saneSnapshot(s: QueueSnapshot): QueueSnapshot {
   const age = s.oldestAge;
   return {
@@ -39,6 +47,7 @@ export function saneSnapshot(s: QueueSnapshot): QueueSnapshot {
     ratePeriodSeconds: positive(s.ratePeriodSeconds),
     itemSeconds: positive(s.itemSeconds),
     observedConcurrency: rate(s.observedConcurrency),
+    downstreamHealth: saneHealth(s.downstreamHealth),
   };
 }
 

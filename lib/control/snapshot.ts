@@ -1,4 +1,5 @@
 import type { DepthSample } from './depth-trend.ts';
+import type { HealthReading } from './downstream-health.ts';
 
 /**
  * What the controller knows at one tick. The Lambda builds it from CloudWatch and SQS, the simulator from its
@@ -52,6 +53,11 @@ export interface QueueSnapshot {
    * waits (`busyMessagesPerWorker`). @default 10 (SQS's)
    */
   readonly batchSize?: number;
+  /**
+   * The downstream's health signal's newest complete datapoint, judged against its threshold, where one is
+   * configured and CloudWatch returned a datapoint. Absent: no evidence either way.
+   */
+  readonly downstreamHealth?: HealthReading;
 }
 
 /**

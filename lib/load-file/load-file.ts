@@ -9,6 +9,7 @@ import { basename, join, resolve } from 'node:path';
  *
  *   @downstream connection_pool=20
  *   @downstream api_rate_per_s=300 calls_per_item=1
+ *   @downstream connection_pool=20 health_threshold=5   (the controller reads waits + 429s a period: unhealthy above 5)
  *
  * After the three required columns the header may name `observed_age_s` and `observed_concurrency`, each at most
  * once: what a queue's history showed in that phase (`npm run trace` writes them), kept so a replay can be set
@@ -23,6 +24,12 @@ export interface DownstreamModel {
   readonly apiRatePerSecond?: number;
   /** Calls one item makes. @default 1 */
   readonly callsPerItem?: number;
+  /**
+   * The downstream's health signal as the simulated controller reads it (the construct's `downstreamHealth`): the
+   * items that waited for a connection plus the calls refused, per metric period; above this many, unhealthy.
+   * @default no health signal
+   */
+  readonly healthThreshold?: number;
 }
 
 export interface Phase {
@@ -104,6 +111,10 @@ const DOWNSTREAM_KEYS: Record<string, { field: keyof DownstreamModel; limit: Lim
   calls_per_item: {
     field: 'callsPerItem',
     limit: { min: 0, max: 1000, minExclusive: true, what: 'calls' },
+  },
+  health_threshold: {
+    field: 'healthThreshold',
+    limit: { min: 0, max: 1_000_000_000, minExclusive: false, what: 'waits and refused calls a period' },
   },
 };
 

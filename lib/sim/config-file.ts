@@ -47,6 +47,7 @@ export const DOWNSTREAM_LIMITS: Record<keyof DownstreamModel, Limit> = {
   connectionPool: { min: 1, max: 100_000, integer: true },
   apiRatePerSecond: { min: 0, max: 1e9, minExclusive: true },
   callsPerItem: { min: 0, max: 1000, minExclusive: true },
+  healthThreshold: { min: 0, max: 1e9 },
 };
 
 const KNOWN = [...Object.keys(ENVIRONMENT_LIMITS), 'downstream'];

@@ -24,7 +24,11 @@ export function describeDownstream(model: DownstreamModel | undefined): string {
   if (model?.connectionPool !== undefined) parts.push(`a pool of ${model.connectionPool} connections`);
   if (model?.apiRatePerSecond !== undefined)
     parts.push(`an API at ${model.apiRatePerSecond} calls/s (${model.callsPerItem ?? 1} per item)`);
-  return parts.join(' and ');
+  const health =
+    model?.healthThreshold === undefined
+      ? ''
+      : `, its health signal read (waits + refused calls a period above ${model.healthThreshold}: unhealthy)`;
+  return parts.join(' and ') + health;
 }
 
 /** A pool of connections handed out first come, first served. */

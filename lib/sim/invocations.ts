@@ -150,7 +150,10 @@ export class Invocations {
       return;
     }
     if (this.downstream.pooled) {
-      if (!this.downstream.acquire(invocation)) return;
+      if (!this.downstream.acquire(invocation)) {
+        this.metrics.at(now).downstreamTrouble++;
+        return;
+      }
       invocation.holdsConnection = true;
     }
     this.serveItem(invocation, now);
@@ -163,6 +166,7 @@ export class Invocations {
   serveItem(invocation: Invocation, now: number): void {
     const seconds = this.random.jitter(this.arrivals.phaseAt(now).itemMs / 1000, this.env.itemJitter);
     if (!this.downstream.admits(now)) {
+      this.metrics.at(now).downstreamTrouble++;
       invocation.failed ??= new Uint8Array(invocation.batch.sentAt.length);
       invocation.failed[invocation.next] = 1;
     }

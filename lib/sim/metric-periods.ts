@@ -9,6 +9,8 @@ export interface PeriodMetrics {
   deleted: number;
   durationMs: number;
   invocations: number;
+  /** Items that waited for a connection plus calls refused (429): the simulated downstream health signal. */
+  downstreamTrouble: number;
 }
 
 /**
@@ -22,7 +24,14 @@ export class MetricPeriods {
   /** The newest period anything was recorded in. */
   private newest = -1;
 
-  constructor(private readonly env: SimEnvironment) {
+  /**
+   * `healthThreshold`: the downstream's health signal is published and read, with this threshold (the model's
+   * `healthThreshold`); absent: none, as a scaler without `downstreamHealth`.
+   */
+  constructor(
+    private readonly env: SimEnvironment,
+    private readonly healthThreshold?: number,
+  ) {
     this.period = env.metricPeriodSeconds;
     const size = Math.ceil((env.metricWindowSeconds + env.metricDelaySeconds) / this.period) + 3;
     this.ring = Array.from({ length: size }, () => ({
@@ -32,6 +41,7 @@ export class MetricPeriods {
       deleted: 0,
       durationMs: 0,
       invocations: 0,
+      downstreamTrouble: 0,
     }));
   }
 
@@ -46,6 +56,7 @@ export class MetricPeriods {
       slot.deleted = 0;
       slot.durationMs = 0;
       slot.invocations = 0;
+      slot.downstreamTrouble = 0;
     }
     if (k > this.newest) this.newest = k;
     return slot;
@@ -69,6 +80,7 @@ export class MetricPeriods {
     const sent: Datapoint[] = [];
     const deleted: Datapoint[] = [];
     const duration: Datapoint[] = [];
+    const trouble: Datapoint[] = [];
     const first = Math.max(0, Math.floor((now - windowSeconds) / p));
     for (let k = first; k <= this.newest; k++) {
       const timestamp = k * p;
@@ -81,6 +93,7 @@ export class MetricPeriods {
       deleted.push({ timestamp, value: m?.deleted ?? 0 });
       // Lambda publishes no Duration for a period without invocations: an empty period is omitted.
       if (m !== undefined && m.invocations > 0) duration.push({ timestamp, value: m.durationMs });
+      trouble.push({ timestamp, value: m?.downstreamTrouble ?? 0 });
     }
     const ageSeries = instantAge === undefined ? age : [{ timestamp: now - p, value: instantAge }];
     return {
@@ -88,6 +101,16 @@ export class MetricPeriods {
       messagesSent: sent,
       messagesDeleted: deleted,
       consumerDurationMs: duration,
+      ...(this.healthThreshold === undefined
+        ? {}
+        : {
+            downstreamHealth: {
+              threshold: this.healthThreshold,
+              unhealthyWhen: 'above' as const,
+              periodSeconds: p,
+              points: trouble,
+            },
+          }),
     };
   }
 }

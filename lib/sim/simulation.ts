@@ -135,7 +135,7 @@ export class Simulation {
     const random = new Random(input.seed);
     this.arrivals = new Arrivals(input.phases, random);
     this.queue = new MessageQueue(env.maxReceiveCount, lambda);
-    this.metrics = new MetricPeriods(env);
+    this.metrics = new MetricPeriods(env, input.downstream?.healthThreshold);
     this.downstream = input.shared?.downstream ?? new Downstream(input.downstream);
     this.actuator = new ActuatorModel(input.consumer, lambda, input.floor, input.cap, input.controller.name);
     this.loops = new ReceiveLoops(env, input.consumer, this.actuator, this.queue, this.events);

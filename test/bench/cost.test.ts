@@ -2,12 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { buildMetricQueries } from '../../lib/aws/metric-queries.ts';
 import { benchScenario } from '../../lib/bench/bench.ts';
 import {
   ageLawMonthlyBreakdown,
   ageLawMonthlyCost,
   BUDGET_COUNTED,
   budgetMonthlyBreakdown,
+  DOWNSTREAM_HEALTH_METRICS_PER_TICK,
   PRICES,
   provisionedMonthlyCost,
   SECONDS_PER_MONTH,
@@ -53,6 +55,38 @@ describe('the cost counts what is deployed', () => {
     expect(b.alarmTopicKey).toBeCloseTo(PRICES.kmsKeyMonth, 9);
     expect(ageLawMonthlyBreakdown(lambda, { alarmTopic: true }).alarmTopicKey).toBe(0);
     expect(dashboardBeyondFreeTier).toBeCloseTo(3, 9);
+  });
+});
+
+describe('the downstream health signal costs only where it is named', () => {
+  it('one metric more a tick, as buildMetricQueries reads it: $0.43 a month at one tick a minute', () => {
+    // GIVEN a scaler's resources with and without a health signal
+    const resources = {
+      scalerName: 's',
+      queueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/q',
+      queueName: 'q',
+      consumerFunctionName: 'c',
+    };
+    const health = {
+      namespace: 'AWS/RDS',
+      metricName: 'DBLoad',
+      dimensions: { DBInstanceIdentifier: 'db' },
+      statistic: 'Average',
+      periodSeconds: 60,
+      threshold: 8,
+      unhealthyWhen: 'above' as const,
+    };
+    const warm = { ownHistory: false };
+    const added =
+      buildMetricQueries({ ...resources, downstreamHealth: health }, 60, warm).length -
+      buildMetricQueries(resources, 60, warm).length;
+    // THEN the query adds what the cost counts, and the default's reads are the deployed figure's alone
+    expect(added).toBe(DOWNSTREAM_HEALTH_METRICS_PER_TICK);
+    const base = ageLawMonthlyBreakdown(lambda);
+    const named = ageLawMonthlyBreakdown(lambda, { downstreamHealth: true });
+    expect(named.reads - base.reads).toBeCloseTo((SECONDS_PER_MONTH / 60) * PRICES.metricRequested, 9);
+    expect(named.reads - base.reads).toBeCloseTo(0.432, 9);
+    expect(base.total).toBeCloseTo(ageLawMonthlyCost(lambda), 9);
   });
 });
 

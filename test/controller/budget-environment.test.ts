@@ -36,6 +36,29 @@ function problems(e: Record<string, string>): readonly string[] {
 }
 
 describe('the budget controller environment', () => {
+  it("carries a member's own health signal, checked as a lone scaler's, problems named by member and field", () => {
+    const health = {
+      namespace: 'AWS/RDS',
+      metricName: 'DBLoad',
+      dimensions: { DBInstanceIdentifier: 'orders' },
+      statistic: 'Average',
+      periodSeconds: 60,
+      threshold: 8,
+    };
+    const settings = budgetSettingsFromEnvironment(
+      env([member('orders', { downstreamHealth: health }), member('email')]),
+    );
+    expect(settings.members[0]?.resources.downstreamHealth).toEqual({ ...health, unhealthyWhen: 'above' });
+    expect(settings.members[1]?.resources.downstreamHealth).toBeUndefined();
+    expect(problems(env([member('orders', { downstreamHealth: { ...health, threshold: 'high' } })]))).toEqual(
+      [
+        expect.stringMatching(
+          /^BUDGET_MEMBERS\[0\] \(orders\)\.downstreamHealth\.threshold = "high": must be a finite number/,
+        ),
+      ],
+    );
+  });
+
   it('reads each member with its own settings, defaults elsewhere, weight 1 unless given', () => {
     const settings = budgetSettingsFromEnvironment(
       env([member('orders', { weight: 2 }), member('email', { settings: { targetAgeSeconds: 300 } })]),

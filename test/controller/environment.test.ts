@@ -74,6 +74,33 @@ describe('settingsFromEnvironment', () => {
     expect(() => settingsFromEnvironment({ ...ENVIRONMENT, ...env })).toThrow(message);
   });
 
+  it('reads the downstream health signal (DOWNSTREAM_HEALTH), and names each bad field of it', () => {
+    const health = {
+      namespace: 'Custom/Api',
+      metricName: 'Throttled',
+      dimensions: { Api: 'payments' },
+      statistic: 'Sum',
+      periodSeconds: 60,
+      threshold: 10,
+    };
+    const s = settingsFromEnvironment({ ...ENVIRONMENT, DOWNSTREAM_HEALTH: JSON.stringify(health) });
+    expect(s.resources.downstreamHealth).toEqual({ ...health, unhealthyWhen: 'above' });
+    expect(settingsFromEnvironment(ENVIRONMENT).resources.downstreamHealth).toBeUndefined();
+    const bad = JSON.stringify({ ...health, periodSeconds: 45, unhealthyWhen: 'sideways' });
+    try {
+      settingsFromEnvironment({ ...ENVIRONMENT, MAX_CONCURRENCY: 'many', DOWNSTREAM_HEALTH: bad });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as ConfigError).problems).toEqual([
+        expect.stringMatching(/^MAX_CONCURRENCY = 'many'/),
+        expect.stringMatching(/^DOWNSTREAM_HEALTH\.periodSeconds = 45: must be whole minutes/),
+        expect.stringMatching(
+          /^DOWNSTREAM_HEALTH\.unhealthyWhen = "sideways": must be one of 'above', 'below'/,
+        ),
+      ]);
+    }
+  });
+
   it('the reserved actuator needs no mapping', () => {
     const s = settingsFromEnvironment({
       ...ENVIRONMENT,

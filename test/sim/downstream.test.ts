@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type LoadFile, loadScenario } from '../../lib/load-file/load-file.ts';
+import { type LoadFile, loadScenario, parseScenarioText } from '../../lib/load-file/load-file.ts';
 import { parseSimConfig } from '../../lib/sim/config-file.ts';
 import { runScenario } from '../../lib/sim/run.ts';
 
@@ -125,5 +125,48 @@ describe('the shipped downstream scenarios (age law vs native)', () => {
     });
     expect(summary.downstream?.connectionPool).toBe(4);
     expect(summary.downstream?.peakConnectionsInUse).toBe(4);
+  });
+});
+
+describe('the downstream health signal (healthThreshold): the simulated controller reads waits and 429s', () => {
+  it('past its threshold the age law holds (hold:downstream-saturated), signals saturated and runs fewer', async () => {
+    // GIVEN the age law before a pool of 8 (it serves 8 ÷ 40 ms = 200/s), 300/s for 15 minutes between quiet
+    // phases, with and without a health signal of more than 30 waits for a connection a minute
+    const phase = (durationSeconds: number, ratePerSecond: number) => ({
+      durationSeconds,
+      ratePerSecond,
+      itemMs: 40,
+    });
+    const run = (healthThreshold?: number) =>
+      runScenario({
+        scenario: {
+          name: 'pool-overload',
+          phases: [phase(600, 50), phase(900, 300), phase(600, 50)],
+          downstream: { connectionPool: 8, healthThreshold },
+        },
+        preset: 'lambda',
+        controller: 'age-law',
+      });
+    const [without, named] = await Promise.all([run(), run(30)]);
+    // THEN with it ticks hold on the signal with the saturated signal up (without it, only what growth bought can
+    // show the saturation, minutes later: saturation.ts), and fewer consumers run
+    const held = (r: typeof named) =>
+      r.result.timeline.filter((s) => s.reason === 'hold:downstream-saturated' && s.saturated);
+    expect(held(named).length).toBeGreaterThan(0);
+    expect(held(without)).toEqual([]);
+    expect(named.summary.executions.mean).toBeLessThan(without.summary.executions.mean);
+  });
+
+  it('is read from the config file (simulator.downstream.healthThreshold) and the @downstream line', () => {
+    const config = parseSimConfig(
+      JSON.stringify({ simulator: { downstream: { connectionPool: 20, healthThreshold: 5 } } }),
+      'sim.json',
+    );
+    expect(config.downstream).toEqual({ connectionPool: 20, healthThreshold: 5 });
+    const file = parseScenarioText(
+      '@downstream connection_pool=20 health_threshold=5\nduration_s,rate_per_s,item_ms\n60,10,20\n',
+      'x.csv',
+    );
+    expect(file.downstream).toEqual({ connectionPool: 20, healthThreshold: 5 });
   });
 });

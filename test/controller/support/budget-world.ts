@@ -8,6 +8,7 @@ import { budgetSettingsFromEnvironment } from '../../../functions/controller/bud
 import { createMetrics, powertoolsReporter } from '../../../functions/controller/report.ts';
 import { attachCallLog, createAwsClients } from '../../../lib/aws/clients.ts';
 import { BUDGET_ENVIRONMENT, type BudgetMemberEnvironment } from '../../../lib/budget-environment.ts';
+import type { DownstreamHealthSpec } from '../../../lib/control/downstream-health.ts';
 import type { MotoServer } from '../../support/moto-server.ts';
 import { EmfRelay } from './emf-relay.ts';
 import { TickerDriver, withTicker } from './ticker-driver.ts';
@@ -19,6 +20,8 @@ export interface BudgetMemberSpec {
   readonly weight?: number;
   readonly reserved?: number;
   readonly mappingMax?: number;
+  /** Its own health signal for the downstream, as the construct writes it (`downstreamHealth`). */
+  readonly downstreamHealth?: DownstreamHealthSpec;
 }
 
 /** A member of the moto budget tests: target 60 s, floor 2, cap 16, one tick per test (the fast path off). */
@@ -106,6 +109,7 @@ export class BudgetWorld {
       eventSourceMappingUuid: m.mappingUuid,
       ...(specs[i]?.weight === undefined ? {} : { weight: specs[i]?.weight }),
       settings: specs[i]?.settings ?? {},
+      ...(specs[i]?.downstreamHealth === undefined ? {} : { downstreamHealth: specs[i]?.downstreamHealth }),
     }));
     return {
       [BUDGET_ENVIRONMENT.budgetName]: this.budgetName,
