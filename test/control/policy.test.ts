@@ -209,7 +209,7 @@ describe('heavier items are work: a slower per-item time alone does not hold (is
 describe('shrink:downstream-saturated / hold:downstream-saturated — growth that bought no throughput goes back', () => {
   // Behind at 20 workers (pool of 20, 20 ms items: 1,000/s); the law grew to 30 at NOW - 300.
   const probe = { at: NOW - 300, from: 20, to: 30, completionsBefore: 1000, itemSecondsBefore: 0.02 };
-  const after = (completions: number, itemSeconds: number, extra = {}) =>
+  const afterGrowth = (completions: number, itemSeconds: number, extra = {}) =>
     snapshot({
       appliedConcurrency: 30,
       age: 300,
@@ -223,14 +223,14 @@ describe('shrink:downstream-saturated / hold:downstream-saturated — growth tha
   const carried = state({ baselineArrivalRate: 1500, baselineItemSeconds: 0.02, growthProbe: probe });
 
   it('30 workers, items 30 ms, still 1,000/s: saturated, back to 20, no growth past it, shed on', () => {
-    const decision = decide(after(1000, 0.03), carried, config());
+    const decision = decide(afterGrowth(1000, 0.03), carried, config());
     expect(decision).toMatchObject({ reason: 'shrink:downstream-saturated', desired: 20, shed: true });
     expect(decision.state.saturation).toEqual({ ceiling: 20, until: NOW + config().scaleDownDelaySeconds });
     expect(decision.state.growthProbe).toBeUndefined();
   });
 
   it('30 workers at the same 20 ms, 1,500/s: the downstream had room; the probe ends, growth goes on', () => {
-    const decision = decide(after(1500, 0.02), carried, config());
+    const decision = decide(afterGrowth(1500, 0.02), carried, config());
     expect(decision.reason).not.toMatch(/downstream-saturated/);
     expect(decision.state.saturation).toBeUndefined();
     // The old probe is done; a further growth starts its own, from 30
@@ -239,7 +239,7 @@ describe('shrink:downstream-saturated / hold:downstream-saturated — growth tha
 
   it('the executions have not followed the growth yet (pollers ramping): no verdict, the probe waits', () => {
     // 22 busy (1,100/s at 20 ms) of the 30 applied: less than half the growth
-    const decision = decide(after(1100, 0.02), carried, config());
+    const decision = decide(afterGrowth(1100, 0.02), carried, config());
     expect(decision.reason).not.toMatch(/downstream-saturated/);
     expect(decision.state.growthProbe).toEqual(probe);
   });
@@ -268,7 +268,7 @@ describe('shrink:downstream-saturated / hold:downstream-saturated — growth tha
 
   it('a period that began before the growth judges nothing', () => {
     const early = { ...probe, at: NOW - 90 };
-    const decision = decide(after(1000, 0.03), { ...carried, growthProbe: early }, config());
+    const decision = decide(afterGrowth(1000, 0.03), { ...carried, growthProbe: early }, config());
     expect(decision.reason).not.toMatch(/downstream-saturated/);
     expect(decision.state.growthProbe).toEqual(early);
   });
@@ -276,7 +276,7 @@ describe('shrink:downstream-saturated / hold:downstream-saturated — growth tha
   it('while the ceiling holds, behind at it: hold, shed on; within the target the signal is off and it may shrink', () => {
     const ceiling = { ceiling: 20, until: NOW + 100 };
     const held = decide(
-      after(1000, 0.02, { appliedConcurrency: 20 }),
+      afterGrowth(1000, 0.02, { appliedConcurrency: 20 }),
       state({ saturation: ceiling }),
       config(),
     );
@@ -293,7 +293,7 @@ describe('shrink:downstream-saturated / hold:downstream-saturated — growth tha
   it('the ceiling holds past its time while the queue stays behind, and ends once it is not (then one growth may probe again)', () => {
     const over = { ceiling: 20, until: NOW - 1 };
     const behind = decide(
-      after(1000, 0.02, { appliedConcurrency: 20 }),
+      afterGrowth(1000, 0.02, { appliedConcurrency: 20 }),
       state({ saturation: over }),
       config(),
     );

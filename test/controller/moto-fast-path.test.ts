@@ -1,7 +1,7 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MotoServer, startMotoServer } from '../support/moto-server.ts';
-import { CONTROLLER_ENV, FAST_PATH_ENV, QUIET, quietAtTheFloor, repeat } from './support/minutes.ts';
+import { FAST_PATH_ENV, QUIET, quietAtTheFloor, repeat } from './support/minutes.ts';
 import { type MinuteOfMetrics, World } from './support/world.ts';
 
 /**
