@@ -35,8 +35,6 @@ export interface ScalerAlarmsProps {
   readonly targetAge: Duration;
   /** The cap: at or above it the controller cannot add concurrency. */
   readonly maxConcurrency: number;
-  /** Per-item time ratio the controller counts as "downstream slower" (for the shed alarm's text). */
-  readonly slowdownFactor: number;
   /** How often the controller runs (a whole number of minutes). */
   readonly tick: Duration;
   /** Scale events per 10 minutes, with a reversal, above which the controller is oscillating. */

@@ -363,7 +363,6 @@ export class QueueAgeScaler extends Construct {
       scalerName: options.scalerName,
       targetAge: Duration.seconds(config.targetAgeSeconds),
       maxConcurrency: config.maxConcurrency,
-      slowdownFactor: config.slowdownFactor,
       tick: Duration.seconds(config.tickSeconds),
       oscillationThreshold: options.oscillationThreshold,
       oscillationAlarm: props.oscillationAlarm ?? false,

@@ -89,8 +89,6 @@ export interface Load extends Tick {
   readonly baselines: ControllerState;
   /** The level growth past which bought no throughput, while it holds (saturation.ts). */
   readonly saturationCeiling?: number;
-  /** The probe judged this tick showed the downstream saturated: the growth it tested goes back. */
-  readonly saturatedNow: boolean;
   readonly inputs: DecisionInputs;
 }
 
@@ -247,7 +245,7 @@ export function loadOf(tick: Tick, lag: number): Load {
   const { steady, need } = needOf(tick, arrivalRate);
   const slowdown = slowdownOf(tick);
   const behind = ageSeconds > setpoint;
-  const saturation = saturationOf({ ...tick, behind, confirmed });
+  const saturation = saturationOf({ ...tick, behind });
   return {
     ...tick,
     ageSeconds,
@@ -261,7 +259,6 @@ export function loadOf(tick: Tick, lag: number): Load {
     downstreamSlower: slowdown.slower,
     baselines: { ...baselinesOf(tick, slowdown.slower), ...saturation.carried },
     saturationCeiling: saturation.ceiling,
-    saturatedNow: saturation.saturatedNow,
     inputs: {
       ageSeconds,
       ageDataLagSeconds: lag,

@@ -62,8 +62,6 @@ export interface ProbeView {
   readonly now: number;
   /** The age is above the setpoint: every worker is busy, so the completions are what the workers serve. */
   readonly behind: boolean;
-  /** CloudWatch's own datapoint shows the backlog (its figures describe a busy period). */
-  readonly confirmed: boolean;
 }
 
 /** A probe's verdict, and where saturated, the workers the throughput it found needs. */
@@ -100,16 +98,16 @@ export function judgeProbe(probe: GrowthProbe, view: ProbeView): ProbeJudgement 
     : { verdict: 'saturated', useful };
 }
 
-/** What the tick carries of the evidence, and what it finds: the ceiling in force, and a saturation found now. */
+/** What the tick carries of the evidence, and the ceiling in force. */
 export interface SaturationFinding {
   readonly carried: Pick<ControllerState, 'growthProbe' | 'saturation'>;
   readonly ceiling?: number;
-  readonly saturatedNow: boolean;
 }
 
 /**
- * The probe judged on this tick (kept while pending), and the ceiling: a saturation found now sets it at the level
- * the growth started from (at least the floor) for the scale-down delay; an older one holds until it ends.
+ * The probe judged on this tick (kept while pending), and the ceiling: a saturation found now sets it at what the
+ * throughput needs (never below where the growth started, nor the floor) for the scale-down delay at least; it
+ * holds past that while the queue stays behind.
  */
 export function saturationOf(view: ProbeView): SaturationFinding {
   const { state, now, config } = view;
@@ -132,7 +130,6 @@ export function saturationOf(view: ProbeView): SaturationFinding {
   return {
     carried: { growthProbe: judged?.verdict === 'pending' ? probe : undefined, saturation },
     ceiling: saturation?.ceiling,
-    saturatedNow: found !== undefined,
   };
 }
 

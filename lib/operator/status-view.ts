@@ -31,7 +31,7 @@ export function tickRows(r: StatusReading, limit: number): string[] {
         ['saturated', s.saturated],
         ['at-cap', s.atCap],
         ['no-data', s.noData],
-        ['downstream-slower', s.downstreamSlower],
+        ['items-slower', s.downstreamSlower],
         ['error', s.errors],
         ['skipped', s.skipped],
         ['clamped', s.clamped],

@@ -18,6 +18,7 @@ import DEPLOYED from '../../lib/bench/deployed-cost-inputs.json' with { type: 'j
 import type { LoadFile } from '../../lib/load-file/load-file.ts';
 import { configFor } from '../../lib/sim/run.ts';
 import { budgetApp } from '../cdk/budget-app.ts';
+import { DB_LOAD_HEALTH } from '../control/fixtures.ts';
 import { DEPLOYED_INPUTS_PATH, deployedFiguresNow, EXAMPLE_TEMPLATE } from './deployed-inputs.ts';
 
 const lambda = configFor('lambda');
@@ -67,15 +68,7 @@ describe('the downstream health signal costs only where it is named', () => {
       queueName: 'q',
       consumerFunctionName: 'c',
     };
-    const health = {
-      namespace: 'AWS/RDS',
-      metricName: 'DBLoad',
-      dimensions: { DBInstanceIdentifier: 'db' },
-      statistic: 'Average',
-      periodSeconds: 60,
-      threshold: 8,
-      unhealthyWhen: 'above' as const,
-    };
+    const health = DB_LOAD_HEALTH;
     const warm = { ownHistory: false };
     const added =
       buildMetricQueries({ ...resources, downstreamHealth: health }, 60, warm).length -

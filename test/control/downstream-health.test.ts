@@ -9,7 +9,7 @@ import {
 import { fastPathContext } from '../../lib/control/fast-path.ts';
 import { observe } from '../../lib/control/observe.ts';
 import { decide } from '../../lib/control/policy.ts';
-import { config, NOW, snapshot, state } from './fixtures.ts';
+import { config, DB_LOAD_HEALTH, NOW, snapshot, state } from './fixtures.ts';
 
 /** A reading of the health signal: the newest one-minute datapoint, ended `lag` seconds ago. */
 function health(value: number, unhealthy: boolean, lag = 60): HealthReading {
@@ -158,15 +158,7 @@ describe('the health reading: the newest complete datapoint, judged', () => {
 });
 
 describe('the health spec: one validator, every problem at once', () => {
-  const good = {
-    namespace: 'AWS/RDS',
-    metricName: 'DBLoad',
-    dimensions: { DBInstanceIdentifier: 'orders' },
-    statistic: 'Average',
-    periodSeconds: 60,
-    threshold: 8,
-    unhealthyWhen: 'above',
-  };
+  const good = DB_LOAD_HEALTH;
 
   it('a good spec has no problem; unhealthyWhen defaults to above', () => {
     expect(downstreamHealthProblems(good, 'downstreamHealth')).toEqual([]);

@@ -30,3 +30,14 @@ export function snapshot(
 export function state(overrides: Partial<ControllerState> = {}): ControllerState {
   return { baselineItemSeconds: 0.02, baselineArrivalRate: 800, ...overrides };
 }
+
+/** A health signal on an RDS instance's load: unhealthy above 8 sessions, one-minute averages. */
+export const DB_LOAD_HEALTH = {
+  namespace: 'AWS/RDS',
+  metricName: 'DBLoad',
+  dimensions: { DBInstanceIdentifier: 'orders' },
+  statistic: 'Average',
+  periodSeconds: 60,
+  threshold: 8,
+  unhealthyWhen: 'above',
+} as const;

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { budgetSettingsFromEnvironment } from '../../functions/controller/budget-resources.ts';
 import { paceControlPlane } from '../../lib/aws/control-plane-pacer.ts';
 import { ConfigError } from '../../lib/control/index.ts';
+import { DB_LOAD_HEALTH } from '../control/fixtures.ts';
 
 /** A UUID of the member's own: its name's characters as 12 hex digits. */
 const mappingUuid = (name: string) =>
@@ -37,14 +38,7 @@ function problems(e: Record<string, string>): readonly string[] {
 
 describe('the budget controller environment', () => {
   it("carries a member's own health signal, checked as a lone scaler's, problems named by member and field", () => {
-    const health = {
-      namespace: 'AWS/RDS',
-      metricName: 'DBLoad',
-      dimensions: { DBInstanceIdentifier: 'orders' },
-      statistic: 'Average',
-      periodSeconds: 60,
-      threshold: 8,
-    };
+    const { unhealthyWhen: _default, ...health } = DB_LOAD_HEALTH;
     const settings = budgetSettingsFromEnvironment(
       env([member('orders', { downstreamHealth: health }), member('email')]),
     );
