@@ -164,7 +164,12 @@ export function lastVisibleFrom(e: StateEvidence): ControllerState['lastVisible'
   const changed =
     (e.mappingModifiedAt !== undefined && e.mappingModifiedAt > unsettledFrom) ||
     (change !== undefined && change + e.periodSeconds > unsettledFrom);
-  return { at: sample.at, messages: sample.messages, ...(changed ? { settled: false } : {}) };
+  return {
+    at: sample.at,
+    messages: sample.messages,
+    ...(sample.inFlight === undefined ? {} : { inFlight: sample.inFlight }),
+    ...(changed ? { settled: false } : {}),
+  };
 }
 
 export function deriveState(e: StateEvidence, config: ScalerConfig): ControllerState {

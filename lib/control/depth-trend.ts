@@ -75,6 +75,10 @@ export interface TrendInput {
   readonly visible: number | undefined;
   /** The concurrency applied now. */
   readonly applied: number;
+  /** Messages in flight now, where the sample read them (with the previous sample's: the workers that ran). */
+  readonly inFlight?: number;
+  /** The mapping's BatchSize (a busy worker holds a batch in flight). @default 10 */
+  readonly batchSize?: number;
   readonly itemSeconds: number | undefined;
   /** When the applied value last changed. */
   readonly lastChangeAt: number | undefined;
@@ -94,11 +98,44 @@ export function depthTrend(input: TrendInput): DepthTrend | undefined {
     (input.lastChangeAt === undefined || input.lastChangeAt + POLLER_SETTLE_SECONDS <= previous.at);
   const busy = Math.min(previous.messages, visible) >= BACKLOG_MESSAGES_PER_WORKER * input.applied;
   const s = input.itemSeconds;
+  const serving = workersServing(input.applied, [previous.inFlight, input.inFlight], input.batchSize);
   const arrivalsEstimate =
-    settled && busy && s !== undefined && s > 0 && Number.isFinite(input.applied)
-      ? Math.max(0, rise + input.applied / s)
+    settled && busy && s !== undefined && s > 0 && Number.isFinite(serving)
+      ? Math.max(0, rise + serving / s)
       : undefined;
   return { arrivalsAtLeast, arrivalsEstimate };
+}
+
+/**
+ * The workers that served an interval with a backlog waiting: the applied value, or fewer where the messages in
+ * flight at either end show fewer batches running (the executions lagged the applied value: the mapping's pollers
+ * had not stepped up to it yet, docs/aws-facts.md, "Event source mapping"). Sizing the arrivals on the applied
+ * value there overstates them by what the missing workers would have served, and the growth sized on them winds
+ * the limit up against pollers that cannot follow yet. Worked example (20 ms items, 14 applied, 4 running with 40
+ * in flight, the depth rising 400/s): 400 + 4 ÷ 0.02 = 600/s, not 400 + 14 ÷ 0.02 = 1,100/s.
+ */
+export function workersServing(
+  applied: number,
+  inFlight: readonly (number | undefined)[],
+  batchSize: number | undefined,
+): number {
+  if (inFlight.some((n) => n === undefined || !Number.isFinite(n))) return applied;
+  const fewest = Math.min(...(inFlight as number[]));
+  return Math.min(applied, Math.ceil(fewest / batchOf(batchSize)));
+}
+
+const batchOf = (batchSize: number | undefined): number =>
+  batchSize !== undefined && Number.isFinite(batchSize) && batchSize >= 1 ? batchSize : DEFAULT_BATCH_SIZE;
+
+/**
+ * The sample found a backlog waiting and fewer messages in flight than the applied workers hold when busy
+ * (`busyMessagesPerWorker` each): the executions lagged the applied value, the pollers not up to it yet. The
+ * depth's course from such a sample is the course of fewer workers than the applied value.
+ */
+export function executionsLagged(sample: DepthSample, applied: number, batchSize?: number): boolean {
+  if (sample.inFlight === undefined || !Number.isFinite(applied)) return false;
+  const backlog = sample.messages >= BACKLOG_MESSAGES_PER_WORKER * applied;
+  return backlog && sample.inFlight < busyMessagesPerWorker(batchSize) * applied;
 }
 
 /**

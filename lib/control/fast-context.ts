@@ -74,7 +74,11 @@ export function fastPathContext(
   const sample =
     snapshot.visibleMessages === undefined
       ? undefined
-      : { at: snapshot.now, messages: snapshot.visibleMessages };
+      : {
+          at: snapshot.now,
+          messages: snapshot.visibleMessages,
+          ...(snapshot.inFlightMessages === undefined ? {} : { inFlight: snapshot.inFlightMessages }),
+        };
   const frozen =
     decision.reason === 'hold:paused'
       ? 'paused'

@@ -123,6 +123,8 @@ function fastLoadOf(sample: DepthSample, context: FastPathContext, config: Scale
       now: sample.at,
       visible: sample.messages,
       applied,
+      inFlight: sample.inFlight,
+      batchSize: context.batchSize,
       itemSeconds: context.itemSeconds,
       lastChangeAt: context.lastChangeAt,
       maxElapsedSeconds: 2 * config.tickSeconds,

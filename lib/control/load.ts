@@ -130,6 +130,8 @@ function trendSincePreviousTick(tick: Tick): DepthTrend | undefined {
     now: tick.now,
     visible: tick.snapshot.visibleMessages,
     applied: tick.applied,
+    inFlight: tick.snapshot.inFlightMessages,
+    batchSize: tick.snapshot.batchSize,
     itemSeconds: tick.itemSeconds,
     lastChangeAt: tick.state.lastChangeAt,
     maxElapsedSeconds: 2 * tick.config.tickSeconds,

@@ -1,3 +1,4 @@
+import type { DepthSample } from './depth-trend.ts';
 import type { GrowthProbe } from './saturation.ts';
 import type { ControllerState, QueueSnapshot } from './snapshot.ts';
 
@@ -60,7 +61,7 @@ export function saneState(s: ControllerState): ControllerState {
     baselineArrivalRate: rate(s.baselineArrivalRate),
     lastVisible:
       visible !== undefined && time(visible.at) !== undefined && rate(visible.messages) !== undefined
-        ? visible
+        ? saneSample(visible)
         : undefined,
     growthProbe: saneProbe(s.growthProbe),
     saturation:
@@ -70,6 +71,13 @@ export function saneState(s: ControllerState): ControllerState {
         ? s.saturation
         : undefined,
   };
+}
+
+/** A depth sample's in-flight count that makes no sense is dropped: the sample says nothing of the workers. */
+function saneSample(sample: DepthSample): DepthSample {
+  if (sample.inFlight === undefined || rate(sample.inFlight) !== undefined) return sample;
+  const { inFlight: _, ...rest } = sample;
+  return rest;
 }
 
 /** A probe whose every figure makes sense, else none (it judges nothing). */

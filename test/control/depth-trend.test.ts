@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   backlogLeftBehind,
   depthFalling,
+  depthTrend,
+  executionsLagged,
   fittedService,
   roseWithAppliedHeld,
   slowStartProof,
@@ -156,5 +158,59 @@ describe("slow start's last step: a per-worker service fitted from two rises", (
     },
   ])('nothing fitted: $comment', ({ before, now }) => {
     expect(fittedService(before, now)).toBeUndefined();
+  });
+});
+
+describe('the trend’s arrival estimate counts the workers that ran, not the applied value (issue 28)', () => {
+  // 14 applied held for an hour, 20 ms items, the depth rising 400/s over a minute with a backlog at both ends.
+  const input = (inFlight: { before?: number; now?: number }) =>
+    depthTrend({
+      previous: { at: 0, messages: 10_000, inFlight: inFlight.before },
+      now: 60,
+      visible: 34_000,
+      applied: 14,
+      inFlight: inFlight.now,
+      itemSeconds: 0.02,
+      lastChangeAt: -3_600,
+      maxElapsedSeconds: 120,
+    });
+
+  it.each([
+    {
+      comment: 'all 14 busy at both ends (140 in flight): 400 + 14 ÷ 0.02',
+      before: 140,
+      now: 140,
+      estimate: 1_100,
+    },
+    {
+      comment: '4 running at one end (40 in flight: the pollers behind the limit): 400 + 4 ÷ 0.02',
+      before: 40,
+      now: 140,
+      estimate: 600,
+    },
+    {
+      comment: 'in flight unknown: the applied value, as before',
+      before: undefined,
+      now: 140,
+      estimate: 1_100,
+    },
+  ])('$comment → $estimate/s', ({ before, now, estimate }) => {
+    expect(input({ before, now })?.arrivalsEstimate).toBeCloseTo(estimate);
+  });
+});
+
+describe('executionsLagged: a backlog waits and fewer run than the applied value', () => {
+  it.each([
+    { comment: '5 running of 16, 5,900 waiting', messages: 5_900, inFlight: 50, lagged: true },
+    { comment: 'all 16 busy (half a batch each is busy)', messages: 5_900, inFlight: 80, lagged: false },
+    { comment: 'no backlog: few in flight is only a light load', messages: 100, inFlight: 10, lagged: false },
+    { comment: 'in flight unknown', messages: 5_900, inFlight: undefined, lagged: false },
+  ])('$comment → $lagged', ({ messages, inFlight, lagged }) => {
+    expect(executionsLagged({ at: 0, messages, inFlight }, 16)).toBe(lagged);
+  });
+
+  it('judges busy on the mapping’s BatchSize: 16 in flight is all 16 busy at BatchSize 1', () => {
+    expect(executionsLagged({ at: 0, messages: 5_900, inFlight: 16 }, 16, 1)).toBe(false);
+    expect(executionsLagged({ at: 0, messages: 5_900, inFlight: 16 }, 16)).toBe(true);
   });
 });

@@ -163,6 +163,22 @@ describe('hold:no-data / grow:backlog-before-data — missing or stale age holds
       desired: 2,
       reason: 'hold:no-data',
     },
+    {
+      comment:
+        'the same slow fall with 16 applied, the earlier sample all 16 busy (160 in flight): grow, limited (⌊1.5 × 16⌋ = 24)',
+      snap: noData(3_300, { appliedConcurrency: 16, inFlightMessages: 160 }),
+      st: { lastVisible: { at: NOW - 60, messages: 5_900, inFlight: 160 } },
+      desired: 24,
+      reason: 'grow:backlog-before-data',
+    },
+    {
+      comment:
+        'but the earlier sample found 5 running of the 16 (50 in flight: the pollers had not stepped up yet): the fall is the drain of fewer workers: hold (issue 28, no wind-up)',
+      snap: noData(3_300, { appliedConcurrency: 16, inFlightMessages: 160 }),
+      st: { lastVisible: { at: NOW - 60, messages: 5_900, inFlight: 50 } },
+      desired: 16,
+      reason: 'hold:no-data',
+    },
   ])('$comment', ({ snap, st, desired, reason }) => {
     const decision = decide(snap, st, config());
     expect(decision.reason).toBe(reason);
