@@ -161,6 +161,13 @@ describe('lastVisible: the depth the tick before sampled, at the time it sampled
       messages: 40,
     });
   });
+  it('keeps the sample’s messages in flight: the next tick judges whether the executions lagged (issue 28)', () => {
+    const e = evidence(
+      {},
+      { remembered: { at: NEWEST - 10, lastVisible: { at: NEWEST, messages: 40, inFlight: 20 } } },
+    );
+    expect(lastVisibleFrom(e)).toEqual({ at: NEWEST, messages: 40, inFlight: 20 });
+  });
   it('a cold start remembers nothing: no sample, whatever the history holds', () => {
     expect(lastVisibleFrom(evidence({ appliedMin: series([5]), appliedMax: series([5]) }))).toBeUndefined();
   });
