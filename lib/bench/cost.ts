@@ -84,7 +84,10 @@ export interface CostBreakdown {
   readonly metrics: number;
   /** Alarms, per metric each references. */
   readonly alarms: number;
-  /** The alarm topic's KMS key ($0 when the app passes its own alarmTopic). */
+  /**
+   * The alarm topic's KMS key: $0 by default (the topic the construct creates is not encrypted at rest, as the
+   * template shows), $1 with `alarmTopicEncryption`; $0 when the app passes its own `alarmTopic`.
+   */
   readonly alarmTopicKey: number;
   /** The sum of the lines above: the bench's `$ / month`. */
   readonly total: number;
@@ -127,7 +130,11 @@ export const DOWNSTREAM_HEALTH_METRICS_PER_TICK = 1;
 /** The age law's controller a month, in lines: compute, its samples, requests, reads, SQS, metrics, alarms, key. */
 export function ageLawMonthlyBreakdown(
   config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
-  options: { readonly alarmTopic?: boolean; readonly downstreamHealth?: boolean } = {},
+  options: {
+    readonly alarmTopic?: boolean;
+    readonly alarmTopicEncryption?: boolean;
+    readonly downstreamHealth?: boolean;
+  } = {},
 ): CostBreakdown {
   const ticks = SECONDS_PER_MONTH / config.tickSeconds;
   const samples = samplesPerTick(config);
@@ -144,7 +151,9 @@ export function ageLawMonthlyBreakdown(
     sqs: ticks * sqsRequestsPerTick(config) * PRICES.sqsRequest,
     metrics: CONTROLLER.ownMetrics * PRICES.customMetricMonth,
     alarms: CONTROLLER.alarmMetrics * PRICES.alarmMetricMonth,
-    alarmTopicKey: options.alarmTopic ? 0 : CONTROLLER.kmsKeys * PRICES.kmsKeyMonth,
+    alarmTopicKey: options.alarmTopic
+      ? 0
+      : Math.max(CONTROLLER.kmsKeys, options.alarmTopicEncryption ? 1 : 0) * PRICES.kmsKeyMonth,
   };
   const total = Object.values(lines).reduce((a, b) => a + b, 0);
   return { ...lines, total, dashboardBeyondFreeTier: CONTROLLER.dashboards * PRICES.dashboardMonth };
@@ -270,7 +279,7 @@ export function costBreakdownMarkdown(
     `| SQS | GetQueueAttributes at the tick and each sample; the ticker queue's send, ${TICKER_RECEIVES_PER_MINUTE} receives a minute (assumed) and a delete per sample | ${$(b.sqs)} |`,
     `| metrics: the controller's own | ${CONTROLLER.ownMetrics} names every tick, a full month each; ${DEPLOYED.sparseMetricNames.length} more only when non-zero (lib/telemetry.ts), counted as none | ${$(b.metrics)} |`,
     `| alarms | ${CONTROLLER.alarmMetrics} metric references in ${DEPLOYED.alarms.length} alarms (the template) | ${$(b.alarms)} |`,
-    `| the alarm topic's KMS key | ${CONTROLLER.kmsKeys} key (the template); $0 with your own \`alarmTopic\` | ${$(b.alarmTopicKey)} |`,
+    `| the alarm topic's KMS key | ${CONTROLLER.kmsKeys} key (the template: the topic is not encrypted at rest by default); $1 with \`alarmTopicEncryption: true\`, $0 with your own \`alarmTopic\` | ${$(b.alarmTopicKey)} |`,
     `| **total** (the bench's \`$ / month\`) | lib/bench/deployed-cost-inputs.json | **${$(b.total)}** |`,
     `| not in the total: the dashboard | ${CONTROLLER.dashboards} (the template); free for an account's first 3 | ${$(b.dashboardBeyondFreeTier)} |`,
   ];

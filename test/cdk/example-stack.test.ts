@@ -455,7 +455,7 @@ describe('the alarms', () => {
     expect(JSON.stringify(alarm.Metrics)).toContain(logicalId('AWS::Lambda::Function', 'Consumer'));
   });
 
-  it('every alarm notifies the encrypted topic on alarm and on OK', () => {
+  it('every alarm notifies the topic on alarm and on OK', () => {
     const topic = logicalId('AWS::SNS::Topic', 'ScalerAlarmTopic');
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
     expect(alarms).toHaveLength(9);
@@ -464,10 +464,8 @@ describe('the alarms', () => {
       expect(alarm.Properties.OKActions).toEqual([{ Ref: topic }]);
       expect(alarm.Properties.AlarmDescription.length).toBeGreaterThan(80);
     }
-    template.hasResourceProperties('AWS::SNS::Topic', {
-      KmsMasterKeyId: { 'Fn::GetAtt': [logicalId('AWS::KMS::Key', 'ScalerAlarmTopicKey'), 'Arn'] },
-    });
-    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    // Not encrypted at rest by default (no $1 key: alarmTopicEncryption opts in), TLS only.
+    template.resourceCountIs('AWS::KMS::Key', 0);
     template.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'email',
       Endpoint: 'ops@example.com',
@@ -475,7 +473,7 @@ describe('the alarms', () => {
     });
   });
 
-  it('CloudWatch may publish to the topic and use its key', () => {
+  it('CloudWatch may publish to the topic, through TLS only', () => {
     template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
@@ -487,12 +485,13 @@ describe('the alarms', () => {
         ]),
       },
     });
-    template.hasResourceProperties('AWS::KMS::Key', {
-      KeyPolicy: {
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({
-            Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Effect: 'Deny',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
           }),
         ]),
       },

@@ -112,6 +112,11 @@ describe('QueueAgeScaler props: each invalid value is an error at synth, saying 
       error: /alarmEmail = 'ops.example.com': must be an e-mail address/,
     },
     {
+      comment: 'alarm topic encryption that is not a boolean',
+      props: { alarmTopicEncryption: 'yes' as unknown as boolean },
+      error: /alarmTopicEncryption = yes: must be true or false/,
+    },
+    {
       comment: 'an oscillation threshold that 10 minutes of ticks cannot exceed',
       props: { oscillationThreshold: 10 },
       error: /oscillationThreshold = 10: must be an integer in \[1; 9\]/,
