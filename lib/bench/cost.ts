@@ -1,6 +1,6 @@
 import { FAST_LOOP_END_BEFORE_TICK_SECONDS } from '../control/fast-path.ts';
 import type { ScalerConfig } from '../control/settings-table.ts';
-import { BUDGET_DENSE_METRICS } from '../telemetry.ts';
+import { BUDGET_DENSE_METRICS, BUDGET_MEMBER_DENSE_METRICS } from '../telemetry.ts';
 import DEPLOYED from './deployed-cost-inputs.json' with { type: 'json' };
 
 /** The bench's controllers this file prices (lib/sim's ControllerKind; any other is a yardstick: no price). */
@@ -180,12 +180,13 @@ export function queueReadsMonthlyCost(
 
 /**
  * A shared budget's own figures: its dense metrics (the limit and the Σ granted, dimension BudgetName), each
- * member's grant (BudgetGrant), and its one alarm (`-budget-exhausted`, one metric). test/bench/cost.test.ts
+ * member's grant (BudgetGrant) and its age and target (BUDGET_MEMBER_DENSE_METRICS: `status --budget` reads them,
+ * a lone scaler publishes neither), and its one alarm (`-budget-exhausted`, one metric). test/bench/cost.test.ts
  * synthesizes a budget and fails when its alarms or a member's differ from what is counted here.
  */
 export const BUDGET_COUNTED = {
   ownMetrics: BUDGET_DENSE_METRICS.size,
-  metricsPerMember: 1,
+  metricsPerMember: 1 + BUDGET_MEMBER_DENSE_METRICS.size,
   alarmMetrics: 1,
 } as const;
 

@@ -391,6 +391,7 @@ export class QueueAgeScaler extends Construct {
       maxConcurrency: config.maxConcurrency,
       minConcurrency: config.minConcurrency,
       oscillationThreshold: options.oscillationThreshold,
+      headAgeSeen: budget !== undefined,
     });
     if (props.stackOutputs ?? true) this.createOutputs(props.queue, controllerToWatch);
     budget?.addMember({
