@@ -78,11 +78,15 @@ export interface CostBreakdown {
    */
   readonly sqs: number;
   /**
-   * The controller's custom metrics published every tick, a full month each; the sparse ones (published only when
-   * non-zero) are billed only in those hours, counted as none.
+   * The controller's custom metrics published every tick, a full month each (a lone scaler's applied and desired
+   * concurrency: its age is AWS/SQS's, its target a setting); the sparse ones (published only when non-zero) are
+   * billed only in those hours, counted as none.
    */
   readonly metrics: number;
-  /** Alarms, per metric each references. */
+  /**
+   * Alarms, per metric each references, whatever its namespace (AWS's free metrics too): 9 in 8 alarms, the
+   * controller-unhealthy alarm reading two (its ticks and its errors).
+   */
   readonly alarms: number;
   /**
    * The alarm topic's KMS key: $0 by default (the topic the construct creates is not encrypted at rest, as the
@@ -200,7 +204,8 @@ export interface BudgetCost {
   readonly controller: number;
   /**
    * Each member: its queue's reads (the law's metrics, its consumer's invocations for the release delay, the
-   * depth at the tick and each sample), its own dense metrics and its grant, its alarms (a lone scaler's).
+   * depth at the tick and each sample), its own dense metrics, its age and target (for `status --budget`) and its
+   * grant, its alarms (a lone scaler's).
    */
   readonly perMember: number;
   readonly total: number;

@@ -119,7 +119,8 @@ export class ScalerDashboard extends Construct {
             a.accountHeadroom.metric,
             a.paused.metric,
             a.noData.metric,
-            a.pauseOverpull.metric,
+            // No alarm of its own: -consumer-throttles catches the throttles it causes.
+            m.metricPauseOverpull(),
           ],
           leftYAxis: { min: 0, max: 1 },
         }),
