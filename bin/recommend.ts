@@ -63,7 +63,7 @@ month. With none meeting the target, the least late. fixed-floor, fixed-cap and 
 yardsticks, not offers: left out.
 
 It prints: the recommendation in one line (and why not the others, plainly: "recommend: native — … the age law
-would add $5.53 a month and a peak no lower"); the settings (targetAge, the cap from your limits, a floor: the
+would add $3.83 a month and a peak no lower"); the settings (targetAge, the cap from your limits, a floor: the
 quietest hour's need, at least 2); a note where the trace has a daily peak (the controller has no scheduled
 floors); per option the worst p99 ÷ target, exec peak and mean, dead letters, the monthly cost (the consumer's own
 compute is the same for all and left out) and the reserved concurrency the age law holds; and, where the file has

@@ -13,6 +13,9 @@ export const CONTROLLER_METRICS = {
   // from the decision's log line). The names stay for the readers of an older controller's history.
   cap: 'MaxConcurrency',
   floor: 'MinConcurrency',
+  // The age the law acted on and its target: published only by a budget's members (BUDGET_MEMBER_DENSE_METRICS);
+  // a lone scaler's readers take the age from AWS/SQS and the target from the settings. The names also stay for
+  // the readers of an older lone controller's history (`status` falls back to them).
   headAgeSeconds: 'HeadAgeSeconds',
   targetAgeSeconds: 'TargetAgeSeconds',
   atCap: 'AtCap',
@@ -46,13 +49,22 @@ export const CONTROLLER_METRICS = {
  * What every decided tick publishes: billed a full month each (docs/aws-facts.md, "Prices"), so only what a
  * dashboard or a reader needs every minute and AWS does not publish for free. `AppliedConcurrency` is the
  * dashboard's main line and the controller's memory (read back on a cold start); `DesiredConcurrency` is the law's
- * answer, which no AWS metric carries; `HeadAgeSeconds` and `TargetAgeSeconds` are the age the law acted on and
- * what it compared it with, which `status --budget` reads per member (it knows a member only by its ScalerName,
- * not its queue). The queue's depth and age are AWS/SQS's, free; the cap and floor are settings.
+ * answer, which no AWS metric carries. The queue's depth and age are AWS/SQS's, free (the dashboard and `status`
+ * read the age there); the cap, floor and target are settings (the dashboard draws them as lines, the decision's
+ * log line carries them).
  */
 export const DENSE_CONTROLLER_METRICS: ReadonlySet<string> = new Set([
   CONTROLLER_METRICS.appliedConcurrency,
   CONTROLLER_METRICS.desiredConcurrency,
+]);
+
+/**
+ * What a budget's member publishes every tick on top: the age its law acted on and its target, which
+ * `status --budget` reads per member to tell who is starved. It knows a member only by its ScalerName (the
+ * members' grants in ListMetrics), not its queue or its settings, so it cannot read AWS/SQS's age or the decision
+ * log instead. $0.60 a member a month.
+ */
+export const BUDGET_MEMBER_DENSE_METRICS: ReadonlySet<string> = new Set([
   CONTROLLER_METRICS.headAgeSeconds,
   CONTROLLER_METRICS.targetAgeSeconds,
 ]);

@@ -35,6 +35,8 @@ function createController() {
           powertoolsReporter(
             createMetrics(m.resources.scalerName),
             logger({ scaler: m.resources.scalerName, budget: settings.budgetName }),
+            // status --budget reads each member's age and target from its metrics (BUDGET_MEMBER_DENSE_METRICS).
+            { memberAges: true },
           ),
         ]),
       ),

@@ -20,14 +20,15 @@ const flag = (b: boolean) => (b ? 1 : 0);
 /**
  * The metrics one tick publishes. Pure, so what the dashboards, the alarms and the carried state read is
  * tested without Powertools. Every decided tick publishes the dense state (lib/telemetry.ts
- * DENSE_CONTROLLER_METRICS: applied, desired, the age and its target); `AppliedConcurrency` and `ScaleEvents` are
+ * DENSE_CONTROLLER_METRICS: applied, desired; a budget's member also the age and its target, `memberAges`:
+ * BUDGET_MEMBER_DENSE_METRICS); `AppliedConcurrency` and `ScaleEvents` are
  * also the controller's memory (carried-state.ts). The flags describe what is applied after the tick's writes, not
  * what the law wanted: a raise refused by the account's headroom is not "at cap". Each "behind and the controller
  * cannot act" flag comes with its age condition folded in (`Saturated`, `Shed`, `PausedAboveTarget`,
  * `ClampedAboveTarget`, `NoData` with messages waiting), so each alarm reads one metric, not the flag and the
  * queue's age: CloudWatch bills an alarm per metric it references.
  */
-export function metricsFor(outcome: TickOutcome): MetricValue[] {
+export function metricsFor(outcome: TickOutcome, options: { memberAges?: boolean } = {}): MetricValue[] {
   const count = (name: string, value: number) => ({ name, unit: MetricUnit.Count, value });
   if (outcome.kind === 'skipped') return [count(M.skippedTicks, 1)];
   if (outcome.kind === 'failed') return [count(M.errors, 1)];
@@ -40,7 +41,6 @@ export function metricsFor(outcome: TickOutcome): MetricValue[] {
   const clamped = actuation.kind === 'clamped';
   const out: MetricValue[] = [
     count(M.desiredConcurrency, decision.desired),
-    { name: M.targetAgeSeconds, unit: MetricUnit.Seconds, value: config.targetAgeSeconds },
     count(M.atCap, flag(atCap)),
     // Saturated: at the cap, or the downstream's health signal past its threshold, with the age above target.
     count(M.saturated, flag((atCap || (decision.downstreamUnhealthy ?? false)) && ageAboveTarget)),
@@ -57,7 +57,10 @@ export function metricsFor(outcome: TickOutcome): MetricValue[] {
     count(M.clampedAboveTarget, flag(clamped && ageAboveTarget)),
   ];
   if (outcome.appliedAfter !== undefined) out.push(count(M.appliedConcurrency, outcome.appliedAfter));
-  if (age !== undefined) out.push({ name: M.headAgeSeconds, unit: MetricUnit.Seconds, value: age });
+  if (options.memberAges) {
+    out.push({ name: M.targetAgeSeconds, unit: MetricUnit.Seconds, value: config.targetAgeSeconds });
+    if (age !== undefined) out.push({ name: M.headAgeSeconds, unit: MetricUnit.Seconds, value: age });
+  }
   return withoutQuietFlags(out);
 }
 
@@ -221,13 +224,17 @@ export function createMetrics(scalerName: string, MetricsClass: typeof Metrics =
 }
 
 /** Publishes in EMF through Powertools (no PutMetricData call: the metrics ride on the log line). */
-export function powertoolsReporter(metrics: Metrics, logger: DecisionLogger): Reporter {
+export function powertoolsReporter(
+  metrics: Metrics,
+  logger: DecisionLogger,
+  options: { memberAges?: boolean } = {},
+): Reporter {
   return {
     report(outcome, calls, now) {
       const entry = logEntryFor(outcome, calls);
       if (outcome.kind === 'failed') logger.error(entry.message, entry.fields);
       else logger.info(entry.message, entry.fields);
-      for (const m of metricsFor(outcome)) metrics.addMetric(m.name, m.unit, m.value);
+      for (const m of metricsFor(outcome, options)) metrics.addMetric(m.name, m.unit, m.value);
       // Stamped with the tick's time, so the period the next tick reads them from is the one they describe.
       metrics.setTimestamp(Math.round(now * 1000));
       metrics.publishStoredMetrics();

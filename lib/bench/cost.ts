@@ -1,6 +1,6 @@
 import { FAST_LOOP_END_BEFORE_TICK_SECONDS } from '../control/fast-path.ts';
 import type { ScalerConfig } from '../control/settings-table.ts';
-import { BUDGET_DENSE_METRICS } from '../telemetry.ts';
+import { BUDGET_DENSE_METRICS, BUDGET_MEMBER_DENSE_METRICS } from '../telemetry.ts';
 import DEPLOYED from './deployed-cost-inputs.json' with { type: 'json' };
 
 /** The bench's controllers this file prices (lib/sim's ControllerKind; any other is a yardstick: no price). */
@@ -78,13 +78,20 @@ export interface CostBreakdown {
    */
   readonly sqs: number;
   /**
-   * The controller's custom metrics published every tick, a full month each; the sparse ones (published only when
-   * non-zero) are billed only in those hours, counted as none.
+   * The controller's custom metrics published every tick, a full month each (a lone scaler's applied and desired
+   * concurrency: its age is AWS/SQS's, its target a setting); the sparse ones (published only when non-zero) are
+   * billed only in those hours, counted as none.
    */
   readonly metrics: number;
-  /** Alarms, per metric each references. */
+  /**
+   * Alarms, per metric each references, whatever its namespace (AWS's free metrics too): 9 in 8 alarms, the
+   * controller-unhealthy alarm reading two (its ticks and its errors).
+   */
   readonly alarms: number;
-  /** The alarm topic's KMS key ($0 when the app passes its own alarmTopic). */
+  /**
+   * The alarm topic's KMS key: $0 by default (the topic the construct creates is not encrypted at rest, as the
+   * template shows), $1 with `alarmTopicEncryption`; $0 when the app passes its own `alarmTopic`.
+   */
   readonly alarmTopicKey: number;
   /** The sum of the lines above: the bench's `$ / month`. */
   readonly total: number;
@@ -127,7 +134,11 @@ export const DOWNSTREAM_HEALTH_METRICS_PER_TICK = 1;
 /** The age law's controller a month, in lines: compute, its samples, requests, reads, SQS, metrics, alarms, key. */
 export function ageLawMonthlyBreakdown(
   config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
-  options: { readonly alarmTopic?: boolean; readonly downstreamHealth?: boolean } = {},
+  options: {
+    readonly alarmTopic?: boolean;
+    readonly alarmTopicEncryption?: boolean;
+    readonly downstreamHealth?: boolean;
+  } = {},
 ): CostBreakdown {
   const ticks = SECONDS_PER_MONTH / config.tickSeconds;
   const samples = samplesPerTick(config);
@@ -144,7 +155,9 @@ export function ageLawMonthlyBreakdown(
     sqs: ticks * sqsRequestsPerTick(config) * PRICES.sqsRequest,
     metrics: CONTROLLER.ownMetrics * PRICES.customMetricMonth,
     alarms: CONTROLLER.alarmMetrics * PRICES.alarmMetricMonth,
-    alarmTopicKey: options.alarmTopic ? 0 : CONTROLLER.kmsKeys * PRICES.kmsKeyMonth,
+    alarmTopicKey: options.alarmTopic
+      ? 0
+      : Math.max(CONTROLLER.kmsKeys, options.alarmTopicEncryption ? 1 : 0) * PRICES.kmsKeyMonth,
   };
   const total = Object.values(lines).reduce((a, b) => a + b, 0);
   return { ...lines, total, dashboardBeyondFreeTier: CONTROLLER.dashboards * PRICES.dashboardMonth };
@@ -171,12 +184,13 @@ export function queueReadsMonthlyCost(
 
 /**
  * A shared budget's own figures: its dense metrics (the limit and the Σ granted, dimension BudgetName), each
- * member's grant (BudgetGrant), and its one alarm (`-budget-exhausted`, one metric). test/bench/cost.test.ts
+ * member's grant (BudgetGrant) and its age and target (BUDGET_MEMBER_DENSE_METRICS: `status --budget` reads them,
+ * a lone scaler publishes neither), and its one alarm (`-budget-exhausted`, one metric). test/bench/cost.test.ts
  * synthesizes a budget and fails when its alarms or a member's differ from what is counted here.
  */
 export const BUDGET_COUNTED = {
   ownMetrics: BUDGET_DENSE_METRICS.size,
-  metricsPerMember: 1,
+  metricsPerMember: 1 + BUDGET_MEMBER_DENSE_METRICS.size,
   alarmMetrics: 1,
 } as const;
 
@@ -190,7 +204,8 @@ export interface BudgetCost {
   readonly controller: number;
   /**
    * Each member: its queue's reads (the law's metrics, its consumer's invocations for the release delay, the
-   * depth at the tick and each sample), its own dense metrics and its grant, its alarms (a lone scaler's).
+   * depth at the tick and each sample), its own dense metrics, its age and target (for `status --budget`) and its
+   * grant, its alarms (a lone scaler's).
    */
   readonly perMember: number;
   readonly total: number;
@@ -270,7 +285,7 @@ export function costBreakdownMarkdown(
     `| SQS | GetQueueAttributes at the tick and each sample; the ticker queue's send, ${TICKER_RECEIVES_PER_MINUTE} receives a minute (assumed) and a delete per sample | ${$(b.sqs)} |`,
     `| metrics: the controller's own | ${CONTROLLER.ownMetrics} names every tick, a full month each; ${DEPLOYED.sparseMetricNames.length} more only when non-zero (lib/telemetry.ts), counted as none | ${$(b.metrics)} |`,
     `| alarms | ${CONTROLLER.alarmMetrics} metric references in ${DEPLOYED.alarms.length} alarms (the template) | ${$(b.alarms)} |`,
-    `| the alarm topic's KMS key | ${CONTROLLER.kmsKeys} key (the template); $0 with your own \`alarmTopic\` | ${$(b.alarmTopicKey)} |`,
+    `| the alarm topic's KMS key | ${CONTROLLER.kmsKeys} key (the template: the topic is not encrypted at rest by default); $1 with \`alarmTopicEncryption: true\`, $0 with your own \`alarmTopic\` | ${$(b.alarmTopicKey)} |`,
     `| **total** (the bench's \`$ / month\`) | lib/bench/deployed-cost-inputs.json | **${$(b.total)}** |`,
     `| not in the total: the dashboard | ${CONTROLLER.dashboards} (the template); free for an account's first 3 | ${$(b.dashboardBeyondFreeTier)} |`,
   ];

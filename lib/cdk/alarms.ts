@@ -65,8 +65,6 @@ export class ScalerAlarms extends Construct {
   readonly accountHeadroom: Alarm;
   /** An operator's pause (reserved 0, or the mapping disabled) with the head above target. */
   readonly paused: Alarm;
-  /** The pause itself overpulls: reserved 0 while the mapping polls throttles every batch toward the DLQ. */
-  readonly pauseOverpull: Alarm;
   /** No age datapoint while messages wait, for NO_DATA_MINUTES in a row. */
   readonly noData: Alarm;
   /** Scale events per 10 minutes above the threshold while the concurrency reversed direction (opt-in). */
@@ -78,7 +76,12 @@ export class ScalerAlarms extends Construct {
   readonly controllerHealthyTicks: MathExpression;
   /** Any message in the dead-letter queue (absent when the scaler knows no DLQ). */
   readonly deadLetters?: Alarm;
-  /** The consumer is being throttled: the pollers pull more than the reserved concurrency admits. */
+  /**
+   * The consumer is being throttled: the pollers pull more than the reserved concurrency admits, a pause by
+   * reserved concurrency 0 with the mapping still polling included (that pause's own alarm, `-pause-overpull`,
+   * read the controller's PauseOverpull flag: one metric more, $0.10 a month, for a state whose every minute shows
+   * as throttles; the flag is still published and graphed).
+   */
   readonly consumerThrottles: Alarm;
 
   constructor(scope: Construct, id: string, props: ScalerAlarmsProps) {
@@ -93,7 +96,6 @@ export class ScalerAlarms extends Construct {
     this.shed = shedAlarm(on);
     this.accountHeadroom = accountHeadroomAlarm(on);
     this.paused = pausedAlarm(on);
-    this.pauseOverpull = pauseOverpullAlarm(on);
     this.noData = noDataAlarm(on);
     this.oscillationExpression = oscillationExpression(props.metrics);
     if (props.oscillationAlarm) this.oscillation = oscillationAlarm(on, this.oscillationExpression);
@@ -113,7 +115,6 @@ export class ScalerAlarms extends Construct {
       this.shed,
       this.accountHeadroom,
       this.paused,
-      this.pauseOverpull,
       this.noData,
       ...(this.oscillation ? [this.oscillation] : []),
       this.controllerUnhealthy,
@@ -216,27 +217,6 @@ function pausedAlarm(on: AlarmContext): Alarm {
 }
 
 /**
- * The pause that overpulls: every minute of it throttles batches back to the queue, a receive nearer the DLQ. One
- * datapoint is enough. Missing = not breaching: no controller metrics is the controller alarm's job.
- */
-function pauseOverpullAlarm(on: AlarmContext): Alarm {
-  return new Alarm(on.scope, 'PauseOverpull', {
-    alarmName: on.name('pause-overpull'),
-    alarmDescription: [
-      'Reserved concurrency is 0 while the event source mapping still polls: every batch is throttled and',
-      'returns to the queue with its receive count raised, toward the dead-letter queue. Pause by disabling',
-      'the mapping instead (aws lambda update-event-source-mapping --uuid … --no-enabled), then put the',
-      'reserved concurrency back (docs/deploy.md, "Pausing and resuming").',
-    ].join(' '),
-    metric: on.props.metrics.metricPauseOverpull(),
-    threshold: 1,
-    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    evaluationPeriods: 1,
-    treatMissingData: TreatMissingData.NOT_BREACHING,
-  });
-}
-
-/**
  * No data with a backlog: the controller's `NoData` flag, published only when a tick had no age datapoint and its
  * real-time depth read showed messages waiting (SQS's own depth metric may be missing as well). Missing = not
  * breaching: no controller metrics is the controller alarm's job.
@@ -307,7 +287,9 @@ function oscillationAlarm(on: AlarmContext, expression: MathExpression): Alarm {
  * what this alarm is for. Several periods in a row, because EventBridge's once-a-minute schedule can put 0 or 2
  * runs in a minute. Two metrics, both the controller's own: Lambda's Invocations would also count the samples
  * between ticks, which run whether or not the ticks succeed, and its Errors (a crash) publish no
- * AppliedConcurrency, so the applied count already misses them.
+ * AppliedConcurrency, so the applied count already misses them. Not one: a tick whose write failed (a missing
+ * permission, a deleted mapping, throttled control-plane calls) still publishes its AppliedConcurrency (what it
+ * read) beside ControllerErrors, so the applied count alone would miss the errors.
  */
 function controllerUnhealthyAlarm(on: AlarmContext): AlarmWithExpression {
   const m = on.props.metrics;
@@ -365,18 +347,22 @@ function deadLettersAlarm(on: AlarmContext): Alarm | undefined {
 
 /**
  * Throttles: with MaximumConcurrency ≤ reserved there should be none; throttled messages return to the queue and
- * their receive count grows toward the DLQ (overpull: docs/aws-facts.md, "Event source mapping"). 2 of 3 minutes
- * ignores one blip during a change. Missing = not breaching: Lambda publishes nothing for a function that is not
- * invoked.
+ * their receive count grows toward the DLQ (overpull: docs/aws-facts.md, "Event source mapping"). A pause by
+ * reserved concurrency 0 while the mapping polls throttles every invocation (docs/aws-facts.md, "Reserved
+ * concurrency"), so it is this alarm's too, with its own line in the runbook. 2 of 3 minutes ignores one blip
+ * during a change. Missing = not breaching: Lambda publishes nothing for a function that is not invoked.
  */
 function consumerThrottlesAlarm(on: AlarmContext): Alarm {
   return new Alarm(on.scope, 'ConsumerThrottles', {
     alarmName: on.name('consumer-throttles'),
     alarmDescription: [
       `The consumer was throttled (${on.props.throttleThreshold}+ per minute in 2 of 3 minutes): the pollers pull`,
-      'more than its reserved concurrency admits, and returned messages grow toward the DLQ. Use the',
-      "lockstep actuator, keep the mapping's MaximumConcurrency at or below the reserved concurrency, and",
-      "check the account's unreserved concurrency.",
+      'more than its reserved concurrency admits, and returned messages grow toward the DLQ. If its reserved',
+      'concurrency is 0 (a pause: the controller logs hold:paused with pauseOverpull, the PauseOverpull flag is 1),',
+      'pause by disabling the mapping instead (aws lambda update-event-source-mapping --uuid … --no-enabled), then',
+      'put the reserved concurrency back (docs/deploy.md, "Pausing and resuming"). Otherwise use the lockstep',
+      "actuator, keep the mapping's MaximumConcurrency at or below the reserved concurrency, and check the",
+      "account's unreserved concurrency.",
     ].join(' '),
     metric: on.props.metrics.metricConsumerThrottles(),
     threshold: on.props.throttleThreshold,

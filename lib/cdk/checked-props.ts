@@ -44,6 +44,30 @@ export function checkedAlarmEmail(
   return alarmEmail;
 }
 
+/**
+ * Whether to encrypt the alarm topic the construct creates (`alarmTopicEncryption`): the app's own `alarmTopic`
+ * is encrypted as the app made it, so the two together are a problem (and the flag is dropped).
+ */
+export function checkedAlarmTopicEncryption(
+  props: { readonly alarmTopicEncryption?: boolean; readonly alarmTopic?: unknown },
+  creator: string,
+  problems: string[],
+): boolean {
+  const encryption = props.alarmTopicEncryption;
+  if (encryption === undefined) return false;
+  if (typeof encryption !== 'boolean') {
+    problems.push(`alarmTopicEncryption = ${String(encryption)}: must be true or false`);
+    return false;
+  }
+  if (encryption && props.alarmTopic !== undefined) {
+    problems.push(
+      `alarmTopicEncryption is given with alarmTopic: encrypt your own topic as you made it, or leave alarmTopic out so the ${creator} creates an encrypted one`,
+    );
+    return false;
+  }
+  return encryption;
+}
+
 /** A warning the app can acknowledge by id, where this aws-cdk-lib supports it. */
 export function addWarning(scope: IConstruct, id: string, message: string): void {
   const annotations = Annotations.of(scope) as Annotations & {

@@ -21,6 +21,11 @@ export interface ScalerDashboardProps {
   readonly maxConcurrency: number;
   readonly minConcurrency: number;
   readonly oscillationThreshold: number;
+  /**
+   * Graph the head age the controller used (HeadAgeSeconds) beside AWS/SQS's: only a budget's member publishes
+   * it (lib/telemetry.ts BUDGET_MEMBER_DENSE_METRICS); a lone scaler's graph is AWS/SQS's age and the target line.
+   */
+  readonly headAgeSeen: boolean;
 }
 
 const WIDTH = 12;
@@ -59,7 +64,8 @@ export class ScalerDashboard extends Construct {
           leftYAxis: { min: 0 },
         }),
         graph('Head age vs target (s)', {
-          left: [m.metricOldestMessageAge(), m.metricHeadAgeSeen()],
+          // The target is a setting: a line, not a published metric.
+          left: [m.metricOldestMessageAge(), ...(props.headAgeSeen ? [m.metricHeadAgeSeen()] : [])],
           leftAnnotations: [{ value: targetAgeSeconds, label: `target ${targetAgeSeconds} s` }],
           leftYAxis: { min: 0 },
         }),
@@ -113,7 +119,8 @@ export class ScalerDashboard extends Construct {
             a.accountHeadroom.metric,
             a.paused.metric,
             a.noData.metric,
-            a.pauseOverpull.metric,
+            // No alarm of its own: -consumer-throttles catches the throttles it causes.
+            m.metricPauseOverpull(),
           ],
           leftYAxis: { min: 0, max: 1 },
         }),

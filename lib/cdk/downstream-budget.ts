@@ -25,7 +25,7 @@ import {
 import { METRIC_NAMESPACE } from '../telemetry.ts';
 import { createAlarmTopic } from './alarm-topic.ts';
 import { budgetExhaustedAlarm } from './alarms.ts';
-import { checkedAlarmEmail, checkedName } from './checked-props.ts';
+import { checkedAlarmEmail, checkedAlarmTopicEncryption, checkedName } from './checked-props.ts';
 import {
   createControllerFunction,
   createControllerSchedule,
@@ -86,10 +86,16 @@ export interface DownstreamBudgetProps {
   readonly budgetName?: string;
   /**
    * Where the `-budget-exhausted` alarm notifies, and every member's alarms unless the member names its own topic
-   * or e-mail: one topic (and one KMS key) per budget.
-   * @default a new topic, encrypted with a new customer-managed KMS key
+   * or e-mail: one topic per budget.
+   * @default a new topic, TLS only and not encrypted at rest (see `alarmTopicEncryption`)
    */
   readonly alarmTopic?: ITopic;
+  /**
+   * Encrypts the alarm topic the budget creates (and its members use) with a new customer-managed KMS key ($1 a
+   * month), as a scaler's `alarmTopicEncryption`. Not with `alarmTopic`.
+   * @default false
+   */
+  readonly alarmTopicEncryption?: boolean;
   /**
    * An e-mail address subscribed to the budget's alarm topic (confirm the subscription from the e-mail): it hears
    * the members' alarms too, unless a member names its own.
@@ -218,6 +224,7 @@ export class DownstreamBudget extends Construct {
       problems,
     );
     const alarmEmail = checkedAlarmEmail(props, 'budget', problems);
+    const alarmTopicEncryption = checkedAlarmTopicEncryption(props, 'budget', problems);
     for (const problem of problems) Annotations.of(this).addError(problem);
 
     const controller = createControllerFunction(this, {
@@ -247,7 +254,8 @@ export class DownstreamBudget extends Construct {
     );
     // Re-run on every change of the controller (a member added or removed, a new budget): see startControllerAtDeploy.
     startControllerAtDeploy(this, this.controller, this.schedule, { onEveryChange: true });
-    this.alarmTopic = props.alarmTopic ?? createAlarmTopic(this, alarmEmail);
+    this.alarmTopic =
+      props.alarmTopic ?? createAlarmTopic(this, { alarmEmail, encrypted: alarmTopicEncryption });
     this.alarmsNotify = props.alarmTopic !== undefined || alarmEmail !== undefined;
     this.metrics = new BudgetMetricFactory(this.budgetName);
     this.exhaustedAlarm = budgetExhaustedAlarm(this, 'BudgetExhausted', {

@@ -28,9 +28,9 @@ import {
   settingsToEnvironment,
 } from '../control/index.ts';
 import { METRIC_NAMESPACE } from '../telemetry.ts';
-import { createAlarmTopic } from './alarm-topic.ts';
+import { type AlarmTopicOptions, createAlarmTopic } from './alarm-topic.ts';
 import { ScalerAlarms } from './alarms.ts';
-import { addWarning, checkedAlarmEmail, checkedName } from './checked-props.ts';
+import { addWarning, checkedAlarmEmail, checkedAlarmTopicEncryption, checkedName } from './checked-props.ts';
 import { type ConcurrencyOwner, concurrencyOwnerOf, unqualifiedFunctionArn } from './concurrency-owner.ts';
 import {
   createControllerFunction,
@@ -125,10 +125,19 @@ export interface QueueAgeScalerProps extends QueueAgeScalerSettings {
   /**
    * Where alarm and OK notifications go. A member of a `budget` given neither this nor `alarmEmail` uses the
    * budget's topic (and so the budget's `alarmEmail`).
-   * @default a new topic, encrypted with a new customer-managed KMS key (CloudWatch cannot publish to a
-   * topic encrypted with the AWS-managed SNS key); a budget's member: the budget's topic
+   * @default a new topic, TLS only and not encrypted at rest (see `alarmTopicEncryption`); a budget's member: the
+   * budget's topic
    */
   readonly alarmTopic?: ITopic;
+  /**
+   * Encrypts the alarm topic the scaler creates with a new customer-managed KMS key ($1 a month). Off by default:
+   * the notifications carry only the alarm's name, state and reason, no message data, and CloudWatch alarms cannot
+   * publish to a topic encrypted with the AWS-managed `aws/sns` key. Not with `alarmTopic` (encrypt your own topic
+   * as you made it); a budget's member without an `alarmEmail` of its own uses the budget's topic: set it on the
+   * budget.
+   * @default false
+   */
+  readonly alarmTopicEncryption?: boolean;
   /**
    * An e-mail address subscribed to the alarm topic (confirm the subscription from the e-mail). A budget's member
    * given one gets a topic of its own with this subscription. Without this and without `alarmTopic` (for a member:
@@ -350,7 +359,12 @@ export class QueueAgeScaler extends Construct {
       startControllerAtDeploy(this, this.controller, this.schedule);
       controllerToWatch = this.controller;
     }
-    this.alarmTopic = alarmTopicFor(this, props, options.alarmEmail, budget);
+    this.alarmTopic = alarmTopicFor(
+      this,
+      props,
+      { alarmEmail: options.alarmEmail, encrypted: options.alarmTopicEncryption },
+      budget,
+    );
     this.metrics = new ScalerMetricFactory({
       queue: props.queue,
       deadLetterQueue,
@@ -377,6 +391,7 @@ export class QueueAgeScaler extends Construct {
       maxConcurrency: config.maxConcurrency,
       minConcurrency: config.minConcurrency,
       oscillationThreshold: options.oscillationThreshold,
+      headAgeSeen: budget !== undefined,
     });
     if (props.stackOutputs ?? true) this.createOutputs(props.queue, controllerToWatch);
     budget?.addMember({
@@ -603,6 +618,7 @@ interface CheckedOptions {
   readonly scalerName: string;
   readonly dashboardName: string;
   readonly alarmEmail?: string;
+  readonly alarmTopicEncryption: boolean;
   readonly oscillationThreshold: number;
   readonly throttleThreshold: number;
   readonly weight: number;
@@ -666,10 +682,18 @@ function checkedOptions(
     problems,
   );
   const alarmEmail = checkedAlarmEmail(props, 'scaler', problems);
+  let alarmTopicEncryption = checkedAlarmTopicEncryption(props, 'scaler', problems);
+  if (alarmTopicEncryption && props.budget && props.alarmEmail === undefined) {
+    problems.push(
+      "alarmTopicEncryption is given on a budget's member without an alarmEmail of its own: its alarms use the budget's topic; set alarmTopicEncryption on the DownstreamBudget instead",
+    );
+    alarmTopicEncryption = false;
+  }
   return {
     scalerName,
     dashboardName,
     alarmEmail,
+    alarmTopicEncryption,
     oscillationThreshold: checkedThreshold(
       'oscillationThreshold',
       props.oscillationThreshold ?? DEFAULT_OSCILLATION_THRESHOLD,
@@ -717,16 +741,17 @@ export const ALARMS_NOTIFY_NOBODY = 'queue-age-scaler:alarms-notify-nobody';
 
 /**
  * The scaler's alarm topic: the app's own; else, for a budget's member without an e-mail of its own, the budget's
- * (one topic per budget, so a member never adds a KMS key and a topic nobody subscribes to); else a new one with
+ * (one topic per budget, so a member never adds a topic nobody subscribes to, nor its key); else a new one with
  * the e-mail's subscription. With no e-mail and no topic anywhere, one warning line: the alarms notify nobody.
  */
 function alarmTopicFor(
   scaler: QueueAgeScaler,
   props: Pick<QueueAgeScalerProps, 'alarmTopic'>,
-  alarmEmail: string | undefined,
+  topicOptions: AlarmTopicOptions,
   budget: DownstreamBudget | undefined,
 ): ITopic {
   if (props.alarmTopic) return props.alarmTopic;
+  const alarmEmail = topicOptions.alarmEmail;
   // A member refused for being in another stack keeps a topic of its own: the two stacks must not import each other.
   if (alarmEmail === undefined && budget && Stack.of(budget) === Stack.of(scaler)) {
     if (!budget.alarmsNotify) {
@@ -745,7 +770,7 @@ function alarmTopicFor(
       'its alarms notify nobody: give it an alarmEmail, or an alarmTopic of your own (the topic it creates has no subscription; its ARN is the AlarmTopicArn output)',
     );
   }
-  return createAlarmTopic(scaler, alarmEmail);
+  return createAlarmTopic(scaler, topicOptions);
 }
 
 /** The actuator the props name, where it is one (an invalid one is reported by the settings' own check). */

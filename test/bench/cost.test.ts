@@ -36,7 +36,7 @@ describe('the cost counts what is deployed', () => {
   it('counts a metric-math alarm per metric it references, and an extra key or alarm in the template', () => {
     const template = readJson(EXAMPLE_TEMPLATE);
     const now = deployedFiguresNow(template);
-    expect(now.alarms.length).toBe(9);
+    expect(now.alarms.length).toBe(8);
     const grown = structuredClone(template);
     grown.Resources.ExtraKey = { Type: 'AWS::KMS::Key', Properties: {} };
     grown.Resources.ExtraAlarm = {
@@ -48,12 +48,18 @@ describe('the cost counts what is deployed', () => {
     expect(more.alarmMetrics).toBe(now.alarmMetrics + 2);
   });
 
-  it("the breakdown's lines sum to the figure; the alarm topic's key is $0 with the app's own alarmTopic", () => {
+  it("the breakdown's lines sum to the figure; the alarm topic's key is $0 by default, $1 opted in", () => {
     const b = ageLawMonthlyBreakdown(lambda);
     const { total, dashboardBeyondFreeTier, ...lines } = b;
     expect(Object.values(lines).reduce((x, y) => x + y, 0)).toBeCloseTo(total, 9);
     expect(total).toBeCloseTo(ageLawMonthlyCost(lambda), 9);
-    expect(b.alarmTopicKey).toBeCloseTo(PRICES.kmsKeyMonth, 9);
+    // The default topic has no key (the template counts none); alarmTopicEncryption adds one.
+    expect(DEPLOYED.kmsKeys).toBe(0);
+    expect(b.alarmTopicKey).toBe(0);
+    expect(ageLawMonthlyBreakdown(lambda, { alarmTopicEncryption: true }).alarmTopicKey).toBeCloseTo(
+      PRICES.kmsKeyMonth,
+      9,
+    );
     expect(ageLawMonthlyBreakdown(lambda, { alarmTopic: true }).alarmTopicKey).toBe(0);
     expect(dashboardBeyondFreeTier).toBeCloseTo(3, 9);
   });
@@ -97,12 +103,13 @@ describe('the bench cost column', () => {
     expect(withSamples.sqs - tickOnly.sqs).toBeCloseTo(ticks * (5 + 1 + 15 + 5) * PRICES.sqsRequest, 9);
     // AND GetMetricData: the law's 4 metrics a tick, the own history's 3 more at a cold start an hour ($1.75)
     expect(withSamples.reads).toBeCloseTo((ticks * 4 + 720 * 3) * PRICES.metricRequested, 9);
-    // AND what is left is 4 dense metrics ($1.20; the sparse ones count as none), 10 alarm metrics ($1.00), the
-    // alarm topic's key ($1) and cents
-    expect(tickOnly.metrics).toBeCloseTo(4 * PRICES.customMetricMonth, 9);
-    expect(tickOnly.alarms).toBeCloseTo(10 * PRICES.alarmMetricMonth, 9);
-    expect(tickOnly.total).toBeGreaterThan(1.75 + 1.2 + 1 + 1);
-    expect(tickOnly.total).toBeLessThan(1.75 + 1.2 + 1 + 1 + 0.2);
+    // AND what is left is 2 dense metrics ($0.60: applied and desired; the sparse ones count as none), 9 alarm
+    // metrics ($0.90), no key (the alarm topic is not encrypted at rest by default) and cents
+    expect(tickOnly.metrics).toBeCloseTo(2 * PRICES.customMetricMonth, 9);
+    expect(tickOnly.alarms).toBeCloseTo(9 * PRICES.alarmMetricMonth, 9);
+    expect(tickOnly.alarmTopicKey).toBe(0);
+    expect(tickOnly.total).toBeGreaterThan(1.75 + 0.6 + 0.9);
+    expect(tickOnly.total).toBeLessThan(1.75 + 0.6 + 0.9 + 0.2);
   });
 
   it('a longer tick costs less: fewer invocations, fewer metric reads', () => {
@@ -144,7 +151,7 @@ describe('the bench cost column', () => {
 describe('a shared budget’s cost counts what a budget deploys', () => {
   const lambda = configFor('lambda');
 
-  it('a budget of two as synthesized: one key, the budget’s one alarm metric, each member a lone scaler’s alarms', () => {
+  it('a budget of two as synthesized: its keys (none by default), the budget’s one alarm metric, each member a lone scaler’s alarms', () => {
     const { stack } = budgetApp({ maxConcurrency: 20, alarmEmail: 'ops@example.com' }, [
       { name: 'Orders' },
       { name: 'Billing' },
@@ -173,9 +180,10 @@ describe('a shared budget’s cost counts what a budget deploys', () => {
     const three = budgetMonthlyBreakdown(lambda, 3);
     expect(three.controller).toBeCloseTo(one.controller, 9);
     expect(three.total - one.total).toBeCloseTo(2 * one.perMember, 9);
-    // Per member: 4 metrics a tick ($1.73), 4 dense metrics and its grant ($1.50), its 10 alarm metrics ($1.00),
+    // Per member: 4 metrics a tick ($1.73), its 2 dense metrics, its age and target and its grant ($1.50: a lone
+    // scaler publishes no age or target), its 9 alarm metrics ($0.90),
     // the depth reads and a cold start's own history (cents)
-    expect(one.perMember).toBeGreaterThan(1.73 + 1.5 + 1.0);
-    expect(one.perMember).toBeLessThan(1.73 + 1.5 + 1.0 + 0.2);
+    expect(one.perMember).toBeGreaterThan(1.73 + 1.5 + 0.9);
+    expect(one.perMember).toBeLessThan(1.73 + 1.5 + 0.9 + 0.2);
   });
 });

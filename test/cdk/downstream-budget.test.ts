@@ -355,10 +355,10 @@ describe('DownstreamBudget: one controller runs every member', () => {
   it('a member keeps its own alarms and outputs, watching the shared controller', () => {
     const { stack, budget, scalers } = budgetApp({ dbPoolSize: 40 }, TWO);
     const template = Template.fromStack(stack);
-    // 9 alarms each and the budget's one.
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 19);
+    // 8 alarms each and the budget's one.
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 17);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 2);
-    for (const scaler of scalers) expect(scaler.alarms.all).toHaveLength(9);
+    for (const scaler of scalers) expect(scaler.alarms.all).toHaveLength(8);
     template.hasOutput('ControllerFunctionName', {
       Value: { Ref: ref(stack, budget.controller.functionName).slice(1, -1) },
     });
@@ -380,15 +380,15 @@ describe('DownstreamBudget: one controller runs every member', () => {
     });
   });
 
-  it("one alarm topic per budget: the members use the budget's topic and key unless one names its own", () => {
+  it("one alarm topic per budget: the members use the budget's topic unless one names its own", () => {
     const { stack, budget, scalers } = budgetApp({ dbPoolSize: 40, alarmEmail: 'ops@example.com' }, [
       ...TWO,
       { name: 'Emails', props: { alarmEmail: 'emails@example.com' } },
     ]);
     const template = Template.fromStack(stack);
-    // The budget's topic and key, and the one member with an e-mail of its own: nobody else's.
+    // The budget's topic, and the one member with an e-mail of its own: nobody else's; no key by default.
     template.resourceCountIs('AWS::SNS::Topic', 2);
-    template.resourceCountIs('AWS::KMS::Key', 2);
+    template.resourceCountIs('AWS::KMS::Key', 0);
     const budgetTopic = ref(stack, budget.alarmTopic.topicArn);
     expect(scalers.map((s) => ref(stack, s.alarmTopic.topicArn) === budgetTopic)).toEqual([
       true,
@@ -408,12 +408,26 @@ describe('DownstreamBudget: one controller runs every member', () => {
 
   it('a member of a budget nobody subscribes to is warned, once, in one line, that its alarms notify nobody', () => {
     const { stack, scalers } = budgetApp({ dbPoolSize: 40 }, TWO);
-    Template.fromStack(stack).resourceCountIs('AWS::KMS::Key', 1);
+    Template.fromStack(stack).resourceCountIs('AWS::SNS::Topic', 1);
     for (const scaler of scalers) {
       expect(warningsOf(scaler)).toEqual([
         expect.stringMatching(/^its alarms notify nobody: [^\n]*alarmEmail/),
       ]);
     }
+  });
+
+  it("alarmTopicEncryption on the budget: one key for the budget's topic; on a member that uses it, refused", () => {
+    const { stack, budget, scalers } = budgetApp(
+      { dbPoolSize: 40, alarmEmail: 'ops@example.com', alarmTopicEncryption: true },
+      [...TWO, { name: 'Emails', props: { alarmTopicEncryption: true } }],
+    );
+    expect(errorsOf(budget)).toEqual([]);
+    expect(errorsOf(scalers[2] as IConstruct)).toEqual([
+      expect.stringMatching(/^alarmTopicEncryption is given on a budget's member without an alarmEmail/),
+    ]);
+    const template = Template.fromStack(stack);
+    template.resourceCountIs('AWS::SNS::Topic', 1);
+    template.resourceCountIs('AWS::KMS::Key', 1);
   });
 
   it("the tick is the budget's: members without one take it, the timeout follows the members' fast path", () => {

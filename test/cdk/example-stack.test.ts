@@ -346,7 +346,7 @@ function referencedMetrics(alarm: Record<string, unknown>): string[] {
 }
 
 describe('the alarms', () => {
-  it('10 metric references in 9 alarms, none read twice by one alarm (19 in 10 before issue 26)', () => {
+  it('9 metric references in 8 alarms, none read twice by one alarm (19 in 10 before issue 26)', () => {
     const byAlarm = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => ({
       name: (a.Properties.AlarmName as string).replace(`${scalerName}-`, ''),
       metrics: referencedMetrics(a.Properties).map((m) => m.split('/').slice(0, 3).join('/')),
@@ -357,7 +357,6 @@ describe('the alarms', () => {
       shed: 1,
       'account-headroom': 1,
       paused: 1,
-      'pause-overpull': 1,
       'no-data': 1,
       'controller-unhealthy': 2,
       'dead-letters': 1,
@@ -389,11 +388,13 @@ describe('the alarms', () => {
     },
   );
 
-  it('pause-overpull: one minute of reserved 0 with the mapping polling', () => {
-    const alarm = alarmProperties('pause-overpull');
-    expect(alarm).toMatchObject({ EvaluationPeriods: 1, Threshold: 1, TreatMissingData: 'notBreaching' });
-    expect(JSON.stringify(alarm)).toContain('"MetricName":"PauseOverpull"');
-    expect(alarm.AlarmDescription).toMatch(/--no-enabled/);
+  it('the pause that overpulls has no alarm of its own: -consumer-throttles sees its throttles and says what to do', () => {
+    const names = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map(
+      (a) => a.Properties.AlarmName as string,
+    );
+    expect(names.some((n) => n.endsWith('-pause-overpull'))).toBe(false);
+    const alarm = alarmProperties('consumer-throttles');
+    expect(alarm.AlarmDescription).toMatch(/reserved concurrency is 0.*PauseOverpull.*--no-enabled/);
   });
 
   it('no-data: no age datapoint with messages waiting (the controller’s NoData), 10 minutes in a row', () => {
@@ -455,19 +456,17 @@ describe('the alarms', () => {
     expect(JSON.stringify(alarm.Metrics)).toContain(logicalId('AWS::Lambda::Function', 'Consumer'));
   });
 
-  it('every alarm notifies the encrypted topic on alarm and on OK', () => {
+  it('every alarm notifies the topic on alarm and on OK', () => {
     const topic = logicalId('AWS::SNS::Topic', 'ScalerAlarmTopic');
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(9);
+    expect(alarms).toHaveLength(8);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
       expect(alarm.Properties.OKActions).toEqual([{ Ref: topic }]);
       expect(alarm.Properties.AlarmDescription.length).toBeGreaterThan(80);
     }
-    template.hasResourceProperties('AWS::SNS::Topic', {
-      KmsMasterKeyId: { 'Fn::GetAtt': [logicalId('AWS::KMS::Key', 'ScalerAlarmTopicKey'), 'Arn'] },
-    });
-    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    // Not encrypted at rest by default (no $1 key: alarmTopicEncryption opts in), TLS only.
+    template.resourceCountIs('AWS::KMS::Key', 0);
     template.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'email',
       Endpoint: 'ops@example.com',
@@ -475,7 +474,7 @@ describe('the alarms', () => {
     });
   });
 
-  it('CloudWatch may publish to the topic and use its key', () => {
+  it('CloudWatch may publish to the topic, through TLS only', () => {
     template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
@@ -487,12 +486,13 @@ describe('the alarms', () => {
         ]),
       },
     });
-    template.hasResourceProperties('AWS::KMS::Key', {
-      KeyPolicy: {
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({
-            Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Effect: 'Deny',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
           }),
         ]),
       },

@@ -104,6 +104,62 @@ describe('QueueAgeScaler variants', () => {
     }
   });
 
+  it('by default the topic is TLS only, not encrypted at rest, and its key-less encryption acknowledged with its reason', () => {
+    // GIVEN / WHEN a scaler that creates its own topic
+    const template = templateOf(attach({ alarmEmail: 'ops@example.com' }));
+    // THEN no key ($1 a month less), the topic without a master key, TLS still enforced
+    template.resourceCountIs('AWS::KMS::Key', 0);
+    const [topic] = Object.values(template.findResources('AWS::SNS::Topic'));
+    expect(topic?.Properties.KmsMasterKeyId).toBeUndefined();
+    expect(JSON.stringify(topic?.Metadata)).toMatch(/AwsSolutions-SNS2.*no message data.*aws\/sns/);
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Deny',
+            Action: 'sns:Publish',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('alarmTopicEncryption: the topic under a new rotated customer-managed key that CloudWatch may use', () => {
+    // GIVEN / WHEN
+    const scaler = attach({ alarmEmail: 'ops@example.com', alarmTopicEncryption: true });
+    const template = templateOf(scaler);
+    // THEN one key, the topic under it, and nothing to acknowledge
+    expect(errorsOf(scaler)).toEqual([]);
+    template.resourceCountIs('AWS::KMS::Key', 1);
+    const [keyId] = Object.keys(template.findResources('AWS::KMS::Key'));
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] } });
+    template.hasResourceProperties('AWS::KMS::Key', {
+      EnableKeyRotation: true,
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+          }),
+        ]),
+      },
+    });
+    const [topic] = Object.values(template.findResources('AWS::SNS::Topic'));
+    expect(JSON.stringify(topic?.Metadata ?? {})).not.toContain('AwsSolutions-SNS2');
+  });
+
+  it('alarmTopicEncryption with a topic of your own is refused: encrypt your topic as you made it', () => {
+    const scaler = attach((stack) => ({
+      alarmTopic: new Topic(stack, 'OpsTopic'),
+      alarmTopicEncryption: true,
+    }));
+    expect(errorsOf(scaler)).toEqual([
+      expect.stringMatching(/^alarmTopicEncryption is given with alarmTopic: encrypt your own topic/),
+    ]);
+    templateOf(scaler).resourceCountIs('AWS::KMS::Key', 0);
+  });
+
   it('the example with the reserved actuator starts its pollers at the cap, not the floor', () => {
     // WHEN
     const { stack } = createApp({

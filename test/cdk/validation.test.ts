@@ -112,6 +112,11 @@ describe('QueueAgeScaler props: each invalid value is an error at synth, saying 
       error: /alarmEmail = 'ops.example.com': must be an e-mail address/,
     },
     {
+      comment: 'alarm topic encryption that is not a boolean',
+      props: { alarmTopicEncryption: 'yes' as unknown as boolean },
+      error: /alarmTopicEncryption = yes: must be true or false/,
+    },
+    {
       comment: 'an oscillation threshold that 10 minutes of ticks cannot exceed',
       props: { oscillationThreshold: 10 },
       error: /oscillationThreshold = 10: must be an integer in \[1; 9\]/,
@@ -491,7 +496,7 @@ describe('QueueAgeScaler deployment checks on the attached resources', () => {
       ),
     ]);
     expect(scaler.alarms.deadLetters).toBeUndefined();
-    expect(scaler.alarms.all).toHaveLength(8);
+    expect(scaler.alarms.all).toHaveLength(7);
   });
 });
 

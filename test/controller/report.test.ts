@@ -5,6 +5,7 @@ import { createMetrics, logEntryFor, metricsFor } from '../../functions/controll
 import { CallLog } from '../../lib/aws/clients.ts';
 import { type Decision, type QueueSnapshot, resolveScalerConfig } from '../../lib/control/index.ts';
 import {
+  BUDGET_MEMBER_DENSE_METRICS,
   CONTROLLER_METRICS,
   DENSE_CONTROLLER_METRICS,
   METRIC_NAMESPACE,
@@ -46,10 +47,19 @@ describe('metricsFor', () => {
     expect(m).toMatchObject({
       [CONTROLLER_METRICS.appliedConcurrency]: 8,
       [CONTROLLER_METRICS.desiredConcurrency]: 8,
-      [CONTROLLER_METRICS.headAgeSeconds]: 400,
-      [CONTROLLER_METRICS.targetAgeSeconds]: config.targetAgeSeconds,
       [CONTROLLER_METRICS.atCap]: 1,
       [CONTROLLER_METRICS.saturated]: 1,
+    });
+    // A lone scaler publishes no age or target (AWS/SQS's age and the settings serve its readers); a budget's
+    // member does, for status --budget.
+    expect(m[CONTROLLER_METRICS.headAgeSeconds]).toBeUndefined();
+    expect(m[CONTROLLER_METRICS.targetAgeSeconds]).toBeUndefined();
+    const member = Object.fromEntries(
+      metricsFor(outcome, { memberAges: true }).map((x) => [x.name, x.value]),
+    );
+    expect(member).toMatchObject({
+      [CONTROLLER_METRICS.headAgeSeconds]: 400,
+      [CONTROLLER_METRICS.targetAgeSeconds]: config.targetAgeSeconds,
     });
     // No change: ScaleEvents, a sparse count, is not published at 0 (billed only in the hours it says something).
     expect(m[CONTROLLER_METRICS.scaleEvents]).toBeUndefined();
@@ -165,6 +175,11 @@ describe('the flags describe what is applied', () => {
         .map((x) => x.name)
         .sort(),
     ).toEqual([...DENSE_CONTROLLER_METRICS].sort());
+    expect(
+      metricsFor(outcome, { memberAges: true })
+        .map((x) => x.name)
+        .sort(),
+    ).toEqual([...DENSE_CONTROLLER_METRICS, ...BUDGET_MEMBER_DENSE_METRICS].sort());
   });
 
   it('a behind tick publishes only names the cost counts, dense or sparse', () => {
