@@ -285,7 +285,7 @@ export function costBreakdownMarkdown(
     `| SQS | GetQueueAttributes at the tick and each sample; the ticker queue's send, ${TICKER_RECEIVES_PER_MINUTE} receives a minute (assumed) and a delete per sample | ${$(b.sqs)} |`,
     `| metrics: the controller's own | ${CONTROLLER.ownMetrics} names every tick, a full month each; ${DEPLOYED.sparseMetricNames.length} more only when non-zero (lib/telemetry.ts), counted as none | ${$(b.metrics)} |`,
     `| alarms | ${CONTROLLER.alarmMetrics} metric references in ${DEPLOYED.alarms.length} alarms (the template) | ${$(b.alarms)} |`,
-    `| the alarm topic's KMS key | ${CONTROLLER.kmsKeys} key (the template: the topic is not encrypted at rest by default); $1 with \`alarmTopicEncryption: true\`, $0 with your own \`alarmTopic\` | ${$(b.alarmTopicKey)} |`,
+    `| the alarm topic's KMS key | ${CONTROLLER.kmsKeys} ${CONTROLLER.kmsKeys === 1 ? 'key' : 'keys'} (the template: the topic is not encrypted at rest by default); $1 with \`alarmTopicEncryption: true\`, $0 with your own \`alarmTopic\` | ${$(b.alarmTopicKey)} |`,
     `| **total** (the bench's \`$ / month\`) | lib/bench/deployed-cost-inputs.json | **${$(b.total)}** |`,
     `| not in the total: the dashboard | ${CONTROLLER.dashboards} (the template); free for an account's first 3 | ${$(b.dashboardBeyondFreeTier)} |`,
   ];

@@ -64,11 +64,10 @@ export const DEFAULT_BATCH_SIZE = 10;
  * fewer), at least one. BatchSize 10: 5; BatchSize 1: 1, so a consumer with small batches gets slow start too.
  */
 export function busyMessagesPerWorker(batchSize: number | undefined): number {
-  const batch =
-    batchSize !== undefined && Number.isFinite(batchSize) && batchSize >= 1 ? batchSize : undefined;
-  return Math.max(1, Math.ceil((batch ?? DEFAULT_BATCH_SIZE) / 2));
+  return Math.max(1, Math.ceil(batchOf(batchSize) / 2));
 }
 
+/** The mapping's BatchSize where it makes sense, else SQS's default. */
 export interface TrendInput {
   readonly previous: DepthSample | undefined;
   readonly now: number;
@@ -114,7 +113,7 @@ export function depthTrend(input: TrendInput): DepthTrend | undefined {
  * the limit up against pollers that cannot follow yet. Worked example (20 ms items, 14 applied, 4 running with 40
  * in flight, the depth rising 400/s): 400 + 4 ÷ 0.02 = 600/s, not 400 + 14 ÷ 0.02 = 1,100/s.
  */
-export function workersServing(
+function workersServing(
   applied: number,
   inFlight: readonly (number | undefined)[],
   batchSize: number | undefined,
