@@ -128,8 +128,13 @@ const batchOf = (batchSize: number | undefined): number =>
 
 /**
  * The sample found a backlog waiting and fewer messages in flight than the applied workers hold when busy
- * (`busyMessagesPerWorker` each): the executions lagged the applied value, the pollers not up to it yet. The
- * depth's course from such a sample is the course of fewer workers than the applied value.
+ * (`busyMessagesPerWorker` each): the executions lagged the applied value, the pollers not up to it yet ("up to
+ * 300 more concurrent invokes per minute", in steps AWS does not document; docs/aws-facts.md, "Event source
+ * mapping"). The depth's course from such a sample is the course of fewer workers than the applied value, so
+ * growth no need sizes waits for an interval the applied value worked throughout (the tick's growth before data)
+ * rather than wind the limit up against pollers that cannot follow yet.
+ * Worked example (150/s of 80 ms items from quiet, pollers stepping once a minute): at 60 s slow start has applied
+ * 16 while 5 run (50 in flight, 5,863 waiting); at 120 s the 16 run and the depth fell to 3,297: growth waits.
  */
 export function executionsLagged(sample: DepthSample, applied: number, batchSize?: number): boolean {
   if (sample.inFlight === undefined || !Number.isFinite(applied)) return false;

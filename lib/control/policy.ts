@@ -129,21 +129,6 @@ function verdict(
 const settling = (tick: Tick): boolean =>
   tick.state.lastChangeAt !== undefined && tick.now - tick.state.lastChangeAt < POLLER_SETTLE_SECONDS;
 
-/**
- * The previous depth sample found a backlog waiting and fewer messages in flight than the applied workers hold when
- * busy: the executions lagged the applied value (the mapping's pollers had not stepped up to it yet: "up to 300
- * more concurrent invokes per minute", in steps AWS does not document; docs/aws-facts.md, "Event source mapping").
- * The depth's fall since then is the drain of fewer workers than the applied value, so it says nothing about what
- * the applied value serves: growth no need sizes waits for an interval the applied value worked throughout, rather
- * than wind the limit up against pollers that cannot follow yet.
- * Worked example (150/s of 80 ms items from quiet, pollers stepping once a minute): at 60 s slow start has applied
- * 16 while 5 run (50 in flight, 5,863 waiting); at 120 s the 16 run and the depth fell to 3,297: growth waits.
- */
-function laggedAtPreviousSample(tick: Tick): boolean {
-  const previous = tick.state.lastVisible;
-  return previous !== undefined && executionsLagged(previous, tick.applied, tick.snapshot.batchSize);
-}
-
 const flagsOf = (load: Load): Flags => ({
   ageAboveTarget: load.aboveTarget,
   downstreamSlower: load.downstreamSlower,
@@ -223,7 +208,10 @@ function growBacklogBeforeData(tick: Tick, lag: number | undefined): Decision | 
     falling ? config.targetAgeSeconds : tick.setpoint,
     2 * config.tickSeconds,
   );
-  if (!backlog || settling(tick) || laggedAtPreviousSample(tick)) return undefined;
+  // After a sample that found the executions behind the applied value, the fall is fewer workers' drain: wait.
+  const lagged =
+    state.lastVisible !== undefined && executionsLagged(state.lastVisible, applied, snapshot.batchSize);
+  if (!backlog || settling(tick) || lagged) return undefined;
   const growthLimit = unconfirmedLimit(applied, tick.confirmedNeed, config);
   const wanted =
     reportedArrivals === undefined || itemSeconds === undefined
