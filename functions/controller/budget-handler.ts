@@ -20,6 +20,7 @@ import {
   actuatorFor,
   type ControllerTickPorts,
   createTickPorts,
+  historyNeeds,
   lambdaTickOptions,
   METRIC_PERIOD_SECONDS,
   rememberedFor,
@@ -101,7 +102,7 @@ function sharedHistory(
   const reads = deps.settings.members.map((m) => ({
     resources: m.resources,
     windowSeconds: lambdaTickOptions(m.config).windowSeconds,
-    needs: { ownHistory: rememberedFor(memory, m.resources, m.config, now) === undefined },
+    needs: historyNeeds(rememberedFor(memory, m.resources, m.config, now), now),
   }));
   let answer: Promise<ControllerHistory[]> | undefined;
   return async (index) => {

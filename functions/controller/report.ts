@@ -42,8 +42,12 @@ export function metricsFor(outcome: TickOutcome, options: { memberAges?: boolean
   const out: MetricValue[] = [
     count(M.desiredConcurrency, decision.desired),
     count(M.atCap, flag(atCap)),
-    // Saturated: at the cap, or the downstream's health signal past its threshold, with the age above target.
-    count(M.saturated, flag((atCap || (decision.downstreamUnhealthy ?? false)) && ageAboveTarget)),
+    // Saturated: at the cap, or the downstream's health signal past its threshold, with the age above target; or
+    // shed (a growth that bought no throughput, behind): one state, one alarm (-saturated).
+    count(
+      M.saturated,
+      flag(((atCap || (decision.downstreamUnhealthy ?? false)) && ageAboveTarget) || decision.shed),
+    ),
     count(M.scaleEvents, flag(outcome.appliedAfter !== result.applied && outcome.appliedAfter !== undefined)),
     count(M.downstreamSlower, flag(decision.downstreamSlower)),
     count(M.shed, flag(decision.shed)),
@@ -56,7 +60,10 @@ export function metricsFor(outcome: TickOutcome, options: { memberAges?: boolean
     count(M.clampedByAccountHeadroom, flag(clamped)),
     count(M.clampedAboveTarget, flag(clamped && ageAboveTarget)),
   ];
-  if (outcome.appliedAfter !== undefined) out.push(count(M.appliedConcurrency, outcome.appliedAfter));
+  // Published only by a clean tick: the -controller-unhealthy alarm counts the periods that have it (alarms.ts).
+  if (outcome.appliedAfter !== undefined && actuation.kind !== 'failed') {
+    out.push(count(M.appliedConcurrency, outcome.appliedAfter));
+  }
   if (options.memberAges) {
     out.push({ name: M.targetAgeSeconds, unit: MetricUnit.Seconds, value: config.targetAgeSeconds });
     if (age !== undefined) out.push({ name: M.headAgeSeconds, unit: MetricUnit.Seconds, value: age });
@@ -95,7 +102,7 @@ export function metricsForFast(outcome: FastOutcome): MetricValue[] {
     count(M.errors, flag(outcome.actuation.kind === 'failed')),
     count(M.clampedByAccountHeadroom, flag(outcome.actuation.kind === 'clamped')),
   ];
-  if (outcome.appliedAfter !== undefined) {
+  if (outcome.appliedAfter !== undefined && outcome.actuation.kind !== 'failed') {
     out.push(count(M.appliedConcurrency, outcome.appliedAfter));
     out.push(count(M.scaleEvents, flag(outcome.appliedAfter !== outcome.applied)));
     out.push(count(M.atCap, flag(outcome.appliedAfter >= outcome.config.maxConcurrency)));

@@ -1,4 +1,5 @@
 import type { ControllerState, DepthSample } from '../../lib/control/index.ts';
+import { forgetRates, type RememberedRates } from '../../lib/control/rate-reads.ts';
 
 /**
  * What this container remembers of each scaler's last tick, so that the next tick need not read the controller's
@@ -23,6 +24,8 @@ export interface RememberedTick {
    * in force. Only in memory: a cold start judges no probe and holds no ceiling (the cap still bounds every growth).
    */
   readonly saturation?: Pick<ControllerState, 'growthProbe' | 'saturation'>;
+  /** The rates the last tick that read them read, and whether the next tick may reuse them (rate-reads.ts). */
+  readonly rates?: RememberedRates;
 }
 
 /** Older than this many tick periods, the memory may miss a tick another container ran: read the history. */
@@ -44,9 +47,11 @@ export class TickMemory {
     this.#ticks.set(scaler, tick);
   }
 
-  /** A sample between ticks grew this scaler: the change and its value, for the next tick. */
+  /** A sample between ticks grew this scaler: the change and its value, for the next tick, which reads the rates. */
   grew(scaler: string, at: number, applied: number | undefined): void {
     const last = this.#ticks.get(scaler);
-    if (last !== undefined) this.#ticks.set(scaler, { ...last, lastChangeAt: at, applied });
+    if (last !== undefined) {
+      this.#ticks.set(scaler, { ...last, lastChangeAt: at, applied, rates: forgetRates(last.rates) });
+    }
   }
 }

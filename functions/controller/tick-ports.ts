@@ -1,6 +1,6 @@
 import type { AwsClients } from '../../lib/aws/clients.ts';
 import { readHistories } from '../../lib/aws/metric-history.ts';
-import type { ControllerHistory } from '../../lib/aws/metric-queries.ts';
+import type { ControllerHistory, QueryNeeds } from '../../lib/aws/metric-queries.ts';
 import { drivenElsewhere, readConsumerOwner } from '../../lib/aws/owner-parameter.ts';
 import { sqsQueuePort } from '../../lib/aws/queue-depth.ts';
 import {
@@ -10,6 +10,7 @@ import {
   type TickPorts,
   tickOptions,
 } from '../../lib/control/index.ts';
+import { forgetRates, ratesDue, rememberRates, withRemembered } from '../../lib/control/rate-reads.ts';
 import { LambdaActuator } from './actuator.ts';
 import { deriveState, lastRecordedChange, type StateEvidence } from './carried-state.ts';
 import type { ControllerResources } from './resources.ts';
@@ -83,6 +84,17 @@ export function rememberedFor(
   return memory.recall(resources.scalerName, now, config.tickSeconds);
 }
 
+/**
+ * What this scaler's tick reads beyond the queue's age: its own history on a cold start, the rates unless this
+ * container remembers them from a quiet queue and may reuse them (lib/control/rate-reads.ts).
+ */
+export function historyNeeds(remembered: RememberedTick | undefined, now: number): Required<QueryNeeds> {
+  return {
+    ownHistory: remembered === undefined,
+    rates: ratesDue(remembered?.rates, now),
+  };
+}
+
 export function createTickPorts(
   clients: AwsClients,
   resources: ControllerResources,
@@ -94,14 +106,23 @@ export function createTickPorts(
   const actuator = actuatorFor(clients, resources, config);
   const queue = sqsQueuePort(clients.sqs, resources.queueUrl);
   const remembered = rememberedFor(memory, resources, config, now);
-  const readHistory =
-    sharedHistory ??
-    once(async () => {
-      const needs = { ownHistory: remembered === undefined };
-      const reads = [{ resources, windowSeconds: options.windowSeconds, needs }];
-      const [own] = await readHistories(clients.cloudwatch, reads, now, options.periodSeconds);
-      return own as ControllerHistory;
-    });
+  const needs = historyNeeds(remembered, now);
+  const readOwn = async (asked: QueryNeeds) => {
+    const reads = [{ resources, windowSeconds: options.windowSeconds, needs: asked }];
+    const [own] = await readHistories(clients.cloudwatch, reads, now, options.periodSeconds);
+    return own as ControllerHistory;
+  };
+  // The history as read: without the rates where they are reused (the remembered ones fill in, below).
+  const readAsAsked = once(sharedHistory ?? (() => readOwn(needs)));
+  // The rates read afresh within the tick, where reused ones would have served only a hold (rate-reads.ts).
+  let freshRead: (() => Promise<ControllerHistory>) | undefined;
+  const readHistory = once(async (): Promise<ControllerHistory> => {
+    const history = await readAsAsked();
+    const reused = needs.rates ? undefined : remembered?.rates;
+    if (reused === undefined) return history;
+    const from = now - options.windowSeconds;
+    return { ...history, series: withRemembered(history.series, reused, from) };
+  });
   const readDepth = once(() => queue.depth());
   const evidence = once(async (): Promise<StateEvidence> => {
     const [history, applied, reading] = await Promise.all([
@@ -121,18 +142,32 @@ export function createTickPorts(
     save: async (saved, savedAt) => {
       const before = await evidence();
       const applied = actuator.appliedNow;
+      const wrote = applied !== before.applied;
+      const afresh = needs.rates ? await readAsAsked() : await freshRead?.();
+      const depth = await readDepth();
+      const read = afresh
+        ? { series: afresh.series, fresh: true, depth }
+        : { series: (await readHistory()).series, fresh: false, depth };
+      const rates = rememberRates(read, remembered?.rates, saved, config.targetAgeSeconds, now);
       memory.remember(resources.scalerName, {
         at: savedAt,
-        lastChangeAt: applied !== before.applied ? savedAt : lastRecordedChange(before),
+        lastChangeAt: wrote ? savedAt : lastRecordedChange(before),
         lastVisible: saved.lastVisible,
         applied,
         saturation: { growthProbe: saved.growthProbe, saturation: saved.saturation },
+        rates: wrote ? forgetRates(rates) : rates,
       });
     },
   };
   return {
     // runTick asks for the same window the tick options give; the one GetMetricData call serves both.
-    metrics: { read: async () => (await readHistory()).series },
+    metrics: {
+      read: async (_now, _period, _window, asked) => {
+        if (!asked?.freshRates || needs.rates) return (await readHistory()).series;
+        freshRead ??= once(() => readOwn({ ownHistory: false, rates: true }));
+        return (await freshRead()).series;
+      },
+    },
     queue: { depth: readDepth },
     concurrency: actuator,
     state,

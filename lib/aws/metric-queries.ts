@@ -1,15 +1,16 @@
 import type { MetricDataQuery, MetricDataResult } from '@aws-sdk/client-cloudwatch';
 import type { DownstreamHealthSpec } from '../control/downstream-health.ts';
-import type { Datapoint, MetricSeries } from '../control/index.ts';
+import type { Datapoint, MetricSeries, SeriesName } from '../control/index.ts';
 import { CONTROLLER_METRICS, METRIC_NAMESPACE, SCALER_DIMENSION } from '../telemetry.ts';
 import type { ControllerResources } from './resources.ts';
 
 /**
- * Everything a tick reads from CloudWatch, in one `GetMetricData` request: the law's four inputs (the queue's and
- * the consumer's signals) at every tick, and the controller's own published history
+ * Everything a tick reads from CloudWatch, in one `GetMetricData` request: the queue's age at every tick, the three
+ * rates (the queue's and the consumer's) at every tick while the law acts and every other tick while the queue is
+ * on time (lib/control/rate-reads.ts), and the controller's own published history
  * (three metrics) only where this container does not remember the tick before (a cold start): the carried state is
  * rebuilt from it (see functions/controller/carried-state.ts and tick-memory.ts). At $0.01 per 1,000 metrics
- * requested, four a tick is about $1.73 a month at one tick a minute.
+ * requested, four a tick is about $1.73 a month at one tick a minute; two and a half on average, $1.08.
  */
 export interface ControllerHistory {
   /** The control law's inputs. */
@@ -21,7 +22,6 @@ export interface ControllerHistory {
   readonly scaleEvents: readonly Datapoint[];
 }
 
-type SeriesName = keyof Omit<MetricSeries, 'partial' | 'downstreamHealth'>;
 type HistoryName = Exclude<keyof ControllerHistory, 'series'>;
 
 interface QuerySpec {
@@ -103,11 +103,19 @@ const OWN_HISTORY_QUERIES: readonly QuerySpec[] = [
 
 const QUERIES: readonly QuerySpec[] = [...LAW_QUERIES, ...OWN_HISTORY_QUERIES];
 
-/** What one scaler's tick reads beyond the law's inputs. */
+/** What one scaler's tick reads beyond the queue's age. */
 export interface QueryNeeds {
   /** The controller's own history: a cold start, where the carried state is not remembered. */
   readonly ownHistory: boolean;
+  /**
+   * The rates (sent, deleted, the consumer's Duration): false where the tick reuses the ones this container read a
+   * period before (lib/control/rate-reads.ts). @default true
+   */
+  readonly rates?: boolean;
 }
+
+/** The law's queries that are rates, not the age: the ones a tick may reuse. */
+export const RATE_QUERY_IDS: ReadonlySet<string> = new Set(['sent', 'deleted', 'duration']);
 
 /**
  * The downstream's health signal (`downstreamHealth`), read with the law's inputs at every tick, only where the
@@ -133,7 +141,8 @@ function healthQuery(health: DownstreamHealthSpec, idPrefix: string): MetricData
 
 /** The specs a tick with these needs reads. */
 function queriesFor(needs: QueryNeeds): QuerySpec[] {
-  return [...LAW_QUERIES, ...(needs.ownHistory ? OWN_HISTORY_QUERIES : [])];
+  const law = needs.rates === false ? LAW_QUERIES.filter((q) => !RATE_QUERY_IDS.has(q.id)) : LAW_QUERIES;
+  return [...law, ...(needs.ownHistory ? OWN_HISTORY_QUERIES : [])];
 }
 
 /**

@@ -50,6 +50,7 @@ const CONTROLLER = {
   tickerQueue: DEPLOYED.tickerMappings > 0,
   metricsPerTick: DEPLOYED.metricsPerTick,
   ownHistoryMetrics: DEPLOYED.ownHistoryMetrics,
+  rateMetrics: DEPLOYED.rateMetrics,
   /**
    * Ticks a month in a container that does not remember the tick before (functions/controller/tick-memory.ts):
    * one an hour, assumed. Invoked every 10 s the controller's container stays warm; AWS does not document how
@@ -131,6 +132,12 @@ function sqsRequestsPerTick(config: Pick<ScalerConfig, 'tickSeconds' | 'fastSamp
  */
 export const DOWNSTREAM_HEALTH_METRICS_PER_TICK = 1;
 
+/** Metrics a warm tick reads on average: all of them, less the rates on the share of ticks that reuse them. */
+function metricsPerTick(rateReadShare = 1): number {
+  const share = Math.min(1, Math.max(0, rateReadShare));
+  return CONTROLLER.metricsPerTick - CONTROLLER.rateMetrics * (1 - share);
+}
+
 /** The age law's controller a month, in lines: compute, its samples, requests, reads, SQS, metrics, alarms, key. */
 export function ageLawMonthlyBreakdown(
   config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
@@ -138,6 +145,11 @@ export function ageLawMonthlyBreakdown(
     readonly alarmTopic?: boolean;
     readonly alarmTopicEncryption?: boolean;
     readonly downstreamHealth?: boolean;
+    /**
+     * The share of ticks that read the three rates (lib/control/rate-reads.ts: a quiet queue's ticks reuse them),
+     * as a run counted it. @default 1: a queue never quiet, every tick reads all of them
+     */
+    readonly rateReadShare?: number;
   } = {},
 ): CostBreakdown {
   const ticks = SECONDS_PER_MONTH / config.tickSeconds;
@@ -149,7 +161,8 @@ export function ageLawMonthlyBreakdown(
     requests: ticks * (1 + samples) * PRICES.lambdaRequest,
     reads:
       (ticks *
-        (CONTROLLER.metricsPerTick + (options.downstreamHealth ? DOWNSTREAM_HEALTH_METRICS_PER_TICK : 0)) +
+        (metricsPerTick(options.rateReadShare) +
+          (options.downstreamHealth ? DOWNSTREAM_HEALTH_METRICS_PER_TICK : 0)) +
         CONTROLLER.coldTicks * CONTROLLER.ownHistoryMetrics) *
       PRICES.metricRequested,
     sqs: ticks * sqsRequestsPerTick(config) * PRICES.sqsRequest,
@@ -163,9 +176,15 @@ export function ageLawMonthlyBreakdown(
   return { ...lines, total, dashboardBeyondFreeTier: CONTROLLER.dashboards * PRICES.dashboardMonth };
 }
 
-/** The age law's controller a month: compute, its reads, its metrics, alarms and the alarm topic's key. */
-export function ageLawMonthlyCost(config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>): number {
-  return ageLawMonthlyBreakdown(config).total;
+/**
+ * The age law's controller a month: compute, its reads, its metrics, alarms and the alarm topic's key; at the
+ * share of rate reads a run counted (default: every tick reads them).
+ */
+export function ageLawMonthlyCost(
+  config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
+  rateReadShare = 1,
+): number {
+  return ageLawMonthlyBreakdown(config, { rateReadShare }).total;
 }
 
 /**
@@ -254,11 +273,15 @@ export function provisionedMonthlyCost(billedPollerSeconds: number, runSeconds: 
 export function monthlyCost(
   kind: ControllerKind,
   config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
-  run: { readonly billedPollerSeconds: number; readonly simulatedSeconds: number },
+  run: {
+    readonly billedPollerSeconds: number;
+    readonly simulatedSeconds: number;
+    readonly rateReadShare?: number;
+  },
 ): number | undefined {
   switch (kind) {
     case 'age-law':
-      return ageLawMonthlyCost(config);
+      return ageLawMonthlyCost(config, run.rateReadShare);
     case 'provisioned':
       return provisionedMonthlyCost(run.billedPollerSeconds, run.simulatedSeconds);
     case 'native':
@@ -281,7 +304,7 @@ export function costBreakdownMarkdown(
     `| compute: the ticks | ${gb} (the template), ${CONTROLLER.tickSeconds} s a tick | ${$(b.compute)} |`,
     `| compute: the samples between ticks | ${gb}, ${samplesPerTick(config)} a tick through the ticker queue, ${CONTROLLER.sampleSeconds} s each | ${$(b.sampleCompute)} |`,
     `| requests | the tick and each sample, one invocation each | ${$(b.requests)} |`,
-    `| reads: GetMetricData | ${CONTROLLER.metricsPerTick} metrics a tick (buildMetricQueries), ${CONTROLLER.ownHistoryMetrics} more on a cold start (one an hour, assumed) | ${$(b.reads)} |`,
+    `| reads: GetMetricData | ${CONTROLLER.metricsPerTick} metrics a tick (buildMetricQueries) on a queue never quiet; a quiet queue's ticks reuse the ${CONTROLLER.rateMetrics} rates (rate-reads.ts: $${((SECONDS_PER_MONTH / config.tickSeconds) * CONTROLLER.rateMetrics * PRICES.metricRequested).toFixed(2)} less a month quiet); ${CONTROLLER.ownHistoryMetrics} more on a cold start (one an hour, assumed) | ${$(b.reads)} |`,
     `| SQS | GetQueueAttributes at the tick and each sample; the ticker queue's send, ${TICKER_RECEIVES_PER_MINUTE} receives a minute (assumed) and a delete per sample | ${$(b.sqs)} |`,
     `| metrics: the controller's own | ${CONTROLLER.ownMetrics} names every tick, a full month each; ${DEPLOYED.sparseMetricNames.length} more only when non-zero (lib/telemetry.ts), counted as none | ${$(b.metrics)} |`,
     `| alarms | ${CONTROLLER.alarmMetrics} metric references in ${DEPLOYED.alarms.length} alarms (the template) | ${$(b.alarms)} |`,

@@ -25,6 +25,8 @@ export interface DeployedFigures {
   readonly metricsPerTick: number;
   /** The controller's own history, read on top where a container does not remember the tick before. */
   readonly ownHistoryMetrics: number;
+  /** Of `metricsPerTick`, the rates: a tick on a quiet queue reuses them (lib/control/rate-reads.ts). */
+  readonly rateMetrics: number;
   /** The controller's custom metric names published every tick: each billed a full month. */
   readonly customMetricNames: readonly string[];
   /** Those published only when non-zero (lib/telemetry.ts SPARSE_CONTROLLER_METRICS): billed only in those hours. */
@@ -43,6 +45,7 @@ export function figuresFromTemplate(
   controller: {
     readonly metricsPerTick: number;
     readonly ownHistoryMetrics: number;
+    readonly rateMetrics: number;
     readonly customMetricNames: readonly string[];
     readonly sparseMetricNames: readonly string[];
   },
@@ -77,6 +80,7 @@ export function figuresFromTemplate(
     tickerMappings: ofType('AWS::Lambda::EventSourceMapping').filter(invokesController).length,
     metricsPerTick: controller.metricsPerTick,
     ownHistoryMetrics: controller.ownHistoryMetrics,
+    rateMetrics: controller.rateMetrics,
     customMetricNames: [...controller.customMetricNames].sort(),
     sparseMetricNames: [...controller.sparseMetricNames].sort(),
   };

@@ -57,10 +57,12 @@ export interface ScalerAlarmsProps {
  * alarms and the expressions are exposed so the dashboard graphs exactly what the alarms evaluate.
  */
 export class ScalerAlarms extends Construct {
-  /** At the cap with the head age above target for more than a minute: the seed's "shed, don't scale" hook. */
+  /**
+   * Behind for more than a minute where more workers cannot help: at the cap, the downstream's health signal past
+   * its threshold, or a growth that bought no throughput (`Shed`). The seed's "shed, don't scale" hook: one state,
+   * one alarm (it was two, `-saturated` and `-shed`: $0.10 a month for the same page), the decision log says which.
+   */
   readonly saturated: Alarm;
-  /** The downstream is saturated (growth bought no throughput) and the head is above target: shed, do not scale. */
-  readonly shed: Alarm;
   /** A raise refused by the account's unreserved concurrency floor, with the head above target. */
   readonly accountHeadroom: Alarm;
   /** An operator's pause (reserved 0, or the mapping disabled) with the head above target. */
@@ -73,7 +75,8 @@ export class ScalerAlarms extends Construct {
   readonly oscillationExpression: MathExpression;
   /** No clean controller tick for several periods: not scheduled, crashing, or reporting errors. */
   readonly controllerUnhealthy: Alarm;
-  readonly controllerHealthyTicks: MathExpression;
+  /** What it evaluates, graphed on the dashboard: the periods in which a tick published its applied value. */
+  readonly controllerHealthyTicks: Metric;
   /** Any message in the dead-letter queue (absent when the scaler knows no DLQ). */
   readonly deadLetters?: Alarm;
   /**
@@ -93,14 +96,12 @@ export class ScalerAlarms extends Construct {
       targetAgeSeconds: props.targetAge.toSeconds({ integral: false }),
     };
     this.saturated = saturatedAlarm(on);
-    this.shed = shedAlarm(on);
     this.accountHeadroom = accountHeadroomAlarm(on);
     this.paused = pausedAlarm(on);
     this.noData = noDataAlarm(on);
     this.oscillationExpression = oscillationExpression(props.metrics);
     if (props.oscillationAlarm) this.oscillation = oscillationAlarm(on, this.oscillationExpression);
-    ({ alarm: this.controllerUnhealthy, expression: this.controllerHealthyTicks } =
-      controllerUnhealthyAlarm(on));
+    ({ alarm: this.controllerUnhealthy, metric: this.controllerHealthyTicks } = controllerUnhealthyAlarm(on));
     this.deadLetters = deadLettersAlarm(on);
     this.consumerThrottles = consumerThrottlesAlarm(on);
     for (const alarm of this.all) {
@@ -112,7 +113,6 @@ export class ScalerAlarms extends Construct {
   get all(): Alarm[] {
     return [
       this.saturated,
-      this.shed,
       this.accountHeadroom,
       this.paused,
       this.noData,
@@ -133,9 +133,9 @@ interface AlarmContext {
   readonly targetAgeSeconds: number;
 }
 
-interface AlarmWithExpression {
+interface AlarmWithMetric {
   readonly alarm: Alarm;
-  readonly expression: MathExpression;
+  readonly metric: Metric;
 }
 
 /**
@@ -165,32 +165,23 @@ function behindAlarm(
 }
 
 /**
- * Pinned at cap (or the downstream's health signal past its threshold) with age above target: the controller's
- * `Saturated` flag, which folds in both conditions at the tick (the applied value after its writes at the cap, or
- * the health signal, and the queue's age above the target), so the alarm reads one metric. "More than a minute, continuously": the two most recent datapoints (CONTINUOUS_MINUTES); "2 of the
- * last 4" would also fire on two separate one-minute blips. `applied` is what the controller applied, not what it
- * wanted: a raise the account refused is not "at cap" (that is the account-headroom alarm).
+ * Behind where more workers cannot help, with age above target: the controller's `Saturated` flag, which folds in
+ * every such condition at the tick (the applied value after its writes at the cap, the health signal past its
+ * threshold, or a growth that bought no throughput: `Shed`), so the alarm reads one metric. "More than a minute,
+ * continuously": the two most recent datapoints (CONTINUOUS_MINUTES); "2 of the last 4" would also fire on two
+ * separate one-minute blips. `applied` is what the controller applied, not what it wanted: a raise the account
+ * refused is not "at cap" (that is the account-headroom alarm).
  */
 function saturatedAlarm(on: AlarmContext): Alarm {
   const { props, targetAgeSeconds } = on;
   return behindAlarm(on, 'Saturated', 'saturated', props.metrics.metricSaturated(), [
     `The consumer has been at its cap (${props.maxConcurrency}), or its downstream saturated (the`,
-    'downstreamHealth metric past its threshold: the decision log says hold:downstream-saturated), with',
-    `the oldest message older than the target (${targetAgeSeconds} s) for more than a minute: the`,
-    'downstream, not the controller, is the limit and work is accumulating. Shed or slow the producers, or',
-    'raise the downstream capacity and then the cap. Do not just raise the cap: that overloads the downstream.',
-  ]);
-}
-
-/** The downstream is saturated with the age above target (`Shed`): the controller holds on purpose. */
-function shedAlarm(on: AlarmContext): Alarm {
-  const { targetAgeSeconds } = on;
-  return behindAlarm(on, 'Shed', 'shed', on.props.metrics.metricShed(), [
-    'The downstream is saturated: a growth made while behind bought no throughput (the per-item time rose with the',
-    `workers, the completions did not), and the oldest message is older than the target (${targetAgeSeconds} s).`,
-    'The controller took the growth back and holds, because more workers would only wait on the dependency. Shed',
-    'or slow the producers, and look at the dependency (database, API) the consumer calls. When the queue catches',
-    'up the controller may probe with one growth again.',
+    'downstreamHealth metric past its threshold, or a growth that bought no throughput: the decision log says',
+    `hold:at-cap or hold:downstream-saturated), with the oldest message older than the target (${targetAgeSeconds} s)`,
+    'for more than a minute: the downstream, not the controller, is the limit and work is accumulating. Shed or',
+    'slow the producers, or raise the downstream capacity and then the cap. Do not just raise the cap: that',
+    'overloads the downstream. After a growth that bought nothing the controller took it back and holds; when',
+    'the queue catches up it may probe with one growth again.',
   ]);
 }
 
@@ -281,30 +272,20 @@ function oscillationAlarm(on: AlarmContext, expression: MathExpression): Alarm {
 }
 
 /**
- * Controller health: periods in which the controller published its applied concurrency (every decided tick does;
- * a crashed, failed or unscheduled one does not) minus the errors it reported (a failed tick, a failed write, a
- * failed sample). Missing = breaching: a controller that is not scheduled, or whose metrics stopped, is exactly
- * what this alarm is for. Several periods in a row, because EventBridge's once-a-minute schedule can put 0 or 2
- * runs in a minute. Two metrics, both the controller's own: Lambda's Invocations would also count the samples
- * between ticks, which run whether or not the ticks succeed, and its Errors (a crash) publish no
- * AppliedConcurrency, so the applied count already misses them. Not one: a tick whose write failed (a missing
- * permission, a deleted mapping, throttled control-plane calls) still publishes its AppliedConcurrency (what it
- * read) beside ControllerErrors, so the applied count alone would miss the errors.
+ * Controller health: periods in which a clean tick published its applied concurrency. A tick publishes it only when
+ * nothing failed (report.ts: a failed tick, a failed write publish ControllerErrors instead; a crash publishes
+ * nothing), so one metric carries both "not running" and "running with errors" (it was two, the applied count and
+ * the errors: $0.10 a month more). Missing = breaching: a controller that is not scheduled, or whose metrics
+ * stopped, is exactly what this alarm is for. Several periods in a row, because EventBridge's once-a-minute
+ * schedule can put 0 or 2 runs in a minute. Not Lambda's Invocations: they also count the samples between ticks,
+ * which run whether or not the ticks succeed.
  */
-function controllerUnhealthyAlarm(on: AlarmContext): AlarmWithExpression {
+function controllerUnhealthyAlarm(on: AlarmContext): AlarmWithMetric {
   const m = on.props.metrics;
   const tick = on.props.tick;
   const tickSeconds = tick.toSeconds();
   const periods = Math.max(3, Math.ceil(300 / tickSeconds));
-  const expression = new MathExpression({
-    expression: 'FILL(ticks, 0) - FILL(reported, 0)',
-    usingMetrics: {
-      ticks: m.metricAppliedPublications(tick),
-      reported: m.metricControllerReportedErrors().with({ period: tick }),
-    },
-    period: tick,
-    label: 'clean controller ticks',
-  });
+  const cleanTicks = m.metricAppliedPublications(tick);
   const alarm = new Alarm(on.scope, 'ControllerUnhealthy', {
     alarmName: on.name('controller-unhealthy'),
     alarmDescription: [
@@ -313,14 +294,14 @@ function controllerUnhealthyAlarm(on: AlarmContext): AlarmWithExpression {
       'mapping, throttled control-plane calls). The consumer keeps its last concurrency meanwhile.',
       "Read the controller's log group for the error and its reason code.",
     ].join(' '),
-    metric: expression,
+    metric: cleanTicks,
     threshold: 1,
     comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
     evaluationPeriods: periods,
     datapointsToAlarm: periods,
     treatMissingData: TreatMissingData.BREACHING,
   });
-  return { alarm, expression };
+  return { alarm, metric: cleanTicks };
 }
 
 /**

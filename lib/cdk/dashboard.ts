@@ -106,7 +106,7 @@ export class ScalerDashboard extends Construct {
           leftYAxis: { min: 0 },
           rightYAxis: { min: 0 },
         }),
-        graph('Saturated (at cap with age above target)', {
+        graph('Saturated (at cap, or downstream saturated, with age above target)', {
           left: [a.saturated.metric, m.metricAtCap()],
           leftYAxis: { min: 0, max: 1 },
         }),
@@ -115,7 +115,7 @@ export class ScalerDashboard extends Construct {
         // Every state in which the queue falls behind and the controller cannot act, as its alarm evaluates it.
         graph('Behind and the controller cannot act (alarms)', {
           left: [
-            a.shed.metric,
+            m.metricShed(),
             a.accountHeadroom.metric,
             a.paused.metric,
             a.noData.metric,

@@ -162,8 +162,8 @@ export class ScalerMetricFactory {
   }
 
   /**
-   * How many times the controller published its applied concurrency in a period: every decided tick does, and
-   * every fast-path sample that grew; a crashed, failed or unscheduled tick does not.
+   * How many times the controller published its applied concurrency in a period: every clean tick does, and
+   * every fast-path sample that grew; a crashed, failed or unscheduled tick, and one whose write failed, does not.
    */
   metricAppliedPublications(period: Duration): Metric {
     return this.controllerMetric('appliedConcurrency', 'SampleCount', 'ticks that published', period);

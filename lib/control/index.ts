@@ -41,6 +41,7 @@ export type {
   MetricsPort,
   QueueDepth,
   QueuePort,
+  SeriesName,
   StatePort,
 } from './ports.ts';
 export { type ControllerState, INITIAL_STATE, type PauseKind, type QueueSnapshot } from './snapshot.ts';

@@ -1,5 +1,5 @@
 import { healthReading } from './downstream-health.ts';
-import type { Datapoint, MetricSeries, QueueDepth } from './ports.ts';
+import type { Datapoint, MetricSeries, QueueDepth, SeriesName } from './ports.ts';
 import type { PauseKind, QueueSnapshot } from './snapshot.ts';
 
 /**
@@ -22,8 +22,6 @@ export interface ObservationInput {
   /** The mapping's BatchSize, as the actuator read it. */
   readonly batchSize?: number;
 }
-
-type SeriesName = keyof Omit<MetricSeries, 'partial' | 'downstreamHealth'>;
 
 function usable(input: ObservationInput, name: SeriesName): readonly Datapoint[] {
   if (input.series.partial?.includes(name)) return [];

@@ -12,6 +12,9 @@ export interface Datapoint {
   readonly value: number;
 }
 
+/** The law's CloudWatch series by name. */
+export type SeriesName = 'ageOfOldestMessage' | 'messagesSent' | 'messagesDeleted' | 'consumerDurationMs';
+
 /** The series one `GetMetricData` call returns, each in any order (never trust array position). */
 export interface MetricSeries {
   /** `AWS/SQS ApproximateAgeOfOldestMessage`, Maximum, seconds. */
@@ -28,7 +31,12 @@ export interface MetricSeries {
    */
   readonly downstreamHealth?: HealthSeries;
   /** Series CloudWatch marked `PartialData`: treated as missing. */
-  readonly partial?: readonly (keyof Omit<MetricSeries, 'partial' | 'downstreamHealth'>)[];
+  readonly partial?: readonly SeriesName[];
+  /**
+   * The three rates are the ones read a period before, not read at this tick (lib/control/rate-reads.ts): they
+   * may serve a hold; the tick decides an action on fresh ones.
+   */
+  readonly ratesReused?: boolean;
 }
 
 /** Near real-time depth from `GetQueueAttributes`. */
@@ -39,8 +47,16 @@ export interface QueueDepth {
 }
 
 export interface MetricsPort {
-  /** The series over `[now - windowSeconds, now]` at `periodSeconds` resolution. */
-  read(now: number, periodSeconds: number, windowSeconds: number): Promise<MetricSeries>;
+  /**
+   * The series over `[now - windowSeconds, now]` at `periodSeconds` resolution; the rates may be the ones read a
+   * period before (`ratesReused`) unless `freshRates`.
+   */
+  read(
+    now: number,
+    periodSeconds: number,
+    windowSeconds: number,
+    options?: { readonly freshRates?: boolean },
+  ): Promise<MetricSeries>;
 }
 
 export interface QueuePort {

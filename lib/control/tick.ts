@@ -6,6 +6,7 @@ import { decide } from './policy.ts';
 import type {
   ActuatorCondition,
   ConcurrencyPort,
+  MetricSeries,
   MetricsPort,
   QueueDepth,
   QueuePort,
@@ -76,17 +77,28 @@ export async function readAndDecide(
     ports.concurrency.condition?.() ?? Promise.resolve<ActuatorCondition>({}),
     ports.state.load(now),
   ]);
-  const snapshot = observe({
-    now,
-    periodSeconds: options.periodSeconds,
-    series,
-    depth,
-    appliedConcurrency: current ?? Number.POSITIVE_INFINITY,
-    paused: condition.paused,
-    batchSize: condition.batchSize,
-    peakWindowSeconds: config.scaleDownDelaySeconds,
-  });
-  return { snapshot, decision: decide(snapshot, state, config), state, current, condition };
+  const decideOn = (read: MetricSeries) => {
+    const snapshot = observe({
+      now,
+      periodSeconds: options.periodSeconds,
+      series: read,
+      depth,
+      appliedConcurrency: current ?? Number.POSITIVE_INFINITY,
+      paused: condition.paused,
+      batchSize: condition.batchSize,
+      peakWindowSeconds: config.scaleDownDelaySeconds,
+    });
+    return { snapshot, decision: decide(snapshot, state, config) };
+  };
+  let decided = decideOn(series);
+  // Rates reused from a period before serve a hold; an action is decided on fresh ones (rate-reads.ts).
+  if (series.ratesReused && !decided.decision.reason.startsWith('hold:')) {
+    const fresh = await ports.metrics.read(now, options.periodSeconds, options.windowSeconds, {
+      freshRates: true,
+    });
+    decided = decideOn(fresh);
+  }
+  return { ...decided, state, current, condition };
 }
 
 /** "Repaired" is what the limits are after the writes, not what was planned: a refused write repairs nothing. */

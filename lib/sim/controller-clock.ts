@@ -5,6 +5,7 @@ import type { ActuatorModel } from './actuator-model.ts';
 import type { MessageQueue } from './message-queue.ts';
 import type { MetricPeriods } from './metric-periods.ts';
 import type { ReceiveLoops } from './receive-loops.ts';
+import { RememberedRateReads } from './remembered-rates.ts';
 
 /** What a controller tick reports back for the timeline. */
 export interface TickReport {
@@ -36,6 +37,8 @@ export interface ControlledParts {
   readonly functionTimeoutSeconds?: number;
   /** The mapping's BatchSize, as the Lambda's adapter reads it with the limits. */
   readonly batchSize?: number;
+  /** The scaler's target age: whether a tick found the queue on time, so the next may reuse its rates. */
+  readonly targetAgeSeconds: number;
 }
 
 /**
@@ -64,6 +67,8 @@ export class ControllerClock {
   private at = 0;
   private lastTickAt = 0;
   private readonly ports: TickPorts;
+  /** The rates the last tick read, as the Lambda's container remembers them (lib/control/rate-reads.ts). */
+  readonly rateReads: RememberedRateReads;
   /** How often the fast path is asked for a sample (`sampleCarrierSeconds`), when there is one. */
   readonly sampleCarrierSeconds: number | undefined;
 
@@ -76,6 +81,7 @@ export class ControllerClock {
     this.sampleCarrierSeconds = controller.fastSample
       ? sampleCarrierSeconds(fastSampleSeconds, tickSeconds)
       : undefined;
+    this.rateReads = new RememberedRateReads(parts.targetAgeSeconds);
     this.ports = this.buildPorts(parts);
   }
 
@@ -114,8 +120,13 @@ export class ControllerClock {
     const { metrics, queue, actuator, loops, instantAge } = parts;
     return {
       metrics: {
-        read: async (now, period, window) =>
-          metrics.read(now, period, window, instantAge ? queue.headAge(this.at) : undefined),
+        read: async (now, period, window, options) =>
+          this.rateReads.read(
+            now,
+            window,
+            async () => metrics.read(now, period, window, instantAge ? queue.headAge(this.at) : undefined),
+            options?.freshRates,
+          ),
       },
       queue: {
         depth: async (): Promise<QueueDepth> => ({
@@ -132,12 +143,18 @@ export class ControllerClock {
         apply: async (desired) => {
           actuator.apply(desired, this.at);
           loops.resize(this.at);
+          this.rateReads.wrote();
         },
       },
       state: {
         load: async () => this.state,
-        save: async (state) => {
+        save: async (state, now) => {
           this.state = state;
+          this.rateReads.saved(state, now, {
+            visible: queue.visibleCount(),
+            inFlight: queue.inFlight,
+            delayed: 0,
+          });
         },
       },
     };

@@ -92,6 +92,11 @@ export interface SimulationResult {
   readonly reservedSeconds: number | null;
   /** Provisioned mode's event-poller-seconds (billed per EPU-hour); 0 in standard mode. */
   readonly billedPollerSeconds: number;
+  /**
+   * Of the controller's ticks that read CloudWatch, the share that read the three rates (the rest reused a quiet
+   * queue's: lib/control/rate-reads.ts); 1 where none read.
+   */
+  readonly rateReadShare: number;
   /** The downstream's figures; absent with none, or when it is a group's (the group reports it once). */
   readonly downstream?: DownstreamStats;
 }
@@ -158,6 +163,7 @@ export class Simulation {
       instantAge: env.instantAge,
       batchSize: env.batchSize,
       functionTimeoutSeconds: env.kind === 'lambda' ? env.functionTimeoutSeconds : undefined,
+      targetAgeSeconds: input.targetAgeSeconds,
     });
     this.timeline = new Timeline(input.cap, input.targetAgeSeconds, input.tickSeconds);
   }
@@ -306,6 +312,7 @@ export class Simulation {
       warmEnvironments: (invocations.environments?.warm ?? (this.loops.workers as LevelMeter)).summary(end),
       reservedSeconds: this.actuator.reservedSeconds(end),
       billedPollerSeconds: this.loops.billedPollerSeconds(end),
+      rateReadShare: this.clock.rateReads.share(),
       downstream: this.input.shared === undefined ? this.downstream.stats() : undefined,
     };
   }

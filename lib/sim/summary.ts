@@ -67,6 +67,8 @@ export interface RunSummary {
   readonly reservedSeconds: number | null;
   /** Provisioned mode's event-poller-seconds (billed per EPU-hour); 0 in standard mode. */
   readonly billedPollerSeconds: number;
+  /** The share of the controller's ticks that read the rates (the rest reused a quiet queue's). */
+  readonly rateReadShare: number;
   readonly p50WaitSeconds: number;
   readonly p99WaitSeconds: number;
   readonly maxWaitSeconds: number;
@@ -204,6 +206,7 @@ export function summarize(result: SimulationResult, meta: SummaryMeta): RunSumma
     warmEnvironments: { peak: result.warmEnvironments.peak, mean: result.warmEnvironments.mean },
     reservedSeconds: result.reservedSeconds,
     billedPollerSeconds: result.billedPollerSeconds,
+    rateReadShare: result.rateReadShare,
     p50WaitSeconds: all.quantile(0.5),
     p99WaitSeconds: all.quantile(0.99),
     maxWaitSeconds: all.max,

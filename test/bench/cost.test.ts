@@ -36,7 +36,7 @@ describe('the cost counts what is deployed', () => {
   it('counts a metric-math alarm per metric it references, and an extra key or alarm in the template', () => {
     const template = readJson(EXAMPLE_TEMPLATE);
     const now = deployedFiguresNow(template);
-    expect(now.alarms.length).toBe(8);
+    expect(now.alarms.length).toBe(7);
     const grown = structuredClone(template);
     grown.Resources.ExtraKey = { Type: 'AWS::KMS::Key', Properties: {} };
     grown.Resources.ExtraAlarm = {
@@ -103,13 +103,23 @@ describe('the bench cost column', () => {
     expect(withSamples.sqs - tickOnly.sqs).toBeCloseTo(ticks * (5 + 1 + 15 + 5) * PRICES.sqsRequest, 9);
     // AND GetMetricData: the law's 4 metrics a tick, the own history's 3 more at a cold start an hour ($1.75)
     expect(withSamples.reads).toBeCloseTo((ticks * 4 + 720 * 3) * PRICES.metricRequested, 9);
-    // AND what is left is 2 dense metrics ($0.60: applied and desired; the sparse ones count as none), 9 alarm
-    // metrics ($0.90), no key (the alarm topic is not encrypted at rest by default) and cents
+    // AND what is left is 2 dense metrics ($0.60: applied and desired; the sparse ones count as none), 7 alarm
+    // metrics ($0.70), no key (the alarm topic is not encrypted at rest by default) and cents
     expect(tickOnly.metrics).toBeCloseTo(2 * PRICES.customMetricMonth, 9);
-    expect(tickOnly.alarms).toBeCloseTo(9 * PRICES.alarmMetricMonth, 9);
+    expect(tickOnly.alarms).toBeCloseTo(7 * PRICES.alarmMetricMonth, 9);
     expect(tickOnly.alarmTopicKey).toBe(0);
-    expect(tickOnly.total).toBeGreaterThan(1.75 + 0.6 + 0.9);
-    expect(tickOnly.total).toBeLessThan(1.75 + 0.6 + 0.9 + 0.2);
+    expect(tickOnly.total).toBeGreaterThan(1.75 + 0.6 + 0.7);
+    expect(tickOnly.total).toBeLessThan(1.75 + 0.6 + 0.7 + 0.2);
+  });
+
+  it('a quiet queue’s ticks reuse the three rates: the reads cost what a run counted', () => {
+    // GIVEN a run in which a share of the ticks read the rates, the rest reused a quiet queue's
+    const busy = ageLawMonthlyBreakdown(lambda);
+    const quiet = ageLawMonthlyBreakdown(lambda, { rateReadShare: 0.2 });
+    // THEN the reads drop by the three rates on the ticks that reused them, and nothing else moves
+    const ticks = SECONDS_PER_MONTH / 60;
+    expect(busy.reads - quiet.reads).toBeCloseTo(ticks * 3 * 0.8 * PRICES.metricRequested, 9);
+    expect(busy.total - quiet.total).toBeCloseTo(busy.reads - quiet.reads, 9);
   });
 
   it('a longer tick costs less: fewer invocations, fewer metric reads', () => {
@@ -123,17 +133,21 @@ describe('the bench cost column', () => {
   });
 
   it('the bench prices the age law, provisioned (2 pollers on a quiet queue) and native (nothing)', async () => {
-    // GIVEN a quiet queue
+    // GIVEN a queue with a trickle of messages, served between the ticks
     const quiet: LoadFile = {
       name: 'quiet',
-      phases: [{ durationSeconds: 600, ratePerSecond: 1, itemMs: 20 }],
+      phases: [{ durationSeconds: 1800, ratePerSecond: 1, itemMs: 20 }],
     };
     // WHEN the bench runs it
     const rows = await benchScenario(quiet, 'lambda');
     const cost = (controller: string) => rows.find((r) => r.controller === controller)?.monthlyCost;
-    // THEN
-    expect(cost('age-law')).toBeCloseTo(ageLawMonthlyCost(lambda), 6);
-    expect(cost('provisioned')).toBeCloseTo(provisionedMonthlyCost(2 * 600, 600), 6);
+    // THEN the age law at the share of ticks that read the rates, as the run counted it: nearly all of them (a
+    // trickle is not a quiet queue: messages sent in every period read; only its first minutes, before SQS's first
+    // datapoints, look quiet)
+    const share = rows.find((r) => r.controller === 'age-law')?.summary.rateReadShare as number;
+    expect(share).toBeGreaterThan(0.8);
+    expect(cost('age-law')).toBeCloseTo(ageLawMonthlyCost(lambda, share), 6);
+    expect(cost('provisioned')).toBeCloseTo(provisionedMonthlyCost(2 * 1800, 1800), 6);
     expect(cost('native')).toBe(0);
     expect(cost('fixed-cap')).toBeUndefined();
   });
@@ -181,9 +195,9 @@ describe('a shared budget’s cost counts what a budget deploys', () => {
     expect(three.controller).toBeCloseTo(one.controller, 9);
     expect(three.total - one.total).toBeCloseTo(2 * one.perMember, 9);
     // Per member: 4 metrics a tick ($1.73), its 2 dense metrics, its age and target and its grant ($1.50: a lone
-    // scaler publishes no age or target), its 9 alarm metrics ($0.90),
+    // scaler publishes no age or target), its 7 alarm metrics ($0.70),
     // the depth reads and a cold start's own history (cents)
-    expect(one.perMember).toBeGreaterThan(1.73 + 1.5 + 0.9);
-    expect(one.perMember).toBeLessThan(1.73 + 1.5 + 0.9 + 0.2);
+    expect(one.perMember).toBeGreaterThan(1.73 + 1.5 + 0.7);
+    expect(one.perMember).toBeLessThan(1.73 + 1.5 + 0.7 + 0.2);
   });
 });

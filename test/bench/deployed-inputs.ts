@@ -14,12 +14,13 @@ export function deployedFiguresNow(template: Parameters<typeof figuresFromTempla
     consumerFunctionName: 'c',
   } as Parameters<typeof buildMetricQueries>[0];
   // A lone scaler's warm tick (a budget member's reads are priced by budgetMonthlyCost).
-  const warm = { ownHistory: false };
+  const warm = { ownHistory: false, rates: true };
   const count = (needs: Partial<typeof warm>) =>
     buildMetricQueries(resources, 60, { ...warm, ...needs }).length;
   return figuresFromTemplate(template, EXAMPLE_TEMPLATE, {
     metricsPerTick: count({}),
     ownHistoryMetrics: count({ ownHistory: true }) - count({}),
+    rateMetrics: count({}) - count({ rates: false }),
     // What a decided tick publishes (test/controller/report.test.ts holds metricsFor to exactly these names).
     customMetricNames: [...DENSE_CONTROLLER_METRICS],
     sparseMetricNames: [...SPARSE_CONTROLLER_METRICS],

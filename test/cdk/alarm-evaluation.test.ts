@@ -81,7 +81,7 @@ describe('an alarm fires on more than a minute of its condition, continuously', 
     expect(evaluate(alarms.saturated as AlarmSettings, minutes)).toBe(state);
   });
 
-  it.each(['shed', 'account-headroom', 'paused'])('%s evaluates the same way', (name) => {
+  it.each(['account-headroom', 'paused'])('%s evaluates the same way', (name) => {
     expect(alarms[name]).toMatchObject({
       EvaluationPeriods: 2,
       DatapointsToAlarm: 2,

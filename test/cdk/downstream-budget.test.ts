@@ -355,10 +355,10 @@ describe('DownstreamBudget: one controller runs every member', () => {
   it('a member keeps its own alarms and outputs, watching the shared controller', () => {
     const { stack, budget, scalers } = budgetApp({ dbPoolSize: 40 }, TWO);
     const template = Template.fromStack(stack);
-    // 8 alarms each and the budget's one.
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 17);
+    // 7 alarms each and the budget's one.
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 15);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 2);
-    for (const scaler of scalers) expect(scaler.alarms.all).toHaveLength(8);
+    for (const scaler of scalers) expect(scaler.alarms.all).toHaveLength(7);
     template.hasOutput('ControllerFunctionName', {
       Value: { Ref: ref(stack, budget.controller.functionName).slice(1, -1) },
     });

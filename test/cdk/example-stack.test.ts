@@ -346,7 +346,7 @@ function referencedMetrics(alarm: Record<string, unknown>): string[] {
 }
 
 describe('the alarms', () => {
-  it('9 metric references in 8 alarms, none read twice by one alarm (19 in 10 before issue 26)', () => {
+  it('7 metric references in 7 alarms, none read twice by one alarm (19 in 10 before issue 26)', () => {
     const byAlarm = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => ({
       name: (a.Properties.AlarmName as string).replace(`${scalerName}-`, ''),
       metrics: referencedMetrics(a.Properties).map((m) => m.split('/').slice(0, 3).join('/')),
@@ -354,11 +354,10 @@ describe('the alarms', () => {
     for (const { name, metrics } of byAlarm) expect(new Set(metrics).size, name).toBe(metrics.length);
     expect(Object.fromEntries(byAlarm.map((a) => [a.name, a.metrics.length]))).toEqual({
       saturated: 1,
-      shed: 1,
       'account-headroom': 1,
       paused: 1,
       'no-data': 1,
-      'controller-unhealthy': 2,
+      'controller-unhealthy': 1,
       'dead-letters': 1,
       'consumer-throttles': 1,
     });
@@ -366,7 +365,6 @@ describe('the alarms', () => {
 
   it.each([
     { suffix: 'saturated', metric: 'Saturated' },
-    { suffix: 'shed', metric: 'Shed' },
     { suffix: 'account-headroom', metric: 'ClampedAboveTarget' },
     { suffix: 'paused', metric: 'PausedAboveTarget' },
   ])(
@@ -423,12 +421,8 @@ describe('the alarms', () => {
       DatapointsToAlarm: 5,
       TreatMissingData: 'breaching',
     });
-    const metrics = alarm.Metrics as { Expression?: string }[];
-    expect(metrics.find((m) => m.Expression)?.Expression).toBe('FILL(ticks, 0) - FILL(reported, 0)');
-    expect(referencedMetrics(alarm).sort()).toEqual([
-      `${METRIC_NAMESPACE}/AppliedConcurrency/SampleCount/60`,
-      `${METRIC_NAMESPACE}/ControllerErrors/Sum/60`,
-    ]);
+    // One metric: a clean tick publishes its applied value, a tick that reports an error does not (report.ts).
+    expect(referencedMetrics(alarm)).toEqual([`${METRIC_NAMESPACE}/AppliedConcurrency/SampleCount/60`]);
   });
 
   it('dead letters: any message in the DLQ; missing data is not breaching', () => {
@@ -459,7 +453,7 @@ describe('the alarms', () => {
   it('every alarm notifies the topic on alarm and on OK', () => {
     const topic = logicalId('AWS::SNS::Topic', 'ScalerAlarmTopic');
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(8);
+    expect(alarms).toHaveLength(7);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
       expect(alarm.Properties.OKActions).toEqual([{ Ref: topic }]);
@@ -523,7 +517,7 @@ describe('the dashboard', () => {
     }
     // The alarms' own expressions, not look-alikes, and the oscillation expression with no alarm.
     expect(body).toContain('IF(events - (high - low) >= 2, events, 0)');
-    expect(body).toContain('FILL(ticks, 0) - FILL(reported, 0)');
+    expect(body).toContain('ControllerErrors');
     // The cap and the floor are settings: lines on the graph, not metrics.
     expect(body).toContain('cap 20');
     expect(body).not.toContain('MaxConcurrency');

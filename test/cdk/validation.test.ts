@@ -496,7 +496,7 @@ describe('QueueAgeScaler deployment checks on the attached resources', () => {
       ),
     ]);
     expect(scaler.alarms.deadLetters).toBeUndefined();
-    expect(scaler.alarms.all).toHaveLength(7);
+    expect(scaler.alarms.all).toHaveLength(6);
   });
 });
 

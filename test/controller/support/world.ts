@@ -197,6 +197,7 @@ export class World {
   rewire(observeWrites = true): void {
     const clients = createAwsClients(this.server.clientConfig);
     if (observeWrites) this.observeWrites(clients.lambda);
+    this.observeMetricQueries(clients.cloudwatch);
     this.calls = attachCallLog(clients);
     // Captures the decision lines the Powertools Logger would print (the reporter's only use of it).
     const capture = (message: string, fields: Record<string, unknown>) => this.logs.push({ message, fields });
@@ -215,6 +216,22 @@ export class World {
       this.now += seconds;
       await this.duringSleep?.(this.now);
     });
+  }
+
+  /** The query ids of each GetMetricData request, in order (what a tick paid for). */
+  readonly metricQueries: string[][] = [];
+
+  private observeMetricQueries(cloudwatch: CloudWatchClient): void {
+    cloudwatch.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'GetMetricDataCommand') {
+          const input = args.input as { MetricDataQueries?: { Id?: string }[] };
+          this.metricQueries.push((input.MetricDataQueries ?? []).map((q) => q.Id ?? ''));
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'observeMetricQueries' },
+    );
   }
 
   private observeWrites(lambda: LambdaClient): void {
