@@ -187,7 +187,7 @@ async function main(): Promise<void> {
     scenario,
     startSeconds,
     settings,
-    environment: file?.environment,
+    world: file?.world,
     downstream: file?.downstream,
     seeds,
     current,

@@ -5,9 +5,9 @@ import { resolveScalerConfig, type ScalerConfig, type ScalerSettings } from '../
 import type { SettingName } from '../control/settings-table.ts';
 import type { LoadFile } from '../load-file/load-file.ts';
 import type { DownstreamModel } from '../sim/downstream.ts';
-import type { SimEnvironment } from '../sim/environment.ts';
 import { PRESETS } from '../sim/presets.ts';
 import { type ControllerKind, downstreamFor, runScenario } from '../sim/run.ts';
+import type { SimWorld } from '../sim/world.ts';
 import {
   chooseFloor,
   type DailyPeak,
@@ -54,7 +54,7 @@ export interface RecommendInput {
   readonly startSeconds?: number;
   /** A config file's settings with the command line's on top; the lambda preset fills the rest. */
   readonly settings: ScalerSettings;
-  readonly environment?: Partial<SimEnvironment>;
+  readonly world?: Partial<SimWorld>;
   /** The downstream's capacity over the trace's own `@downstream` line, as `bench --config` gives it. */
   readonly downstream?: DownstreamModel;
   readonly seeds: readonly number[];
@@ -184,8 +184,8 @@ export async function recommend(input: RecommendInput): Promise<RecommendReport>
   const runs = RECOMMEND_CONTROLLERS.length * seeds.length;
   const budget = input.budget ?? REPLAY_BUDGET_MESSAGES;
   const plan = planReplay(scenario.phases, runs, budget);
-  const environment: SimEnvironment = { ...PRESET.environment, ...input.environment };
-  const thinning = thin(scenario, environment, plan.k, downstreamFor(scenario, input.downstream));
+  const world: SimWorld = { ...PRESET.world, ...input.world };
+  const thinning = thin(scenario, world, plan.k, downstreamFor(scenario, input.downstream));
   const settings = runSettings(input.settings, config, floor, plan.k);
 
   const options: SeedFigures[] = [];
@@ -200,7 +200,7 @@ export async function recommend(input: RecommendInput): Promise<RecommendReport>
         controller,
         seed,
         settings,
-        environment: { ...input.environment, ...thinning.environment },
+        world: { ...input.world, ...thinning.world },
         downstream: thinning.downstream,
       });
       rows.push(benchRow(scenario.name, 'lambda', controller, run));
