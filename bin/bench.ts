@@ -90,7 +90,7 @@ async function main(): Promise<void> {
             process.stderr.write(
               `${preset} ${row.scenario} ${row.controller}: ${row.summary.wallSeconds.toFixed(1)} s\n`,
             ),
-          { settings: file?.settings, environment: file?.environment, downstream: file?.downstream },
+          { settings: file?.settings, world: file?.world, downstream: file?.downstream },
         )),
       );
     }
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
         command: [command, ...process.argv.slice(2)].join(' '),
         sections,
         settings: file?.settings,
-        environment: file?.environment,
+        world: file?.world,
       })
     : `${sections.map((s) => benchSection(s.preset, s.rows)).join('\n\n')}\n`;
   console.log(markdown);

@@ -6,7 +6,7 @@ import type { SettingName } from '../lib/control/settings-table.ts';
 import { readLoadFile, SCENARIO_DIR, shippedScenarios } from '../lib/load-file/load-file.ts';
 import { RECOMMEND_CONTROLLERS, type RecommendController, recommend } from '../lib/operator/recommend-run.ts';
 import { recommendationLine, recommendText } from '../lib/operator/recommend-view.ts';
-import { REPLAY_BUDGET_MESSAGES } from '../lib/operator/replay-limit.ts';
+import { REPLAY_MESSAGE_ALLOWANCE } from '../lib/operator/replay-limit.ts';
 import { traceStartSeconds } from '../lib/operator/trace-start.ts';
 import { loadSimConfig } from '../lib/sim/config-file.ts';
 import { MAX_SEED } from '../lib/sim/random.ts';
@@ -30,7 +30,7 @@ const OPTION_OF = new Map<SettingName, string>(
 );
 
 const MAX_SEEDS = 20;
-const BUDGET = { min: 1000, max: 1_000_000_000 } as const;
+const ALLOWANCE = { min: 1000, max: 1_000_000_000 } as const;
 
 const HELP = `What each controller would have done on your traffic, and which to run: replays a load file (typically
 exported by trace) through the age law, native and provisioned (the mapping's own modes, no controller) with your
@@ -52,7 +52,7 @@ Options:
                          (default native)
   --config FILE.json     settings and the simulator's model as bench and simulate take them; the options above
                          override its settings. A minConcurrency in it is kept as your floor
-  --budget N             messages all runs replay together (default ${REPLAY_BUDGET_MESSAGES.toLocaleString('en-US')}: about two
+  --budget N             messages all runs replay together (default ${REPLAY_MESSAGE_ALLOWANCE.toLocaleString('en-US')}: about two
                          minutes on 2 cores); a bigger trace is thinned to fit
   --json                 one JSON object instead of the text
   --help                 this text
@@ -72,7 +72,7 @@ observed columns, the observed max age and peak concurrency per hour or day besi
 A trace longer than 30 days (what one run simulates) is replayed over its last 30 days, and a window line says so;
 a file of more than 100,000 rows in those days is refused (pass fewer, longer rows).
 
-A trace bigger than the budget (or than the simulator's 50,000,000 messages a run) is replayed thinned by k < 1:
+A trace bigger than --budget (or than the simulator's 50,000,000 messages a run) is replayed thinned by k < 1:
 each replayed message stands for 1/k of yours and does their work (rates × k, item times ÷ k), so the need
 (rate × item time), the cap, the floor and the costs stay your trace's; k is printed. Ages and peaks are
 approximate below k = 0.1 (burstier arrivals, batches 1/k times longer): docs/operator-tools.md gives the
@@ -141,12 +141,12 @@ function currentOption(raw: string | undefined): RecommendController {
   return value as RecommendController;
 }
 
-function budgetOption(raw: string | undefined): number {
-  if (raw === undefined) return REPLAY_BUDGET_MESSAGES;
+function allowanceOption(raw: string | undefined): number {
+  if (raw === undefined) return REPLAY_MESSAGE_ALLOWANCE;
   const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < BUDGET.min || value > BUDGET.max)
+  if (!Number.isSafeInteger(value) || value < ALLOWANCE.min || value > ALLOWANCE.max)
     throw new UsageError(
-      `--budget '${raw}': must be a whole number of messages in [${BUDGET.min.toLocaleString('en-US')}; ${BUDGET.max.toLocaleString('en-US')}]`,
+      `--budget '${raw}': must be a whole number of messages in [${ALLOWANCE.min.toLocaleString('en-US')}; ${ALLOWANCE.max.toLocaleString('en-US')}]`,
     );
   return value;
 }
@@ -163,7 +163,7 @@ async function main(): Promise<void> {
     );
   const seeds = seedsOption(values.seeds);
   const current = currentOption(values.current);
-  const budget = budgetOption(values.budget);
+  const allowance = allowanceOption(values.budget);
   const file = values.config === undefined ? undefined : loadSimConfig(values.config);
   // The command line's values go to the shared validator as given, which names them by their option.
   const given: Partial<Record<SettingName, string>> = {};
@@ -187,11 +187,11 @@ async function main(): Promise<void> {
     scenario,
     startSeconds,
     settings,
-    environment: file?.environment,
+    world: file?.world,
     downstream: file?.downstream,
     seeds,
     current,
-    budget,
+    allowance,
     // A field the config file gave is named as in the file; any other by its option, if it has one.
     label: (field) =>
       flags.get(field) ?? (file?.settings[field] === undefined ? OPTION_OF.get(field) : undefined) ?? field,

@@ -44,16 +44,16 @@ export async function simulateGroup(options: GroupCliOptions): Promise<void> {
     throw new UsageError(
       `--config ${options.config}: with --group only its "simulator" settings apply (the members' settings and the downstream are the group file's); take out ${[...Object.keys(file.settings), ...(file.downstream === undefined ? [] : ['simulator.downstream'])].join(', ')}`,
     );
-  const environment = file?.environment ?? {};
+  const world = file?.world ?? {};
   const showProgress = !options.json && process.stderr.isTTY;
-  const runs = await runGroupComparison({ group, seed: options.seed, environment }, (run) => {
+  const runs = await runGroupComparison({ group, seed: options.seed, world }, (run) => {
     if (showProgress)
       process.stderr.write(
         `${group.name}: ${GROUP_CONTROLLER_LABELS[run.controller]} done (${run.wallSeconds.toFixed(1)} s)\n`,
       );
   });
   const checks = groupAcceptance(runs);
-  const pollerScaleSeconds = environment.pollerScaleSeconds ?? PRESETS.lambda.environment.pollerScaleSeconds;
+  const pollerScaleSeconds = world.pollerScaleSeconds ?? PRESETS.lambda.world.pollerScaleSeconds;
   if (options.json) {
     console.log(
       JSON.stringify(

@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     scenario,
     preset: preset as PresetName,
     settings: file?.settings,
-    environment: file?.environment,
+    world: file?.world,
     downstream: file?.downstream,
     controller: controller as ControllerKind,
     seed,

@@ -2,8 +2,8 @@ import type { DownstreamHealthSpec } from './control/downstream-health.ts';
 
 /**
  * The contract between the `DownstreamBudget` construct, which writes a budget controller's environment, and the
- * controller Lambda, which reads it (functions/controller/budget-resources.ts validates it). One module, so the
- * writer and the reader cannot drift.
+ * controller Lambda, which reads it (functions/controller/resources.ts `budgetSettingsFromEnvironment` validates
+ * it). One module, so the writer and the reader cannot drift.
  *
  * A budget's controller runs every member's tick in one invocation, so its environment lists the members as one
  * JSON variable: Lambda allows 4 KB of environment in all (docs/aws-facts.md, "Lambda limits"), so a member carries

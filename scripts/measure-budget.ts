@@ -69,7 +69,7 @@ const started = performance.now();
 for (const group of groups) {
   for (const reading of READINGS) {
     for (const seed of seeds) {
-      const runs = await runGroupComparison({ group, seed, environment: { pollerScaleSeconds: reading } });
+      const runs = await runGroupComparison({ group, seed, world: { pollerScaleSeconds: reading } });
       cells.push({ group, reading, seed, runs, checks: groupAcceptance(runs) });
       process.stderr.write(`${group.name} ramp ${reading} s seed ${seed} done\n`);
     }

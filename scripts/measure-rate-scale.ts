@@ -86,13 +86,13 @@ async function figures(
     if (replay === undefined) {
       run = await runScenario({ scenario, preset: 'lambda', controller, seed });
     } else if (replay.method === 'thinning') {
-      const t = thin(scenario, LAMBDA.environment, replay.k, downstreamFor(scenario));
+      const t = thin(scenario, LAMBDA.world, replay.k, downstreamFor(scenario));
       run = await runScenario({
         scenario: t.scenario,
         preset: 'lambda',
         controller,
         seed,
-        environment: t.environment,
+        world: t.world,
         downstream: t.downstream,
       });
     } else {

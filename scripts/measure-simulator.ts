@@ -10,16 +10,16 @@ import { execFileSync } from 'node:child_process';
 import { resourceUsage } from 'node:process';
 import type { ScalerSettings } from '../lib/control/config.ts';
 import { type LoadFile, loadScenario, scaleScenario } from '../lib/load-file/load-file.ts';
-import type { SimEnvironment } from '../lib/sim/environment.ts';
 import type { PresetName } from '../lib/sim/presets.ts';
 import { type ControllerKind, runScenario } from '../lib/sim/run.ts';
+import type { SimWorld } from '../lib/sim/world.ts';
 
 interface Case {
   readonly what: string;
   readonly preset: PresetName;
   readonly controller: ControllerKind;
   readonly settings?: ScalerSettings;
-  readonly environment?: Partial<SimEnvironment>;
+  readonly world?: Partial<SimWorld>;
   scenario(): LoadFile;
 }
 
@@ -112,7 +112,7 @@ async function measure(name: string): Promise<void> {
     preset: c.preset,
     controller: c.controller,
     settings: c.settings,
-    environment: c.environment,
+    world: c.world,
   });
   console.log(
     JSON.stringify({

@@ -75,7 +75,7 @@ for (const scenario of scenarios) {
           preset: 'lambda',
           controller,
           seed,
-          environment: { pollerScaleSeconds, controllerStartSeconds },
+          world: { pollerScaleSeconds, controllerStartSeconds },
         });
         const row: BenchRow = {
           scenario: scenario.name,

@@ -1,4 +1,5 @@
 import type { FailureKind } from '../../lib/aws/aws-errors.ts';
+import type { BudgetTickResult } from '../../lib/control/budget-outcome.ts';
 import type { FastSampleResult, PauseKind, ScalerConfig, TickResult } from '../../lib/control/index.ts';
 import type { Actuation, WriteLog } from './actuator.ts';
 
@@ -33,6 +34,15 @@ export type TickOutcome =
       readonly failure: FailureKind | 'response';
       readonly error: string;
       readonly hint: string;
+    };
+
+/** What a budget tick did, for the budget's own metrics and log line. */
+export type BudgetOutcome =
+  | { readonly kind: 'decided'; readonly result: BudgetTickResult; readonly budgetName: string }
+  | {
+      readonly kind: 'skipped';
+      readonly reason: 'skip:stale-event' | 'skip:repeat';
+      readonly budgetName: string;
     };
 
 /** What one fast-path sample did (reported only when it wrote, tried to, found a pause, or failed). */

@@ -1,13 +1,15 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { CallLog } from '../../lib/aws/clients.ts';
 import {
+  BUDGET_METRICS as B,
+  BUDGET_DIMENSION,
   CONTROLLER_LOG_MESSAGES as LOG,
   CONTROLLER_METRICS as M,
   METRIC_NAMESPACE,
   SCALER_DIMENSION,
   SPARSE_CONTROLLER_METRICS,
 } from '../../lib/telemetry.ts';
-import type { FastLoopSummary, FastOutcome, TickOutcome } from './outcome.ts';
+import type { BudgetOutcome, FastLoopSummary, FastOutcome, TickOutcome } from './outcome.ts';
 
 export interface MetricValue {
   readonly name: string;
@@ -16,6 +18,7 @@ export interface MetricValue {
 }
 
 const flag = (b: boolean) => (b ? 1 : 0);
+const count = (name: string, value: number): MetricValue => ({ name, unit: MetricUnit.Count, value });
 
 /**
  * The metrics one tick publishes. Pure, so what the dashboards, the alarms and the carried state read is
@@ -29,7 +32,6 @@ const flag = (b: boolean) => (b ? 1 : 0);
  * queue's age: CloudWatch bills an alarm per metric it references.
  */
 export function metricsFor(outcome: TickOutcome, options: { memberAges?: boolean } = {}): MetricValue[] {
-  const count = (name: string, value: number) => ({ name, unit: MetricUnit.Count, value });
   if (outcome.kind === 'skipped') return [count(M.skippedTicks, 1)];
   if (outcome.kind === 'failed') return [count(M.errors, 1)];
   const { result, actuation, config } = outcome;
@@ -93,7 +95,6 @@ function withoutQuietFlags(metrics: readonly MetricValue[]): MetricValue[] {
  * counts only where a limit rose.
  */
 export function metricsForFast(outcome: FastOutcome): MetricValue[] {
-  const count = (name: string, value: number) => ({ name, unit: MetricUnit.Count, value });
   if (outcome.kind === 'failed') return [count(M.errors, 1)];
   if (outcome.kind === 'paused') return [];
   const out: MetricValue[] = [
@@ -219,18 +220,42 @@ export interface Reporter {
 }
 
 /**
- * Metrics under the one namespace with exactly one dimension, `ScalerName`. Powertools adds a `service`
- * dimension by default; CloudWatch matches dimension sets exactly, so with it the next tick's query for
- * `ScalerName` alone would find none of the history the carried state is rebuilt from.
+ * Metrics under the one namespace with exactly these dimensions. Powertools adds a `service` dimension by default;
+ * CloudWatch matches dimension sets exactly, so with it the next tick's query for `ScalerName` alone would find none
+ * of the history the carried state is rebuilt from.
  */
-export function createMetrics(scalerName: string, MetricsClass: typeof Metrics = Metrics): Metrics {
+function dimensioned(dimensions: Record<string, string>, MetricsClass: typeof Metrics): Metrics {
   const metrics = new MetricsClass({ namespace: METRIC_NAMESPACE });
   metrics.clearDefaultDimensions();
-  metrics.setDefaultDimensions({ [SCALER_DIMENSION]: scalerName });
+  metrics.setDefaultDimensions(dimensions);
   return metrics;
 }
 
-/** Publishes in EMF through Powertools (no PutMetricData call: the metrics ride on the log line). */
+/** A scaler's metrics: exactly one dimension, `ScalerName`. */
+export function createMetrics(scalerName: string, MetricsClass: typeof Metrics = Metrics): Metrics {
+  return dimensioned({ [SCALER_DIMENSION]: scalerName }, MetricsClass);
+}
+
+/**
+ * Publishes in EMF through Powertools (no PutMetricData call: the metrics ride on the log line), stamped with the
+ * tick's or the sample's time, so the period the next tick reads them from is the one they describe.
+ */
+function publish(metrics: Metrics, values: readonly MetricValue[], now: number): void {
+  for (const m of values) metrics.addMetric(m.name, m.unit, m.value);
+  metrics.setTimestamp(Math.round(now * 1000));
+  metrics.publishStoredMetrics();
+}
+
+/** The line at its level: a failure's as an error. */
+function log(
+  logger: DecisionLogger,
+  failed: boolean,
+  entry: { message: string; fields: Record<string, unknown> },
+) {
+  if (failed) logger.error(entry.message, entry.fields);
+  else logger.info(entry.message, entry.fields);
+}
+
 export function powertoolsReporter(
   metrics: Metrics,
   logger: DecisionLogger,
@@ -238,24 +263,113 @@ export function powertoolsReporter(
 ): Reporter {
   return {
     report(outcome, calls, now) {
-      const entry = logEntryFor(outcome, calls);
-      if (outcome.kind === 'failed') logger.error(entry.message, entry.fields);
-      else logger.info(entry.message, entry.fields);
-      for (const m of metricsFor(outcome, options)) metrics.addMetric(m.name, m.unit, m.value);
-      // Stamped with the tick's time, so the period the next tick reads them from is the one they describe.
-      metrics.setTimestamp(Math.round(now * 1000));
-      metrics.publishStoredMetrics();
+      log(logger, outcome.kind === 'failed', logEntryFor(outcome, calls));
+      publish(metrics, metricsFor(outcome, options), now);
     },
     reportFast(outcome, calls, now) {
-      const entry = logEntryForFast(outcome, calls);
-      if (outcome.kind === 'failed') logger.error(entry.message, entry.fields);
-      else logger.info(entry.message, entry.fields);
-      for (const m of metricsForFast(outcome)) metrics.addMetric(m.name, m.unit, m.value);
-      metrics.setTimestamp(Math.round(now * 1000));
-      metrics.publishStoredMetrics();
+      log(logger, outcome.kind === 'failed', logEntryForFast(outcome, calls));
+      publish(metrics, metricsForFast(outcome), now);
     },
     reportFastLoop(summary) {
       logger.info(LOG.fastPathDone, { ...summary });
+    },
+  };
+}
+
+/** A shared budget's own reporter: its metrics (dimension BudgetName), each member's grant, and its log line. */
+export interface BudgetReporter {
+  report(outcome: BudgetOutcome, now: number): void;
+}
+
+/**
+ * The budget's own metrics after a tick (dimension BudgetName): the budget, Σ granted, whether it is exhausted
+ * (fully granted with a member starved: behind its target and granted less than its own law asked), and how many
+ * are starved. Pure, so the alarm's input is tested without Powertools. A skipped tick publishes nothing: the
+ * members' SkippedTicks say so. Exhausted and starved are 0 almost always: published only when non-zero, as the
+ * scalers' flags are (billed only in the hours they say something; the `-budget-exhausted` alarm treats missing
+ * data as not breaching, and `status --budget` reads a missing minute as 0).
+ */
+export function budgetMetricsFor(outcome: BudgetOutcome): MetricValue[] {
+  if (outcome.kind === 'skipped') return [];
+  const { result } = outcome;
+  const sparse = [
+    count(B.exhausted, result.exhausted ? 1 : 0),
+    count(B.starvedMembers, result.starved.length),
+  ];
+  return [
+    count(B.limit, result.budget),
+    count(B.granted, result.grantedTotal),
+    ...sparse.filter((m) => m.value !== 0),
+  ];
+}
+
+/** Each member's grant (dimensions BudgetName and ScalerName): the dashboard's stacked shares. */
+export function memberGrantMetrics(outcome: BudgetOutcome): { scalerName: string; value: MetricValue }[] {
+  if (outcome.kind === 'skipped') return [];
+  return outcome.result.members.map((m) => ({ scalerName: m.name, value: count(B.memberGrant, m.granted) }));
+}
+
+/** The budget's one log line per tick: every member's demand, grant and why, and who is starved. */
+export function budgetLogEntry(outcome: BudgetOutcome): { message: string; fields: Record<string, unknown> } {
+  if (outcome.kind === 'skipped') {
+    return { message: LOG.budget, fields: { budget: outcome.budgetName, reason: outcome.reason } };
+  }
+  const { result } = outcome;
+  return {
+    message: result.exhausted ? LOG.budgetExhausted : LOG.budget,
+    fields: {
+      budget: outcome.budgetName,
+      limit: result.budget,
+      granted: result.grantedTotal,
+      exhausted: result.exhausted,
+      starved: result.starved,
+      dropped: result.dropped,
+      members: result.members.map((m) => ({
+        name: m.name,
+        counted: m.counted,
+        demand: m.demand,
+        granted: m.granted,
+        reason: m.reason,
+        lateness: m.lateness,
+        appliedAfter: m.appliedAfter,
+        ...(m.readError === undefined ? {} : { readError: String(m.readError) }),
+        ...(m.writeError === undefined ? {} : { writeError: String(m.writeError) }),
+      })),
+    },
+  };
+}
+
+/** A budget's metrics under exactly its dimensions: its own (BudgetName), and each member's grant (and ScalerName). */
+export function createBudgetMetrics(
+  budgetName: string,
+  MetricsClass: typeof Metrics = Metrics,
+): { budget: Metrics; member: (scalerName: string) => Metrics } {
+  const members = new Map<string, Metrics>();
+  return {
+    budget: dimensioned({ [BUDGET_DIMENSION]: budgetName }, MetricsClass),
+    member: (scalerName) => {
+      let m = members.get(scalerName);
+      if (m === undefined) {
+        m = dimensioned({ [BUDGET_DIMENSION]: budgetName, [SCALER_DIMENSION]: scalerName }, MetricsClass);
+        members.set(scalerName, m);
+      }
+      return m;
+    },
+  };
+}
+
+export function powertoolsBudgetReporter(
+  metrics: ReturnType<typeof createBudgetMetrics>,
+  logger: DecisionLogger,
+): BudgetReporter {
+  return {
+    report(outcome, now) {
+      log(logger, false, budgetLogEntry(outcome));
+      const own = budgetMetricsFor(outcome);
+      if (own.length > 0) publish(metrics.budget, own, now);
+      for (const { scalerName, value } of memberGrantMetrics(outcome)) {
+        publish(metrics.member(scalerName), [value], now);
+      }
     },
   };
 }

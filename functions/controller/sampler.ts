@@ -66,7 +66,8 @@ interface Live {
   readonly runs: ReadonlyMap<string, LoopMemberRun>;
 }
 
-type Recorded = { actuation: Actuation; writes: WriteLog[] };
+/** One member's actuation and writes within a recording. */
+export type Recorded = { actuation: Actuation; writes: WriteLog[] };
 
 export class Sampler {
   #live: Live | undefined;

@@ -4,16 +4,18 @@ import type { ControllerHistory, QueryNeeds } from '../../lib/aws/metric-queries
 import { drivenElsewhere, readConsumerOwner } from '../../lib/aws/owner-parameter.ts';
 import { sqsQueuePort } from '../../lib/aws/queue-depth.ts';
 import {
+  type QueueDepth,
   type ScalerConfig,
   type StatePort,
   type TickOptions,
   type TickPorts,
   tickOptions,
 } from '../../lib/control/index.ts';
-import { forgetRates, ratesDue, rememberRates, withRemembered } from '../../lib/control/rate-reads.ts';
+import { forgetRates, ratesDue, rememberRates } from '../../lib/control/rate-reads.ts';
 import { LambdaActuator } from './actuator.ts';
 import { deriveState, lastRecordedChange, type StateEvidence } from './carried-state.ts';
 import type { ControllerResources } from './resources.ts';
+import { once, type TickHistory, tickHistory } from './tick-history.ts';
 import type { RememberedTick, TickMemory } from './tick-memory.ts';
 
 /** SQS publishes its metrics at one-minute resolution. */
@@ -53,15 +55,6 @@ export function actuatorFor(
   return new LambdaActuator(clients.lambda, target, config, drivenBy);
 }
 
-/** A read made once, on first use: every port of the tick shares its answer. */
-function once<T>(read: () => Promise<T>): () => Promise<T> {
-  let answer: Promise<T> | undefined;
-  return () => {
-    answer ??= read();
-    return answer;
-  };
-}
-
 /** How a tick's ports read and remember: alone, or as a member of a budget's one shared read. */
 export interface TickPortOptions {
   /** This container's memory of the ticks before; the tick's state is saved into it. */
@@ -95,6 +88,42 @@ export function historyNeeds(remembered: RememberedTick | undefined, now: number
   };
 }
 
+/**
+ * The state is saved into this container's memory (and, for a cold start's reader, in the metrics the reporter
+ * publishes after the tick): the change this tick made, else the newest one the evidence proves; the rates it read.
+ */
+function statePort(tick: {
+  readonly config: ScalerConfig;
+  readonly resources: ControllerResources;
+  readonly now: number;
+  readonly memory: TickMemory;
+  readonly remembered: RememberedTick | undefined;
+  readonly actuator: LambdaActuator;
+  readonly history: TickHistory;
+  readonly readDepth: () => Promise<QueueDepth>;
+  readonly evidence: () => Promise<StateEvidence>;
+}): StatePort {
+  const { config, now, actuator } = tick;
+  return {
+    load: async () => deriveState(await tick.evidence(), config),
+    save: async (saved, savedAt) => {
+      const before = await tick.evidence();
+      const applied = actuator.appliedNow;
+      const wrote = applied !== before.applied;
+      const read = { ...(await tick.history.rateRead()), depth: await tick.readDepth() };
+      const rates = rememberRates(read, tick.remembered?.rates, saved, config.targetAgeSeconds, now);
+      tick.memory.remember(tick.resources.scalerName, {
+        at: savedAt,
+        lastChangeAt: wrote ? savedAt : lastRecordedChange(before),
+        lastVisible: saved.lastVisible,
+        applied,
+        saturation: { growthProbe: saved.growthProbe, saturation: saved.saturation },
+        rates: wrote ? forgetRates(rates) : rates,
+      });
+    },
+  };
+}
+
 export function createTickPorts(
   clients: AwsClients,
   resources: ControllerResources,
@@ -106,68 +135,40 @@ export function createTickPorts(
   const actuator = actuatorFor(clients, resources, config);
   const queue = sqsQueuePort(clients.sqs, resources.queueUrl);
   const remembered = rememberedFor(memory, resources, config, now);
-  const needs = historyNeeds(remembered, now);
-  const readOwn = async (asked: QueryNeeds) => {
-    const reads = [{ resources, windowSeconds: options.windowSeconds, needs: asked }];
-    const [own] = await readHistories(clients.cloudwatch, reads, now, options.periodSeconds);
-    return own as ControllerHistory;
+  const readOwn = async (needs: QueryNeeds) => {
+    const reads = [{ resources, windowSeconds: options.windowSeconds, needs }];
+    return (
+      await readHistories(clients.cloudwatch, reads, now, options.periodSeconds)
+    )[0] as ControllerHistory;
   };
-  // The history as read: without the rates where they are reused (the remembered ones fill in, below).
-  const readAsAsked = once(sharedHistory ?? (() => readOwn(needs)));
-  // The rates read afresh within the tick, where reused ones would have served only a hold (rate-reads.ts).
-  let freshRead: (() => Promise<ControllerHistory>) | undefined;
-  const readHistory = once(async (): Promise<ControllerHistory> => {
-    const history = await readAsAsked();
-    const reused = needs.rates ? undefined : remembered?.rates;
-    if (reused === undefined) return history;
-    const from = now - options.windowSeconds;
-    return { ...history, series: withRemembered(history.series, reused, from) };
-  });
+  const reused = { rates: remembered?.rates, from: now - options.windowSeconds };
+  const history = tickHistory(readOwn, historyNeeds(remembered, now), reused, sharedHistory);
   const readDepth = once(() => queue.depth());
   const evidence = once(async (): Promise<StateEvidence> => {
-    const [history, applied, reading] = await Promise.all([
-      readHistory(),
+    const [read, applied, reading] = await Promise.all([
+      history.history(),
       actuator.applied(),
       actuator.read(),
       readDepth(),
     ]);
     const { periodSeconds } = options;
     const modified = reading.mappingModifiedAt;
-    return { now, periodSeconds, history, applied, mappingModifiedAt: modified, remembered };
+    return { now, periodSeconds, history: read, applied, mappingModifiedAt: modified, remembered };
   });
-  // The state is saved into this container's memory (and, for a cold start's reader, in the metrics the reporter
-  // publishes after the tick): the change this tick made, else the newest one the evidence proves.
-  const state: StatePort = {
-    load: async () => deriveState(await evidence(), config),
-    save: async (saved, savedAt) => {
-      const before = await evidence();
-      const applied = actuator.appliedNow;
-      const wrote = applied !== before.applied;
-      const afresh = needs.rates ? await readAsAsked() : await freshRead?.();
-      const depth = await readDepth();
-      const read = afresh
-        ? { series: afresh.series, fresh: true, depth }
-        : { series: (await readHistory()).series, fresh: false, depth };
-      const rates = rememberRates(read, remembered?.rates, saved, config.targetAgeSeconds, now);
-      memory.remember(resources.scalerName, {
-        at: savedAt,
-        lastChangeAt: wrote ? savedAt : lastRecordedChange(before),
-        lastVisible: saved.lastVisible,
-        applied,
-        saturation: { growthProbe: saved.growthProbe, saturation: saved.saturation },
-        rates: wrote ? forgetRates(rates) : rates,
-      });
-    },
-  };
+  const state = statePort({
+    config,
+    resources,
+    now,
+    memory,
+    remembered,
+    actuator,
+    history,
+    readDepth,
+    evidence,
+  });
   return {
     // runTick asks for the same window the tick options give; the one GetMetricData call serves both.
-    metrics: {
-      read: async (_now, _period, _window, asked) => {
-        if (!asked?.freshRates || needs.rates) return (await readHistory()).series;
-        freshRead ??= once(() => readOwn({ ownHistory: false, rates: true }));
-        return (await freshRead()).series;
-      },
-    },
+    metrics: { read: (_now, _period, _window, asked) => history.series(asked) },
     queue: { depth: readDepth },
     concurrency: actuator,
     state,

@@ -1,8 +1,8 @@
 import type { ScalerSettings } from '../control/config.ts';
-import type { SimEnvironment } from '../sim/environment.ts';
 import { INVOKES_PER_POLLER } from '../sim/pollers.ts';
 import { PRESETS, type PresetName } from '../sim/presets.ts';
 import { configFor, MINIMUM_POLLERS } from '../sim/run.ts';
+import type { SimWorld } from '../sim/world.ts';
 import { type BenchRow, benchSection, dominated, dominates, latency } from './bench.ts';
 import { costBreakdownMarkdown } from './cost.ts';
 
@@ -20,7 +20,7 @@ export interface BenchDocInput {
   readonly sections: readonly { readonly preset: PresetName; readonly rows: readonly BenchRow[] }[];
   /** The config file's overrides, applied to every run (the prose quotes the settings the runs used). */
   readonly settings?: ScalerSettings;
-  readonly environment?: Partial<SimEnvironment>;
+  readonly world?: Partial<SimWorld>;
 }
 
 interface Trio {
@@ -257,11 +257,11 @@ function readings(all: readonly Trio[], input: BenchDocInput): string[] {
 
 function knownLimits(input: BenchDocInput): string {
   const config = configFor('lambda', input.settings);
-  const env = { ...PRESETS.lambda.environment, ...input.environment };
+  const world = { ...PRESETS.lambda.world, ...input.world };
   const lag =
-    env.metricDelaySeconds % 60 === 0
-      ? `${env.metricDelaySeconds / 60} minutes`
-      : `${env.metricDelaySeconds} s`;
+    world.metricDelaySeconds % 60 === 0
+      ? `${world.metricDelaySeconds / 60} minutes`
+      : `${world.metricDelaySeconds} s`;
   const f = config.unconfirmedGrowthFactor;
   return [
     '## Known limits',
@@ -269,7 +269,7 @@ function knownLimits(input: BenchDocInput): string {
     'Visible in the bench:',
     '',
     `- **The pollers' ramp.** AWS documents +300 a minute and no finer step; the model spreads it over ` +
-      `${env.pollerScaleSeconds} s steps (\`pollerScaleSeconds\`). Read as one step a minute ` +
+      `${world.pollerScaleSeconds} s steps (\`pollerScaleSeconds\`). Read as one step a minute ` +
       '(`"simulator": {"pollerScaleSeconds": 60}` in a `--config` file), a surge can meet the 5 pollers of a quiet ' +
       'queue until the minute turns whatever maximum the controller set, and that minute sets the p99 of every ' +
       'spike: [docs/simulator.md](simulator.md#the-model) gives the figures by seed. On a cold start at a high ' +
@@ -285,7 +285,7 @@ function knownLimits(input: BenchDocInput): string {
       'depth alone, doubling per sample while the depth rises with every allowed worker busy (slow start), else at ' +
       `most ${f} × per tick, until the first datapoint sizes it. The simulator's controller runs from the load's ` +
       "first second, as the construct's start trigger runs it at deploy (`controllerStartSeconds` " +
-      `${env.controllerStartSeconds}); a load that starts before the controller does (a scaler added to a busy ` +
+      `${world.controllerStartSeconds}); a load that starts before the controller does (a scaler added to a busy ` +
       'queue) is blind until its first tick: `"simulator": {"controllerStartSeconds": 60}` replays that (on ' +
       "`cold-steady` the p99 then rises well above the table's, which starts the controller with the load).",
     '- **Overload.** No controller meets the target beyond the cap; the law pins at the cap and reports ' +

@@ -64,7 +64,7 @@ export async function benchScenario(
   scenario: LoadFile,
   preset: PresetName,
   onRun?: (row: BenchRow) => void,
-  options: Pick<RunOptions, 'settings' | 'environment' | 'downstream'> = {},
+  options: Pick<RunOptions, 'settings' | 'world' | 'downstream'> = {},
 ): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   for (const controller of benchControllers(preset)) {

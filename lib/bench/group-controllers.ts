@@ -2,9 +2,9 @@ import { resolveScalerConfig, type ScalerConfig } from '../control/config.ts';
 import type { ConsumerMode } from '../sim/actuator-model.ts';
 import { type BudgetedMember, sharedBudgetController } from '../sim/budget-controller.ts';
 import { ageLawController, noController } from '../sim/controllers.ts';
-import type { SimEnvironment } from '../sim/environment.ts';
 import type { GroupController, GroupMemberInput } from '../sim/group-simulation.ts';
 import { PRESETS } from '../sim/presets.ts';
+import type { SimWorld } from '../sim/world.ts';
 import { type GroupMember, type GroupScenario, staticSplit } from './group-file.ts';
 
 /**
@@ -55,7 +55,7 @@ function configOf(member: GroupMember, cap: number): ScalerConfig {
   return resolveScalerConfig(settings, { defaults: PRESETS.lambda.settings });
 }
 
-export function groupSetup(group: GroupScenario, kind: GroupControllerKind, env: SimEnvironment): GroupSetup {
+export function groupSetup(group: GroupScenario, kind: GroupControllerKind, world: SimWorld): GroupSetup {
   const split = staticSplit(group.budget, group.members.length);
   const cap = (m: GroupMember) =>
     capOf(m, kind === 'native-split' || kind === 'age-law-split' ? split : group.budget);
@@ -95,7 +95,10 @@ export function groupSetup(group: GroupScenario, kind: GroupControllerKind, env:
         configs,
         members: group.members.map((m, i) => {
           const config = configs[i] as ScalerConfig;
-          return part(m, i, ageLawController(config, env), { kind: 'controlled', actuator: config.actuator });
+          return part(m, i, ageLawController(config, world), {
+            kind: 'controlled',
+            actuator: config.actuator,
+          });
         }),
       };
     case 'shared-budget': {
@@ -104,7 +107,7 @@ export function groupSetup(group: GroupScenario, kind: GroupControllerKind, env:
         config: configs[i] as ScalerConfig,
         ...(m.weight === undefined ? {} : { weight: m.weight }),
       }));
-      const controller = sharedBudgetController(group.budget, budgeted, env);
+      const controller = sharedBudgetController(group.budget, budgeted, world);
       return {
         configs,
         controller,

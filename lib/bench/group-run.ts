@@ -1,10 +1,10 @@
 import { ConfigError, type ScalerConfig } from '../control/config.ts';
-import { checkEnvironment, type SimEnvironment } from '../sim/environment.ts';
 import { GroupSimulation, type GroupSimulationResult } from '../sim/group-simulation.ts';
 import { checkGroupRunSize } from '../sim/limits.ts';
 import { PRESETS } from '../sim/presets.ts';
 import { MAX_SEED } from '../sim/random.ts';
 import { type RunSummary, summarize } from '../sim/summary.ts';
+import { checkWorld, type SimWorld } from '../sim/world.ts';
 import { ageLawMonthlyCost, budgetMonthlyCost } from './cost.ts';
 import {
   GROUP_CONTROLLER_KINDS,
@@ -24,8 +24,8 @@ export interface GroupRunOptions {
   readonly group: GroupScenario;
   readonly controller: GroupControllerKind;
   readonly seed?: number;
-  /** Overrides of the lambda preset's modelled environment (`pollerScaleSeconds`, say). */
-  readonly environment?: Partial<SimEnvironment>;
+  /** Overrides of the lambda preset's modelled world (`pollerScaleSeconds`, say). */
+  readonly world?: Partial<SimWorld>;
 }
 
 export interface GroupMemberRow {
@@ -73,14 +73,14 @@ export function groupMonthlyCost(kind: GroupControllerKind, configs: readonly Sc
 
 export async function runGroup(options: GroupRunOptions): Promise<GroupRun> {
   const { group, controller: kind } = options;
-  const environment: SimEnvironment = { ...PRESETS.lambda.environment, ...options.environment };
-  checkEnvironment(environment);
+  const world: SimWorld = { ...PRESETS.lambda.world, ...options.world };
+  checkWorld(world);
   const seed = options.seed ?? 1;
   if (!Number.isInteger(seed) || seed < 0 || seed > MAX_SEED)
     throw new ConfigError([
       `seed = ${seed}: must be an integer in [0; ${MAX_SEED}] (the generator's state is 32 bits)`,
     ]);
-  const setup = groupSetup(group, kind, environment);
+  const setup = groupSetup(group, kind, world);
   const config = setup.configs[0] as ScalerConfig;
   checkGroupRunSize(
     setup.members.map((m) => m.phases),
@@ -89,7 +89,7 @@ export async function runGroup(options: GroupRunOptions): Promise<GroupRun> {
   const started = performance.now();
   const result = await new GroupSimulation({
     members: setup.members,
-    environment,
+    world,
     tickSeconds: config.tickSeconds,
     fastSampleSeconds: config.fastSampleSeconds,
     downstream: group.downstream,

@@ -31,7 +31,7 @@ export interface ScalerAlarmsProps {
   readonly metrics: ScalerMetricFactory;
   /** Prefix of every alarm name. */
   readonly scalerName: string;
-  /** The latency budget the saturation alarm compares the head age with (whole or fractional seconds). */
+  /** The latency target the saturation alarm compares the head age with (whole or fractional seconds). */
   readonly targetAge: Duration;
   /** The cap: at or above it the controller cannot add concurrency. */
   readonly maxConcurrency: number;

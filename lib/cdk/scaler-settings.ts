@@ -31,7 +31,7 @@ export enum ScalerActuator {
  */
 export interface QueueAgeScalerSettings {
   /**
-   * The latency budget: the oldest message should not wait longer than this.
+   * The latency target: the oldest message should not wait longer than this.
    * Valid: (0 s; 1 day]. Below a minute it cannot be held: the age metric has one-minute resolution.
    * @default Duration.minutes(1)
    * @see https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-available-cloudwatch-metrics.html

@@ -29,7 +29,7 @@ const EXECUTIONS = 'concurrent executions';
 // Reserved concurrency and the mapping's MaximumConcurrency are integers; the mapping's maximum is 2–1000, checked
 // in config.ts where it is driven. Order matters: it is the order of messages, of the environment and of the docs.
 export const SETTINGS = {
-  /** The latency budget: the oldest message should not wait longer than this. */
+  /** The latency target: the oldest message should not wait longer than this. */
   targetAgeSeconds: {
     rule: { kind: 'number', min: 0, minInclusive: false, max: 86_400, unit: SECONDS },
     // A minute: the age metric has one-minute resolution and the controller ticks once a minute, so a tighter
@@ -40,7 +40,7 @@ export const SETTINGS = {
     prop: 'targetAge',
     duration: true,
     env: 'TARGET_AGE_SECONDS',
-    doc: "the latency budget: the oldest message should wait no longer than this. Below a minute it can't be held: the age metric has one-minute resolution",
+    doc: "the latency target: the oldest message should wait no longer than this. Below a minute it can't be held: the age metric has one-minute resolution",
   },
   /** The floor. */
   minConcurrency: {

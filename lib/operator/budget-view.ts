@@ -141,8 +141,9 @@ export function summarizeBudget(r: BudgetReading): BudgetSummary {
   const members = r.members.map((m) => summarizeMember(m, metricsRead));
   const order = (m: BudgetMemberSummary) => (m.state === 'starved' ? 0 : 1);
   const sorted = [...members].sort((a, b) => order(a) - order(b));
-  // Exhausted and starved are published only when non-zero (budget-report.ts): read against the budget's newest
-  // tick (its limit and Σ granted are published at every one), an older datapoint is a past state and none is 0.
+  // Exhausted and starved are published only when non-zero (functions/controller/report.ts budgetMetricsFor): read
+  // against the budget's newest tick (its limit and Σ granted are published at every one), an older datapoint is a
+  // past state and none is 0.
   const newestTick = Math.max(...[r.budget.granted, r.budget.limit].map((s) => latest(s)?.timestamp ?? -1));
   const sparse = (name: BudgetSeriesName) => {
     if (newestTick < 0 || r.budgetPartial.some((p) => p.series === name)) return undefined;

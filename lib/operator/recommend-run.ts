@@ -5,9 +5,9 @@ import { resolveScalerConfig, type ScalerConfig, type ScalerSettings } from '../
 import type { SettingName } from '../control/settings-table.ts';
 import type { LoadFile } from '../load-file/load-file.ts';
 import type { DownstreamModel } from '../sim/downstream.ts';
-import type { SimEnvironment } from '../sim/environment.ts';
 import { PRESETS } from '../sim/presets.ts';
 import { type ControllerKind, downstreamFor, runScenario } from '../sim/run.ts';
+import type { SimWorld } from '../sim/world.ts';
 import {
   chooseFloor,
   type DailyPeak,
@@ -27,7 +27,7 @@ import {
 import {
   checkReplayRows,
   planReplay,
-  REPLAY_BUDGET_MESSAGES,
+  REPLAY_MESSAGE_ALLOWANCE,
   type ReplayPlan,
   replayWindow,
 } from './replay-limit.ts';
@@ -54,14 +54,14 @@ export interface RecommendInput {
   readonly startSeconds?: number;
   /** A config file's settings with the command line's on top; the lambda preset fills the rest. */
   readonly settings: ScalerSettings;
-  readonly environment?: Partial<SimEnvironment>;
+  readonly world?: Partial<SimWorld>;
   /** The downstream's capacity over the trace's own `@downstream` line, as `bench --config` gives it. */
   readonly downstream?: DownstreamModel;
   readonly seeds: readonly number[];
   /** The controller the user runs today: its replay is set beside what the queue did. */
   readonly current: RecommendController;
-  /** Messages all runs may replay together. @default REPLAY_BUDGET_MESSAGES */
-  readonly budget?: number;
+  /** Messages all runs may replay together (`--budget`). @default REPLAY_MESSAGE_ALLOWANCE */
+  readonly allowance?: number;
   /** How a setting is named in an error (the command's option). */
   readonly label?: (field: SettingName) => string;
   readonly onRun?: (done: { controller: RecommendController; seed: number; wallSeconds: number }) => void;
@@ -89,6 +89,7 @@ export interface RecommendReport {
   readonly seeds: readonly number[];
   readonly plan: ReplayPlan & {
     readonly runs: number;
+    /** The replay allowance, as `--json` has always spelled it (after the `--budget` flag). */
     readonly budget: number;
     readonly functionTimeoutRaisedTo?: number;
     /** Set when the trace is longer than a run may be: what was left out before the stretch replayed. */
@@ -182,10 +183,10 @@ export async function recommend(input: RecommendInput): Promise<RecommendReport>
   const config = resolve({ ...input.settings, minConcurrency: floor });
 
   const runs = RECOMMEND_CONTROLLERS.length * seeds.length;
-  const budget = input.budget ?? REPLAY_BUDGET_MESSAGES;
-  const plan = planReplay(scenario.phases, runs, budget);
-  const environment: SimEnvironment = { ...PRESET.environment, ...input.environment };
-  const thinning = thin(scenario, environment, plan.k, downstreamFor(scenario, input.downstream));
+  const allowance = input.allowance ?? REPLAY_MESSAGE_ALLOWANCE;
+  const plan = planReplay(scenario.phases, runs, allowance);
+  const world: SimWorld = { ...PRESET.world, ...input.world };
+  const thinning = thin(scenario, world, plan.k, downstreamFor(scenario, input.downstream));
   const settings = runSettings(input.settings, config, floor, plan.k);
 
   const options: SeedFigures[] = [];
@@ -200,7 +201,7 @@ export async function recommend(input: RecommendInput): Promise<RecommendReport>
         controller,
         seed,
         settings,
-        environment: { ...input.environment, ...thinning.environment },
+        world: { ...input.world, ...thinning.world },
         downstream: thinning.downstream,
       });
       rows.push(benchRow(scenario.name, 'lambda', controller, run));
@@ -233,7 +234,7 @@ export async function recommend(input: RecommendInput): Promise<RecommendReport>
     plan: {
       ...plan,
       runs,
-      budget,
+      budget: allowance,
       ...(window.droppedSeconds > 0
         ? { window: { droppedSeconds: window.droppedSeconds, droppedPhases: window.droppedPhases } }
         : {}),

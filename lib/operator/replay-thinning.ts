@@ -1,6 +1,6 @@
 import type { LoadFile } from '../load-file/load-file.ts';
 import type { DownstreamModel } from '../sim/downstream.ts';
-import type { SimEnvironment } from '../sim/environment.ts';
+import type { SimWorld } from '../sim/world.ts';
 
 /**
  * A load too big to replay in full, replayed thinned by k < 1: each replayed message stands for 1/k of the
@@ -18,14 +18,14 @@ import type { SimEnvironment } from '../sim/environment.ts';
  * What thinning does change: the arrivals' Poisson noise is relatively larger (1/√k), and the law's thresholds in
  * messages (a depth noise of 10, a backlog of 10 per worker: lib/control/depth-trend.ts) stand for 1/k times as
  * many of the trace's messages. The mapping's batch stays its size, so an invocation does 1/k times the trace's
- * work (a batch of ten 20 ms items at k = 0.0066 runs 30 s): `thinnedEnvironment` keeps that inside the function
+ * work (a batch of ten 20 ms items at k = 0.0066 runs 30 s): `thin` keeps that inside the function
  * timeout, and the waits it adds coarsen the ages the law reads.
  */
 export interface Thinning {
   /** The factor: 1 replays the trace as it is. */
   readonly k: number;
   readonly scenario: LoadFile;
-  readonly environment: Partial<SimEnvironment>;
+  readonly world: Partial<SimWorld>;
   /** The downstream as the thinned load meets it: an API's calls per second × k, a pool as it is. */
   readonly downstream?: DownstreamModel;
   /** Set when the function timeout had to be raised for the thinned invocations (seconds). */
@@ -33,14 +33,11 @@ export interface Thinning {
 }
 
 /** The longest invocation a batch of the trace's slowest items makes, at the jitter's high end (seconds). */
-export function longestInvocationSeconds(scenario: LoadFile, environment: SimEnvironment, k = 1): number {
+export function longestInvocationSeconds(scenario: LoadFile, world: SimWorld, k = 1): number {
   // A loop, not Math.max(...spread): a trace of 130,000 rows overflows the call stack as arguments.
   let itemMs = 0;
   for (const p of scenario.phases) if (p.ratePerSecond > 0 && p.itemMs > itemMs) itemMs = p.itemMs;
-  return (
-    (environment.batchSize * itemMs * (1 + environment.itemJitter)) / 1000 / k +
-    environment.invocationOverheadSeconds
-  );
+  return (world.batchSize * itemMs * (1 + world.itemJitter)) / 1000 / k + world.invocationOverheadSeconds;
 }
 
 export function thinScenario(scenario: LoadFile, k: number): LoadFile {
@@ -53,36 +50,31 @@ export function thinScenario(scenario: LoadFile, k: number): LoadFile {
 }
 
 /**
- * The environment a thinned replay runs in: the one given, with the function timeout raised (and the visibility
+ * The world a thinned replay runs in: the one given, with the function timeout raised (and the visibility
  * timeout with it, which Lambda requires to be at least the function timeout) only where a thinned batch would
  * otherwise time out although the trace's does not. Worked example: 20 ms items, batch 10, k = 0.02 → 1 s
  * items, a 12.5 s invocation at most, under the 30 s timeout: nothing changes.
  */
-export function thin(
-  scenario: LoadFile,
-  environment: SimEnvironment,
-  k: number,
-  downstream?: DownstreamModel,
-): Thinning {
+export function thin(scenario: LoadFile, world: SimWorld, k: number, downstream?: DownstreamModel): Thinning {
   const thinned = thinScenario(scenario, k);
-  const real = longestInvocationSeconds(scenario, environment);
-  const replayed = longestInvocationSeconds(scenario, environment, k);
+  const real = longestInvocationSeconds(scenario, world);
+  const replayed = longestInvocationSeconds(scenario, world, k);
   const raised =
-    k < 1 && replayed > environment.functionTimeoutSeconds && real <= environment.functionTimeoutSeconds
+    k < 1 && replayed > world.functionTimeoutSeconds && real <= world.functionTimeoutSeconds
       ? Math.ceil(replayed * 1.1)
       : undefined;
-  const overrides: Partial<SimEnvironment> =
+  const overrides: Partial<SimWorld> =
     raised === undefined
       ? {}
       : {
           functionTimeoutSeconds: raised,
-          visibilityTimeoutSeconds: Math.max(environment.visibilityTimeoutSeconds, raised),
+          visibilityTimeoutSeconds: Math.max(world.visibilityTimeoutSeconds, raised),
         };
   const api = downstream?.apiRatePerSecond;
   return {
     k,
     scenario: thinned,
-    environment: overrides,
+    world: overrides,
     downstream:
       downstream && api !== undefined && k !== 1 ? { ...downstream, apiRatePerSecond: api * k } : downstream,
     ...(raised === undefined ? {} : { functionTimeoutRaisedTo: raised }),

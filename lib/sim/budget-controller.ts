@@ -4,8 +4,8 @@ import type { ScalerConfig } from '../control/config.ts';
 import { type LoopState, sampleDue, sampleLoop, startBudgetLoop } from '../control/control-loop.ts';
 import type { TickReport } from './controller-clock.ts';
 import { simTickOptions } from './controllers.ts';
-import type { SimEnvironment } from './environment.ts';
 import type { GroupController } from './group-simulation.ts';
+import type { SimWorld } from './world.ts';
 
 /** A member of the budget as its controller is configured: its own settings and its weight in the split. */
 export interface BudgetedMember {
@@ -25,7 +25,7 @@ export interface BudgetedMember {
 export function sharedBudgetController(
   budget: number,
   members: readonly BudgetedMember[],
-  env: SimEnvironment,
+  world: SimWorld,
 ): GroupController {
   const byName = new Map(members.map((m) => [m.name, m]));
   const configOf = (name: string) => (byName.get(name) as BudgetedMember).config;
@@ -40,10 +40,10 @@ export function sharedBudgetController(
         weight: byName.get(c.name)?.weight,
       }));
       // One read window for every member: the longest any of them needs.
-      const options = tickMembers.map((m) => simTickOptions(m.config, env));
+      const options = tickMembers.map((m) => simTickOptions(m.config, world));
       const windowSeconds = Math.max(...options.map((o) => o.windowSeconds));
       const result = await runBudgetTick(budget, tickMembers, now, {
-        periodSeconds: env.metricPeriodSeconds,
+        periodSeconds: world.metricPeriodSeconds,
         windowSeconds,
       });
       loop = startBudgetLoop(result, configOf, { started: now, scheduledAt: now });

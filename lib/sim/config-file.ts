@@ -1,18 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError, type ScalerSettings, shown } from '../control/config.ts';
 import type { DownstreamModel } from './downstream.ts';
-import type { SimEnvironment } from './environment.ts';
+import type { SimWorld } from './world.ts';
 
 /**
  * A simulator config file: the control law's settings (validated by the shared validator when the run resolves
- * them) and, under "simulator", overrides of the modelled environment, including the downstream's capacity.
+ * them) and, under "simulator", overrides of the modelled world, including the downstream's capacity.
  *
  *   { "targetAgeSeconds": 30, "maxConcurrency": 24,
  *     "simulator": { "metricDelaySeconds": 60, "downstream": { "connectionPool": 20 } } }
  */
 export interface SimConfigFile {
   readonly settings: ScalerSettings;
-  readonly environment: Partial<SimEnvironment>;
+  readonly world: Partial<SimWorld>;
   readonly downstream?: DownstreamModel;
 }
 
@@ -24,7 +24,7 @@ export interface Limit {
   readonly integer?: boolean;
 }
 
-const ENVIRONMENT_LIMITS: Partial<Record<keyof SimEnvironment, Limit>> = {
+const WORLD_LIMITS: Partial<Record<keyof SimWorld, Limit>> = {
   batchSize: { min: 1, max: 10_000, integer: true },
   receiveLatencySeconds: { min: 0, max: 20 },
   invocationOverheadSeconds: { min: 0, max: 900 },
@@ -50,7 +50,7 @@ export const DOWNSTREAM_LIMITS: Record<keyof DownstreamModel, Limit> = {
   healthThreshold: { min: 0, max: 1e9 },
 };
 
-const KNOWN = [...Object.keys(ENVIRONMENT_LIMITS), 'downstream'];
+const KNOWN = [...Object.keys(WORLD_LIMITS), 'downstream'];
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -97,14 +97,14 @@ export function parseSimConfig(text: string, source: string): SimConfigFile {
   if (!isObject(raw)) throw new ConfigError([`${source} must hold a JSON object`]);
   const { simulator, ...settings } = raw;
   const problems: string[] = [];
-  let environment: Record<string, number> = {};
+  let world: Record<string, number> = {};
   let downstream: Record<string, number> | undefined;
   if (simulator !== undefined) {
     if (!isObject(simulator)) {
       problems.push(`simulator must be an object of ${KNOWN.join(', ')}`);
     } else {
       const { downstream: model, ...rest } = simulator;
-      environment = checkedNumbers('simulator.', rest, ENVIRONMENT_LIMITS, problems);
+      world = checkedNumbers('simulator.', rest, WORLD_LIMITS, problems);
       if (model !== undefined) {
         if (!isObject(model))
           problems.push(
@@ -117,7 +117,7 @@ export function parseSimConfig(text: string, source: string): SimConfigFile {
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     settings: settings as ScalerSettings,
-    environment: environment as Partial<SimEnvironment>,
+    world: world as Partial<SimWorld>,
     ...(downstream === undefined ? {} : { downstream: downstream as DownstreamModel }),
   };
 }

@@ -3,8 +3,8 @@ import { type LoopState, sampleDue, sampleLoop, startLoop } from '../control/con
 import { fastPathContext } from '../control/fast-path.ts';
 import { observe } from '../control/observe.ts';
 import { runTick, type TickPorts, tickOptions } from '../control/tick.ts';
-import type { SimEnvironment } from './environment.ts';
 import type { SimController, TickReport } from './simulation.ts';
+import type { SimWorld } from './world.ts';
 
 /**
  * The controllers the simulator can run. `ageLaw` is the product: the shared `runTick` → `decide`, exactly as
@@ -12,14 +12,14 @@ import type { SimController, TickReport } from './simulation.ts';
  */
 
 /** The metric period and window a tick reads with: the modelled CloudWatch's, by the Lambda's rule. */
-export function simTickOptions(config: ScalerConfig, env: SimEnvironment) {
-  return tickOptions(config, env.metricPeriodSeconds, env.metricWindowSeconds);
+export function simTickOptions(config: ScalerConfig, world: SimWorld) {
+  return tickOptions(config, world.metricPeriodSeconds, world.metricWindowSeconds);
 }
 
 /** The lone scaler's name in its control loop (a loop of one member, no budget). */
 const LONE = 'scaler';
 
-export function ageLawController(config: ScalerConfig, env: SimEnvironment): SimController {
+export function ageLawController(config: ScalerConfig, world: SimWorld): SimController {
   // The control loop lives from one tick to the next, as in the Lambda's invocation: its samples fall on the
   // tick's slot grid (sampleGrid), and it ends when the member leaves (paused, headroom).
   let loop: LoopState | undefined;
@@ -30,7 +30,7 @@ export function ageLawController(config: ScalerConfig, env: SimEnvironment): Sim
         ports,
         config,
         now,
-        simTickOptions(config, env),
+        simTickOptions(config, world),
       );
       const after = changed ? decision.desired : applied;
       const context = fastPathContext(snapshot, decision, after, config);
@@ -68,20 +68,20 @@ export function fixedController(name: string, concurrency: number): SimControlle
  * The seed article's literal rule: age above target → add min(4, room); queue empty for 20 ticks → remove one.
  * It sees the same (late) age datapoint as the age law; "queue empty" is the real-time visible depth.
  */
-export function seedStepController(config: ScalerConfig, env: SimEnvironment): SimController {
+export function seedStepController(config: ScalerConfig, world: SimWorld): SimController {
   let idleTicks = 0;
   return {
     name: "seed's literal step rule",
     async tick(ports, now): Promise<TickReport> {
       const [series, depth, current] = await Promise.all([
-        ports.metrics.read(now, env.metricPeriodSeconds, env.metricWindowSeconds),
+        ports.metrics.read(now, world.metricPeriodSeconds, world.metricWindowSeconds),
         ports.queue.depth(),
         ports.concurrency.applied(),
       ]);
       const applied = current ?? config.minConcurrency;
       const snapshot = observe({
         now,
-        periodSeconds: env.metricPeriodSeconds,
+        periodSeconds: world.metricPeriodSeconds,
         series,
         depth,
         appliedConcurrency: applied,

@@ -3,13 +3,13 @@ import { type Phase, totalSeconds } from '../load-file/load-file.ts';
 import type { ConsumerMode } from './actuator-model.ts';
 import { type SimController, sampleCarrierSeconds, type TickReport } from './controller-clock.ts';
 import { Downstream, type DownstreamModel, type DownstreamStats } from './downstream.ts';
-import type { SimEnvironment } from './environment.ts';
 import { EventQueue } from './event-queue.ts';
 import { ExecutionSum, LimitSum } from './group-meters.ts';
 import type { Invocation } from './invocations.ts';
 import type { LevelSummary } from './level-meter.ts';
 import { MAX_SEED } from './random.ts';
 import { Simulation, type SimulationResult } from './simulation.ts';
+import type { SimWorld } from './world.ts';
 
 /**
  * Several queues, each with its own load and consumer, calling one downstream (a database's connection pool, an
@@ -53,7 +53,7 @@ export interface GroupMemberInput {
 
 export interface GroupSimulationInput {
   readonly members: readonly GroupMemberInput[];
-  readonly environment: SimEnvironment;
+  readonly world: SimWorld;
   readonly tickSeconds: number;
   /** The fast path's sampling interval between ticks; 0, or a tick or more: none. */
   readonly fastSampleSeconds?: number;
@@ -129,7 +129,7 @@ export class GroupSimulation {
       (m, i) =>
         new Simulation({
           phases: phases[i] as Phase[],
-          environment: input.environment,
+          world: input.world,
           controller: m.controller,
           tickSeconds: input.tickSeconds,
           floor: m.floor,
@@ -154,7 +154,7 @@ export class GroupSimulation {
 
   async run(): Promise<GroupSimulationResult> {
     for (const member of this.members) member.start();
-    const start = this.input.environment.controllerStartSeconds;
+    const start = this.input.world.controllerStartSeconds;
     if (this.input.controller !== undefined) {
       this.tasks.push(start, 'tick');
       if (this.fastSampleSeconds !== undefined)

@@ -1,7 +1,6 @@
 import type { ActuatorModel } from './actuator-model.ts';
 import type { Arrivals } from './arrivals.ts';
 import type { Downstream } from './downstream.ts';
-import type { SimEnvironment } from './environment.ts';
 import type { EventQueue } from './event-queue.ts';
 import { ExecutionEnvironments } from './execution-environments.ts';
 import { LevelMeter } from './level-meter.ts';
@@ -9,6 +8,7 @@ import type { Batch, MessageQueue } from './message-queue.ts';
 import type { MetricPeriods } from './metric-periods.ts';
 import type { Random } from './random.ts';
 import { type Invocation, type SimEvent, SLOT_FREE } from './sim-event.ts';
+import type { SimWorld } from './world.ts';
 
 export type { Invocation } from './sim-event.ts';
 
@@ -71,7 +71,7 @@ export class Invocations {
   private readonly groupExecutions: SharedLevel | undefined;
 
   constructor(
-    private readonly env: SimEnvironment,
+    private readonly world: SimWorld,
     parts: InvocationsParts,
   ) {
     this.events = parts.events;
@@ -83,10 +83,10 @@ export class Invocations {
     this.actuator = parts.actuator;
     this.random = parts.random;
     this.groupExecutions = parts.groupExecutions;
-    const lambda = env.kind === 'lambda';
+    const lambda = world.kind === 'lambda';
     // An in-process pool has no function timeout: an item takes as long as it takes.
-    this.functionTimeoutSeconds = lambda ? env.functionTimeoutSeconds : Number.POSITIVE_INFINITY;
-    if (lambda) this.environments = new ExecutionEnvironments(env.keepWarmSeconds);
+    this.functionTimeoutSeconds = lambda ? world.functionTimeoutSeconds : Number.POSITIVE_INFINITY;
+    if (lambda) this.environments = new ExecutionEnvironments(world.keepWarmSeconds);
   }
 
   /** Invocations running now. */
@@ -97,7 +97,7 @@ export class Invocations {
   /** A receive a loop started returns at `now`. */
   onReceive(now: number): void {
     this.loops.received();
-    const batch = this.queue.receive(this.env.batchSize);
+    const batch = this.queue.receive(this.world.batchSize);
     if (batch.sentAt.length === 0) {
       this.loops.freeSlot(now);
       return;
@@ -107,7 +107,7 @@ export class Invocations {
     if (reserved !== undefined && this.running >= reserved) {
       this.throttled++;
       this.returnAfterVisibility(batch, now);
-      this.events.push(now + this.env.throttleBackoffSeconds, SLOT_FREE);
+      this.events.push(now + this.world.throttleBackoffSeconds, SLOT_FREE);
       return;
     }
     this.running++;
@@ -132,9 +132,9 @@ export class Invocations {
       return;
     }
     const phase = this.arrivals.phaseAt(now);
-    let duration = this.env.invocationOverheadSeconds;
+    let duration = this.world.invocationOverheadSeconds;
     for (let i = 0; i < batch.sentAt.length; i++)
-      duration += this.random.jitter(phase.itemMs / 1000, this.env.itemJitter);
+      duration += this.random.jitter(phase.itemMs / 1000, this.world.itemJitter);
     invocation.duration = duration;
     if (duration > this.functionTimeoutSeconds)
       this.events.push(now + this.functionTimeoutSeconds, { kind: 'timeout', invocation });
@@ -146,7 +146,7 @@ export class Invocations {
   /** The invocation's next item: a connection first (if the downstream is a pool), then its calls. */
   private startItem(invocation: Invocation, now: number): void {
     if (invocation.next >= invocation.batch.sentAt.length) {
-      this.events.push(now + this.env.invocationOverheadSeconds, { kind: 'complete', invocation });
+      this.events.push(now + this.world.invocationOverheadSeconds, { kind: 'complete', invocation });
       return;
     }
     if (this.downstream.pooled) {
@@ -164,7 +164,7 @@ export class Invocations {
    * because a shared pool's connection may be handed over by another consumer (`releaseConnection`).
    */
   serveItem(invocation: Invocation, now: number): void {
-    const seconds = this.random.jitter(this.arrivals.phaseAt(now).itemMs / 1000, this.env.itemJitter);
+    const seconds = this.random.jitter(this.arrivals.phaseAt(now).itemMs / 1000, this.world.itemJitter);
     if (!this.downstream.admits(now)) {
       this.metrics.at(now).downstreamTrouble++;
       invocation.failed ??= new Uint8Array(invocation.batch.sentAt.length);
@@ -256,6 +256,6 @@ export class Invocations {
 
   /** The visibility timeout of a batch received at `receivedAt` ends: its messages are visible again. */
   private returnAfterVisibility(batch: Batch, receivedAt: number): void {
-    this.events.push(receivedAt + this.env.visibilityTimeoutSeconds, { kind: 'return', batch });
+    this.events.push(receivedAt + this.world.visibilityTimeoutSeconds, { kind: 'return', batch });
   }
 }

@@ -1,5 +1,5 @@
 import type { Datapoint, MetricSeries } from '../control/ports.ts';
-import type { SimEnvironment } from './environment.ts';
+import type { SimWorld } from './world.ts';
 
 /** What CloudWatch aggregates over one period. */
 export interface PeriodMetrics {
@@ -29,11 +29,11 @@ export class MetricPeriods {
    * `healthThreshold`); absent: none, as a scaler without `downstreamHealth`.
    */
   constructor(
-    private readonly env: SimEnvironment,
+    private readonly world: SimWorld,
     private readonly healthThreshold?: number,
   ) {
-    this.period = env.metricPeriodSeconds;
-    const size = Math.ceil((env.metricWindowSeconds + env.metricDelaySeconds) / this.period) + 3;
+    this.period = world.metricPeriodSeconds;
+    const size = Math.ceil((world.metricWindowSeconds + world.metricDelaySeconds) / this.period) + 3;
     this.ring = Array.from({ length: size }, () => ({
       k: -1,
       ageMax: 0,
@@ -84,7 +84,7 @@ export class MetricPeriods {
     const first = Math.max(0, Math.floor((now - windowSeconds) / p));
     for (let k = first; k <= this.newest; k++) {
       const timestamp = k * p;
-      if (timestamp + p + this.env.metricDelaySeconds > now + 1e-9) break;
+      if (timestamp + p + this.world.metricDelaySeconds > now + 1e-9) break;
       const slot = this.ring[k % this.ring.length] as PeriodMetrics;
       // A period nothing was recorded in reads as zeros, as CloudWatch's Sum of a quiet minute does.
       const m = slot.k === k ? slot : undefined;

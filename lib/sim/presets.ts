@@ -1,10 +1,10 @@
 import { LAMBDA_DEFAULTS } from '../control/config.ts';
 import type { PresetSettings } from '../control/settings-table.ts';
-import { LAMBDA_ENVIRONMENT, POOL_ENVIRONMENT, type SimEnvironment } from './environment.ts';
+import { LAMBDA_WORLD, POOL_WORLD, type SimWorld } from './world.ts';
 
 export interface Preset {
   readonly description: string;
-  readonly environment: SimEnvironment;
+  readonly world: SimWorld;
   /**
    * The control law's defaults in this setting; a config file overrides them. Complete: a setting added to the
    * table without a value here fails the typecheck.
@@ -16,12 +16,12 @@ export const PRESETS = {
   lambda: {
     description:
       'SQS → event source mapping → Lambda, one controller tick a minute on late CloudWatch metrics',
-    environment: LAMBDA_ENVIRONMENT,
+    world: LAMBDA_WORLD,
     settings: LAMBDA_DEFAULTS,
   },
   seed: {
     description: "the seed article's in-process pool: 50 ms ticks, instantaneous head age, 50 ms target",
-    environment: POOL_ENVIRONMENT,
+    world: POOL_WORLD,
     settings: {
       targetAgeSeconds: 0.05,
       minConcurrency: 2,

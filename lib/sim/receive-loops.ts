@@ -1,10 +1,10 @@
 import type { ActuatorModel, ConsumerMode } from './actuator-model.ts';
-import type { SimEnvironment } from './environment.ts';
 import type { EventQueue } from './event-queue.ts';
 import { LevelMeter } from './level-meter.ts';
 import type { MessageQueue } from './message-queue.ts';
 import { type PollerScaling, ProvisionedPollers, StandardPollers } from './pollers.ts';
 import { RECEIVE, type SimEvent } from './sim-event.ts';
+import type { SimWorld } from './world.ts';
 
 /**
  * The concurrent receive-and-invoke loops: the event source mapping's pollers, scaled by AWS's ramp and bounded by
@@ -23,21 +23,21 @@ export class ReceiveLoops {
   private peakBusySlotsThisInterval = 0;
 
   constructor(
-    private readonly env: SimEnvironment,
+    private readonly world: SimWorld,
     consumer: ConsumerMode,
     private readonly actuator: ActuatorModel,
     private readonly queue: MessageQueue,
     private readonly events: EventQueue<SimEvent>,
   ) {
-    if (env.kind === 'lambda') {
+    if (world.kind === 'lambda') {
       this.pollers =
         consumer.kind === 'provisioned'
-          ? new ProvisionedPollers(consumer.minimumPollers, consumer.maximumPollers, env.pollerScaleSeconds)
+          ? new ProvisionedPollers(consumer.minimumPollers, consumer.maximumPollers, world.pollerScaleSeconds)
           : new StandardPollers(
-              env.initialPollers,
-              env.pollerStepPerMinute,
-              env.maxPollers,
-              env.pollerScaleSeconds,
+              world.initialPollers,
+              world.pollerStepPerMinute,
+              world.maxPollers,
+              world.pollerScaleSeconds,
             );
     } else {
       this.workers = new LevelMeter(0);
@@ -82,10 +82,10 @@ export class ReceiveLoops {
 
   /** Idle loops start receives while visible messages outnumber what the receives under way will take. */
   dispatch(now: number): void {
-    while (this.idleSlots > 0 && this.queue.visibleCount() > this.pendingReceives * this.env.batchSize) {
+    while (this.idleSlots > 0 && this.queue.visibleCount() > this.pendingReceives * this.world.batchSize) {
       this.idleSlots--;
       this.pendingReceives++;
-      this.events.push(now + this.env.receiveLatencySeconds, RECEIVE);
+      this.events.push(now + this.world.receiveLatencySeconds, RECEIVE);
     }
     if (this.idleSlots === 0 && this.queue.visibleCount() > 0) this.backlogSeenThisInterval = true;
     const busy = this.slots - this.idleSlots;

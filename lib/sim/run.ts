@@ -13,13 +13,13 @@ import {
   seedStepController,
 } from './controllers.ts';
 import { type DownstreamModel, hasCapacity } from './downstream.ts';
-import { checkEnvironment, type SimEnvironment } from './environment.ts';
 import { checkRunSize } from './limits.ts';
 import { INVOKES_PER_POLLER } from './pollers.ts';
 import { PRESETS, type PresetName } from './presets.ts';
 import { MAX_SEED } from './random.ts';
 import { type ConsumerMode, type SimController, Simulation, type SimulationResult } from './simulation.ts';
 import { type RunSummary, summarize } from './summary.ts';
+import { checkWorld, type SimWorld } from './world.ts';
 
 export const CONTROLLER_KINDS = [
   'age-law',
@@ -43,8 +43,8 @@ export interface RunOptions {
   readonly preset: PresetName;
   /** Overrides of the preset's control-law settings (a config file). */
   readonly settings?: ScalerSettings;
-  /** Overrides of the preset's modelled environment. */
-  readonly environment?: Partial<SimEnvironment>;
+  /** Overrides of the preset's modelled world. */
+  readonly world?: Partial<SimWorld>;
   /** The downstream's capacity: overrides the scenario's, field by field. */
   readonly downstream?: DownstreamModel;
   readonly controller?: ControllerKind;
@@ -56,7 +56,7 @@ export interface Run {
   readonly summary: RunSummary;
   readonly result: SimulationResult;
   readonly config: ScalerConfig;
-  readonly environment: SimEnvironment;
+  readonly world: SimWorld;
 }
 
 export function configFor(preset: PresetName, settings: ScalerSettings = {}): ScalerConfig {
@@ -87,10 +87,10 @@ function consumerFor(kind: ControllerKind, config: ScalerConfig): ConsumerMode {
   }
 }
 
-function controllerFor(kind: ControllerKind, config: ScalerConfig, env: SimEnvironment): SimController {
+function controllerFor(kind: ControllerKind, config: ScalerConfig, world: SimWorld): SimController {
   switch (kind) {
     case 'age-law':
-      return ageLawController(config, env);
+      return ageLawController(config, world);
     case 'native':
       return noController(`native (no controller, MaximumConcurrency ${config.maxConcurrency})`);
     case 'provisioned':
@@ -102,7 +102,7 @@ function controllerFor(kind: ControllerKind, config: ScalerConfig, env: SimEnvir
     case 'fixed-cap':
       return fixedController('fixed at the cap', config.maxConcurrency);
     case 'seed-step':
-      return seedStepController(config, env);
+      return seedStepController(config, world);
     case 'depth':
       return depthController(config);
   }
@@ -116,11 +116,11 @@ export function downstreamFor(scenario: LoadFile, overrides?: DownstreamModel): 
 
 export async function runScenario(options: RunOptions): Promise<Run> {
   const config = configFor(options.preset, options.settings);
-  const environment = { ...PRESETS[options.preset].environment, ...options.environment };
-  checkEnvironment(environment);
+  const world = { ...PRESETS[options.preset].world, ...options.world };
+  checkWorld(world);
   const kind = options.controller ?? 'age-law';
   const downstream = downstreamFor(options.scenario, options.downstream);
-  if (environment.kind === 'pool') {
+  if (world.kind === 'pool') {
     if (MAPPING_BASELINES.includes(kind))
       throw new ConfigError([
         `controller '${kind}' is a setting of Lambda's event source mapping; the ${options.preset} preset models an in-process pool without one (use the lambda preset)`,
@@ -136,12 +136,12 @@ export async function runScenario(options: RunOptions): Promise<Run> {
       `seed = ${seed}: must be an integer in [0; ${MAX_SEED}] (the generator's state is 32 bits)`,
     ]);
   checkRunSize(options.scenario.phases, config.tickSeconds);
-  const controller = controllerFor(kind, config, environment);
+  const controller = controllerFor(kind, config, world);
   const consumer = consumerFor(kind, config);
   const started = performance.now();
   const result = await new Simulation({
     phases: options.scenario.phases,
-    environment,
+    world,
     controller,
     tickSeconds: config.tickSeconds,
     floor: config.minConcurrency,
@@ -168,5 +168,5 @@ export async function runScenario(options: RunOptions): Promise<Run> {
     targetAgeSeconds: config.targetAgeSeconds,
     wallSeconds,
   });
-  return { summary, result, config, environment };
+  return { summary, result, config, world };
 }

@@ -4,7 +4,6 @@ import { ActuatorModel, type ConsumerMode } from './actuator-model.ts';
 import { Arrivals, type PhaseTally } from './arrivals.ts';
 import { ControllerClock, type SimController, type TickReport } from './controller-clock.ts';
 import { Downstream, type DownstreamModel, type DownstreamStats } from './downstream.ts';
-import type { SimEnvironment } from './environment.ts';
 import { EventQueue } from './event-queue.ts';
 import { type Invocation, Invocations, type SharedLevel } from './invocations.ts';
 import type { LevelMeter, LevelSegment, LevelSummary } from './level-meter.ts';
@@ -14,6 +13,7 @@ import { Random } from './random.ts';
 import { ReceiveLoops } from './receive-loops.ts';
 import { ARRIVAL, type SimEvent } from './sim-event.ts';
 import { Timeline, type TimelineSample } from './timeline.ts';
+import type { SimWorld } from './world.ts';
 
 /**
  * A discrete-event model of SQS → event source mapping → Lambda (or the seed article's in-process pool), in virtual
@@ -34,7 +34,7 @@ export type { TimelineSample } from './timeline.ts';
 
 export interface SimulationInput {
   readonly phases: readonly Phase[];
-  readonly environment: SimEnvironment;
+  readonly world: SimWorld;
   readonly controller: SimController;
   readonly tickSeconds: number;
   readonly floor: number;
@@ -115,7 +115,7 @@ interface PeriodicTask {
 }
 
 export class Simulation {
-  private readonly env: SimEnvironment;
+  private readonly world: SimWorld;
   /** One queue for every part's events: ties keep insertion order, so the run is deterministic. */
   private readonly events = new EventQueue<SimEvent>();
   private readonly arrivals: Arrivals;
@@ -133,18 +133,18 @@ export class Simulation {
   private nextProgress = 0;
 
   constructor(private readonly input: SimulationInput) {
-    const env = input.environment;
-    const lambda = env.kind === 'lambda';
-    this.env = env;
+    const world = input.world;
+    const lambda = world.kind === 'lambda';
+    this.world = world;
     // One generator for the arrivals and the item times: their draws interleave in event order.
     const random = new Random(input.seed);
     this.arrivals = new Arrivals(input.phases, random);
-    this.queue = new MessageQueue(env.maxReceiveCount, lambda);
-    this.metrics = new MetricPeriods(env, input.downstream?.healthThreshold);
+    this.queue = new MessageQueue(world.maxReceiveCount, lambda);
+    this.metrics = new MetricPeriods(world, input.downstream?.healthThreshold);
     this.downstream = input.shared?.downstream ?? new Downstream(input.downstream);
     this.actuator = new ActuatorModel(input.consumer, lambda, input.floor, input.cap, input.controller.name);
-    this.loops = new ReceiveLoops(env, input.consumer, this.actuator, this.queue, this.events);
-    this.invocations = new Invocations(env, {
+    this.loops = new ReceiveLoops(world, input.consumer, this.actuator, this.queue, this.events);
+    this.invocations = new Invocations(world, {
       events: this.events,
       queue: this.queue,
       loops: this.loops,
@@ -160,9 +160,9 @@ export class Simulation {
       queue: this.queue,
       actuator: this.actuator,
       loops: this.loops,
-      instantAge: env.instantAge,
-      batchSize: env.batchSize,
-      functionTimeoutSeconds: env.kind === 'lambda' ? env.functionTimeoutSeconds : undefined,
+      instantAge: world.instantAge,
+      batchSize: world.batchSize,
+      functionTimeoutSeconds: world.kind === 'lambda' ? world.functionTimeoutSeconds : undefined,
       targetAgeSeconds: input.targetAgeSeconds,
     });
     this.timeline = new Timeline(input.cap, input.targetAgeSeconds, input.tickSeconds);
@@ -175,12 +175,12 @@ export class Simulation {
       tasks.push({
         name: 'controller tick',
         everySeconds: this.input.tickSeconds,
-        firstAt: this.env.controllerStartSeconds,
+        firstAt: this.world.controllerStartSeconds,
         run: (now) => this.onTick(now),
       });
     tasks.push({
       name: 'age sample',
-      everySeconds: this.env.ageSampleSeconds,
+      everySeconds: this.world.ageSampleSeconds,
       run: (now) => this.metrics.recordAge(now, this.queue.headAge(now)),
     });
     // The control loop picks its own sample times (the Lambda's grid) among these instants.
@@ -189,14 +189,14 @@ export class Simulation {
       tasks.push({
         name: 'fast-path sample',
         everySeconds: fast,
-        firstAt: this.env.controllerStartSeconds + fast,
+        firstAt: this.world.controllerStartSeconds + fast,
         run: (now) => this.clock.fastSample(now),
       });
     if (this.loops.scales)
       tasks.push({
         name: 'poller scaling',
         // AWS gives the pollers' ramp as a rate per minute, applied in pollerScaleSeconds steps (10 s by default).
-        everySeconds: this.env.pollerScaleSeconds,
+        everySeconds: this.world.pollerScaleSeconds,
         run: (now) => this.loops.scale(now),
       });
     return tasks;

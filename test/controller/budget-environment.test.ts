@@ -1,6 +1,6 @@
 import { LambdaClient, ListFunctionsCommand } from '@aws-sdk/client-lambda';
 import { describe, expect, it } from 'vitest';
-import { budgetSettingsFromEnvironment } from '../../functions/controller/budget-resources.ts';
+import { budgetSettingsFromEnvironment } from '../../functions/controller/resources.ts';
 import { paceControlPlane } from '../../lib/aws/control-plane-pacer.ts';
 import { ConfigError } from '../../lib/control/index.ts';
 import { DB_LOAD_HEALTH } from '../control/fixtures.ts';

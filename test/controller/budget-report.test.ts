@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { BudgetOutcome } from '../../functions/controller/budget-handler.ts';
-import { budgetMetricsFor } from '../../functions/controller/budget-report.ts';
+import type { BudgetOutcome } from '../../functions/controller/outcome.ts';
+import { budgetMetricsFor } from '../../functions/controller/report.ts';
 import type { BudgetTickResult } from '../../lib/control/budget-outcome.ts';
 import { BUDGET_METRICS as B } from '../../lib/telemetry.ts';
 

@@ -21,7 +21,7 @@ describe('a burst after silence grows between ticks on BatchSize 1 and 4', () =>
         preset: 'lambda',
         controller: 'age-law',
         seed: 1,
-        environment: { batchSize },
+        world: { batchSize },
       });
       const first = result.concurrencyChanges.find(([t, v]) => t > 1200 && v > 2);
       expect(first?.[0]).toBeGreaterThan(1200);

@@ -105,7 +105,7 @@ describe('long items: the function timeout and redelivery', () => {
       runScenario({
         scenario: one({ durationSeconds: 60, ratePerSecond: 1, itemMs: 20 }),
         preset: 'lambda',
-        environment: file.environment,
+        world: file.world,
       }),
     ).rejects.toThrow(
       /simulator.visibilityTimeoutSeconds = 20: must be at least simulator.functionTimeoutSeconds \(30\); Lambda refuses an SQS mapping/,

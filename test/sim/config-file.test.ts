@@ -24,14 +24,14 @@ describe("the simulator's --config file", () => {
     );
   });
 
-  it('keeps only known environment fields, as own keys', () => {
+  it('keeps only known world fields, as own keys', () => {
     const file = parseSimConfig('{"simulator": {"metricDelaySeconds": 60}}', 'my.json');
-    expect(Object.keys(file.environment)).toEqual(['metricDelaySeconds']);
-    expect(Object.getPrototypeOf(file.environment)).toBe(Object.prototype);
+    expect(Object.keys(file.world)).toEqual(['metricDelaySeconds']);
+    expect(Object.getPrototypeOf(file.world)).toBe(Object.prototype);
   });
 
   it("bounds how often the pollers' ramp is applied: once a second to once a minute", () => {
-    expect(parseSimConfig('{"simulator": {"pollerScaleSeconds": 10}}', 'my.json').environment).toEqual({
+    expect(parseSimConfig('{"simulator": {"pollerScaleSeconds": 10}}', 'my.json').world).toEqual({
       pollerScaleSeconds: 10,
     });
     expect(problemsOf('{"simulator": {"pollerScaleSeconds": 0.5}}').join('\n')).toMatch(
@@ -43,7 +43,7 @@ describe("the simulator's --config file", () => {
   });
 
   it("takes the controller's first run on the load's clock: from the start to an hour late", () => {
-    expect(parseSimConfig('{"simulator": {"controllerStartSeconds": 60}}', 'my.json').environment).toEqual({
+    expect(parseSimConfig('{"simulator": {"controllerStartSeconds": 60}}', 'my.json').world).toEqual({
       controllerStartSeconds: 60,
     });
     expect(problemsOf('{"simulator": {"controllerStartSeconds": -1}}').join('\n')).toMatch(
@@ -51,7 +51,7 @@ describe("the simulator's --config file", () => {
     );
   });
 
-  it('shows a bad environment value as given', () => {
+  it('shows a bad world value as given', () => {
     expect(problemsOf('{"simulator": {"metricDelaySeconds": [60]}}').join('\n')).toMatch(
       /simulator.metricDelaySeconds = \[60\]: must be a number in \[0; 3600\]/,
     );

@@ -43,7 +43,7 @@ describe('a downstream API with a rate limit', () => {
       scenario: { ...flat(400, 20, 900), downstream: { apiRatePerSecond: 50 } },
       preset: 'lambda',
       controller: 'native',
-      environment: { visibilityTimeoutSeconds: 60, maxReceiveCount: 2 },
+      world: { visibilityTimeoutSeconds: 60, maxReceiveCount: 2 },
     });
     // THEN calls are refused, their items fail, their messages are received again and some reach the DLQ
     expect(summary.downstream?.rejectedCalls).toBeGreaterThan(0);

@@ -26,7 +26,7 @@ describe('the shared budget on the shipped group scenarios', () => {
           group,
           controller: 'shared-budget',
           seed: 1,
-          environment: { pollerScaleSeconds },
+          world: { pollerScaleSeconds },
         });
         // THEN the per-instant maximum of Σ limits (every write counted as it lands) is within the budget
         expect(run.peakLimitSum).toBeLessThanOrEqual(group.budget);
@@ -52,9 +52,9 @@ describe('the shared budget on the shipped group scenarios', () => {
       join(import.meta.dirname, '..', 'one.json'),
     );
     for (const pollerScaleSeconds of [10, 60]) {
-      const environment = { pollerScaleSeconds };
-      const alone = await runGroup({ group, controller: 'age-law-split', seed: 3, environment });
-      const budgeted = await runGroup({ group, controller: 'shared-budget', seed: 3, environment });
+      const world = { pollerScaleSeconds };
+      const alone = await runGroup({ group, controller: 'age-law-split', seed: 3, world });
+      const budgeted = await runGroup({ group, controller: 'shared-budget', seed: 3, world });
       // THEN every change of its limit, every wait and every execution are the same
       const [a, b] = [alone.result.members[0], budgeted.result.members[0]];
       expect(b?.concurrencyChanges).toEqual(a?.concurrencyChanges);

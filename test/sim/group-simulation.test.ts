@@ -3,11 +3,11 @@ import type { Phase } from '../../lib/load-file/load-file.ts';
 import { ActuatorModel, type ConsumerMode } from '../../lib/sim/actuator-model.ts';
 import { ageLawController, noController } from '../../lib/sim/controllers.ts';
 import type { DownstreamModel } from '../../lib/sim/downstream.ts';
-import { LAMBDA_ENVIRONMENT } from '../../lib/sim/environment.ts';
 import { LimitSum } from '../../lib/sim/group-meters.ts';
 import { alignedPhases, GroupSimulation, memberSeed } from '../../lib/sim/group-simulation.ts';
 import { configFor } from '../../lib/sim/run.ts';
 import { Simulation } from '../../lib/sim/simulation.ts';
+import { LAMBDA_WORLD } from '../../lib/sim/world.ts';
 
 const lambda = configFor('lambda');
 const native = (maximumConcurrency: number): ConsumerMode => ({ kind: 'native', maximumConcurrency });
@@ -31,7 +31,7 @@ describe('a group of queues on one downstream', () => {
     const pool: DownstreamModel = { connectionPool: 8 };
     const group = await new GroupSimulation({
       members: [member('a', phases, native(6), 6), member('b', phases, native(6), 6)],
-      environment: LAMBDA_ENVIRONMENT,
+      world: LAMBDA_WORLD,
       tickSeconds: 60,
       downstream: pool,
       seed: 1,
@@ -61,7 +61,7 @@ describe('a group of queues on one downstream', () => {
     // WHEN each runs alone on its own pool of 8, it can never want more than its 6: no item waits
     const alone = await new Simulation({
       phases,
-      environment: LAMBDA_ENVIRONMENT,
+      world: LAMBDA_WORLD,
       controller: noController('alone'),
       tickSeconds: 60,
       floor: 2,
@@ -93,7 +93,7 @@ describe('a group of queues on one downstream', () => {
     for (const seed of [1, 2, 3]) {
       const group = await new GroupSimulation({
         members: [member('slow', 2, 400), member('fast', 20, 10)],
-        environment: LAMBDA_ENVIRONMENT,
+        world: LAMBDA_WORLD,
         tickSeconds: 60,
         downstream: { connectionPool: 1 },
         seed,
@@ -125,10 +125,10 @@ describe('a group of queues on one downstream', () => {
         { durationSeconds: 300, ratePerSecond: 40, itemMs: 60 },
       ];
       const mode: ConsumerMode = consumer ?? { kind: 'controlled', actuator: lambda.actuator };
-      const controller = () => (age ? ageLawController(lambda, LAMBDA_ENVIRONMENT) : noController('native'));
+      const controller = () => (age ? ageLawController(lambda, LAMBDA_WORLD) : noController('native'));
       const input = {
         phases,
-        environment: LAMBDA_ENVIRONMENT,
+        world: LAMBDA_WORLD,
         tickSeconds: lambda.tickSeconds,
         fastSampleSeconds: lambda.fastSampleSeconds,
         floor: lambda.minConcurrency,
@@ -140,7 +140,7 @@ describe('a group of queues on one downstream', () => {
       const single = await new Simulation({ ...input, controller: controller(), downstream }).run();
       const group = await new GroupSimulation({
         members: [{ name: 'only', ...input, controller: controller() }],
-        environment: LAMBDA_ENVIRONMENT,
+        world: LAMBDA_WORLD,
         tickSeconds: input.tickSeconds,
         fastSampleSeconds: input.fastSampleSeconds,
         downstream,

@@ -6,8 +6,8 @@ import { compareReplay, type ReplaySeries, windowSeconds } from '../../lib/opera
 import { checkReplayRows, planReplay, replayWindow, roundDown } from '../../lib/operator/replay-limit.ts';
 import { thin } from '../../lib/operator/replay-thinning.ts';
 import { traceStartSeconds } from '../../lib/operator/trace-start.ts';
-import { LAMBDA_ENVIRONMENT } from '../../lib/sim/environment.ts';
 import { SimulationLimitError } from '../../lib/sim/limits.ts';
+import { LAMBDA_WORLD } from '../../lib/sim/world.ts';
 
 const CONFIG = resolveScalerConfig({});
 const hour = (ratePerSecond: number, itemMs = 20): Phase => ({
@@ -112,7 +112,7 @@ describe('the stretch a run replays', () => {
       itemMs: 20 + (i % 7),
     }));
     const scenario: LoadFile = { name: 'rows', phases: rows };
-    expect(() => thin(scenario, LAMBDA_ENVIRONMENT, 1)).not.toThrow();
+    expect(() => thin(scenario, LAMBDA_WORLD, 1)).not.toThrow();
   });
 });
 
@@ -126,7 +126,7 @@ describe('thinning a load', () => {
   };
 
   it('keeps rate × item time (the concurrency), the durations and what was observed', () => {
-    const t = thin(scenario, LAMBDA_ENVIRONMENT, 0.02, scenario.downstream);
+    const t = thin(scenario, LAMBDA_WORLD, 0.02, scenario.downstream);
     const [p] = t.scenario.phases;
     expect(p?.ratePerSecond).toBeCloseTo(16);
     expect(p?.itemMs).toBeCloseTo(1000);
@@ -135,7 +135,7 @@ describe('thinning a load', () => {
     expect(p?.observed).toEqual({ ageSeconds: 12, concurrency: 17 });
     // A pool is counted in concurrent items, an API in calls a second: only the API thins.
     expect(t.downstream).toEqual({ connectionPool: 20, apiRatePerSecond: 6 });
-    expect(t.environment).toEqual({});
+    expect(t.world).toEqual({});
   });
 
   it('raises the function timeout only where a thinned batch would time out and the real one does not', () => {
@@ -144,15 +144,15 @@ describe('thinning a load', () => {
       phases: [{ durationSeconds: 600, ratePerSecond: 5, itemMs: 2000 }],
     };
     // 10 items × 2 s × 1.25 = 25 s a batch at most; ÷ 0.1 → 250 s: raised to 276 s (and the visibility with it).
-    const t = thin(slow, LAMBDA_ENVIRONMENT, 0.1);
+    const t = thin(slow, LAMBDA_WORLD, 0.1);
     expect(t.functionTimeoutRaisedTo).toBe(276);
-    expect(t.environment).toEqual({ functionTimeoutSeconds: 276, visibilityTimeoutSeconds: 276 });
+    expect(t.world).toEqual({ functionTimeoutSeconds: 276, visibilityTimeoutSeconds: 276 });
     const already: LoadFile = {
       name: 'x',
       phases: [{ durationSeconds: 600, ratePerSecond: 5, itemMs: 4000 }],
     };
-    expect(thin(already, LAMBDA_ENVIRONMENT, 0.1).environment).toEqual({});
-    expect(thin(slow, LAMBDA_ENVIRONMENT, 1).scenario).toBe(slow);
+    expect(thin(already, LAMBDA_WORLD, 0.1).world).toEqual({});
+    expect(thin(slow, LAMBDA_WORLD, 1).scenario).toBe(slow);
   });
 });
 

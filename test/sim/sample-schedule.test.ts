@@ -5,7 +5,7 @@ import type { TickPorts } from '../../lib/control/tick.ts';
 import { sharedBudgetController } from '../../lib/sim/budget-controller.ts';
 import { sampleCarrierSeconds } from '../../lib/sim/controller-clock.ts';
 import { ageLawController } from '../../lib/sim/controllers.ts';
-import { LAMBDA_ENVIRONMENT } from '../../lib/sim/environment.ts';
+import { LAMBDA_WORLD } from '../../lib/sim/world.ts';
 
 /**
  * The simulator samples on the Lambda's grid (the one behaviour the control loop changed): the times its
@@ -59,7 +59,7 @@ describe("the simulator's fast-path schedule is the Lambda's", () => {
     { comment: '7 s: restarts at each tick (+7 … +49), not one grid across ticks', interval: 7 },
   ])('a lone scaler: $comment', async ({ interval }) => {
     const config = resolveScalerConfig({ maxConcurrency: 16, fastSampleSeconds: interval });
-    const controller = ageLawController(config, LAMBDA_ENVIRONMENT);
+    const controller = ageLawController(config, LAMBDA_WORLD);
     const reads: number[] = [];
     const clock = { now: T };
     const ports = recordingPorts(reads, clock);
@@ -82,7 +82,7 @@ describe("the simulator's fast-path schedule is the Lambda's", () => {
       { name: 'a', config },
       { name: 'b', config },
     ];
-    const controller = sharedBudgetController(20, members, LAMBDA_ENVIRONMENT);
+    const controller = sharedBudgetController(20, members, LAMBDA_WORLD);
     const reads = { a: [] as number[], b: [] as number[] };
     const clock = { now: T };
     const controlled = [

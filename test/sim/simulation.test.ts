@@ -44,7 +44,7 @@ describe('simulator conservation', () => {
             controller,
             seed,
             // Quick redelivery, so failed items also reach the DLQ within the run.
-            environment: { visibilityTimeoutSeconds: 60, maxReceiveCount: 3 },
+            world: { visibilityTimeoutSeconds: 60, maxReceiveCount: 3 },
           });
           expect(summary.lost).toBe(0);
           expect(summary.sent).toBe(
@@ -89,7 +89,7 @@ describe('simulator conservation', () => {
       preset: 'lambda',
       controller: 'fixed-floor',
       settings: { actuator: 'reserved' },
-      environment: { visibilityTimeoutSeconds: 5, functionTimeoutSeconds: 5, maxReceiveCount: 2 },
+      world: { visibilityTimeoutSeconds: 5, functionTimeoutSeconds: 5, maxReceiveCount: 2 },
     });
     // THEN invocations are throttled, good messages land in the DLQ, and still none is lost
     expect(summary.throttledInvocations).toBeGreaterThan(0);
@@ -110,7 +110,7 @@ describe('simulator conservation', () => {
       preset: 'lambda',
       controller: 'fixed-floor',
       settings: { actuator: 'reserved' },
-      environment: { visibilityTimeoutSeconds: 120 },
+      world: { visibilityTimeoutSeconds: 120 },
     });
     const drained = result.timeline.filter((s) => s.visible === 0 && s.inFlight > 0);
     // THEN with nothing visible, throttled batches waiting out their visibility timeout still make the head old
@@ -130,7 +130,7 @@ describe('simulator conservation', () => {
         scenario: coldStart,
         preset: 'lambda',
         controller: 'age-law',
-        environment: { controllerStartSeconds },
+        world: { controllerStartSeconds },
       });
       return summary.p99WaitSeconds;
     };
@@ -154,7 +154,7 @@ describe('simulator conservation', () => {
         scenario: offMinuteSpike,
         preset: 'lambda',
         controller: 'fixed-cap',
-        environment: { pollerScaleSeconds },
+        world: { pollerScaleSeconds },
       });
       return summary.phases[1]?.p99WaitSeconds ?? Number.NaN;
     };

@@ -11,8 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LambdaActuator } from '../../functions/controller/actuator.ts';
 import { createAwsClients } from '../../lib/aws/clients.ts';
 import { type ActuatorMode, resolveScalerConfig } from '../../lib/control/index.ts';
-import { LAMBDA_ENVIRONMENT } from '../../lib/sim/environment.ts';
 import { Simulation } from '../../lib/sim/simulation.ts';
+import { LAMBDA_WORLD } from '../../lib/sim/world.ts';
 
 /**
  * One write plan for the Lambda and the simulator: the same sequence of decisions, applied by the Lambda's
@@ -79,7 +79,7 @@ async function throughTheSimulator(mode: ActuatorMode, decisions: readonly numbe
   let tick = 0;
   await new Simulation({
     phases: [{ durationSeconds: decisions.length * 60, ratePerSecond: 0, itemMs: 10 }],
-    environment: LAMBDA_ENVIRONMENT,
+    world: LAMBDA_WORLD,
     controller: {
       name: 'scripted',
       async tick(ports) {

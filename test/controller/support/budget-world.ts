@@ -1,11 +1,12 @@
 import type { LambdaClient } from '@aws-sdk/client-lambda';
-import { type BudgetRun, createBudgetHandler } from '../../../functions/controller/budget-handler.ts';
+import { type BudgetRun, createHandler } from '../../../functions/controller/handler.ts';
 import {
   createBudgetMetrics,
+  createMetrics,
   powertoolsBudgetReporter,
-} from '../../../functions/controller/budget-report.ts';
-import { budgetSettingsFromEnvironment } from '../../../functions/controller/budget-resources.ts';
-import { createMetrics, powertoolsReporter } from '../../../functions/controller/report.ts';
+  powertoolsReporter,
+} from '../../../functions/controller/report.ts';
+import { budgetSettingsFromEnvironment } from '../../../functions/controller/resources.ts';
 import { attachCallLog, createAwsClients } from '../../../lib/aws/clients.ts';
 import { BUDGET_ENVIRONMENT, type BudgetMemberEnvironment } from '../../../lib/budget-environment.ts';
 import type { DownstreamHealthSpec } from '../../../lib/control/downstream-health.ts';
@@ -127,7 +128,7 @@ export class BudgetWorld {
     const capture = (message: string, fields: Record<string, unknown>) => this.logs.push({ message, fields });
     const logger = { info: capture, error: capture };
     this.ticker = new TickerDriver(() => this.now);
-    const handler = createBudgetHandler({
+    const handler = createHandler({
       settings,
       clients,
       calls,

@@ -1,5 +1,5 @@
 import type { MetricDataResult } from '@aws-sdk/client-cloudwatch';
-import { type ControllerDependencies, createHandler } from '../../../functions/controller/handler.ts';
+import { createHandler, type ScalerDependencies } from '../../../functions/controller/handler.ts';
 import type { TickOutcome } from '../../../functions/controller/outcome.ts';
 import { metricsFor } from '../../../functions/controller/report.ts';
 import { settingsFromEnvironment } from '../../../functions/controller/resources.ts';
@@ -74,7 +74,7 @@ export function metricResults(
 }
 
 export interface UnitWorld {
-  readonly deps: ControllerDependencies;
+  readonly deps: ScalerDependencies;
   readonly handler: (event: unknown) => Promise<TickOutcome>;
   readonly reported: { outcome: TickOutcome; metrics: Record<string, number> }[];
   /** The handler's clock (epoch seconds), `NOW` until a test moves it. */
@@ -91,7 +91,7 @@ export function unitWorld(env: Record<string, string> = {}): UnitWorld {
   });
   const reported: UnitWorld['reported'] = [];
   const time = { now: NOW };
-  const deps: ControllerDependencies = {
+  const deps: ScalerDependencies = {
     settings: settingsFromEnvironment({ ...ENVIRONMENT, ...env }),
     clients,
     calls: attachCallLog(clients),

@@ -1,11 +1,12 @@
 import { ConfigError } from '../control/config.ts';
 
 /**
- * The modelled system around the controller. `lambda` is SQS → event source mapping → Lambda with CloudWatch's
+ * The simulated world around the controller (a preset names one, lib/sim/presets.ts; a config file's "simulator"
+ * overrides its fields; not the Lambda's environment variables). `lambda` is SQS → event source mapping → Lambda with CloudWatch's
  * late one-minute metrics; `pool` is the seed article's in-process worker pool (a worker takes one item at a
  * time, the controller sees the head age the instant it asks).
  */
-export interface SimEnvironment {
+export interface SimWorld {
   readonly kind: 'lambda' | 'pool';
   /** Messages one receive returns at most (the mapping's BatchSize; the pool takes 1). */
   readonly batchSize: number;
@@ -59,7 +60,7 @@ export interface SimEnvironment {
   readonly metricWindowSeconds: number;
 }
 
-export const LAMBDA_ENVIRONMENT: SimEnvironment = {
+export const LAMBDA_WORLD: SimWorld = {
   kind: 'lambda',
   batchSize: 10,
   receiveLatencySeconds: 0.02,
@@ -86,7 +87,7 @@ export const LAMBDA_ENVIRONMENT: SimEnvironment = {
   metricWindowSeconds: 600,
 };
 
-export const POOL_ENVIRONMENT: SimEnvironment = {
+export const POOL_WORLD: SimWorld = {
   kind: 'pool',
   batchSize: 1,
   receiveLatencySeconds: 0,
@@ -112,15 +113,15 @@ export const POOL_ENVIRONMENT: SimEnvironment = {
 };
 
 /**
- * Refuses an environment the model does not cover. AWS refuses an SQS mapping whose queue's visibility timeout is
+ * Refuses a world the model does not cover. AWS refuses an SQS mapping whose queue's visibility timeout is
  * below the function's timeout ("Queue visibility timeout: 30 seconds is less than Function timeout: 60
  * seconds"), so a message can never reappear while an invocation still processes it, and the model has no such
  * case either.
  */
-export function checkEnvironment(env: SimEnvironment): void {
-  if (env.kind === 'lambda' && env.visibilityTimeoutSeconds < env.functionTimeoutSeconds) {
+export function checkWorld(world: SimWorld): void {
+  if (world.kind === 'lambda' && world.visibilityTimeoutSeconds < world.functionTimeoutSeconds) {
     throw new ConfigError([
-      `simulator.visibilityTimeoutSeconds = ${env.visibilityTimeoutSeconds}: must be at least simulator.functionTimeoutSeconds (${env.functionTimeoutSeconds}); Lambda refuses an SQS mapping whose queue's visibility timeout is below the function timeout (AWS recommends 6 × the function timeout)`,
+      `simulator.visibilityTimeoutSeconds = ${world.visibilityTimeoutSeconds}: must be at least simulator.functionTimeoutSeconds (${world.functionTimeoutSeconds}); Lambda refuses an SQS mapping whose queue's visibility timeout is below the function timeout (AWS recommends 6 × the function timeout)`,
     ]);
   }
 }
