@@ -300,8 +300,8 @@ describe(`a CommonJS app (cdk init's shape) on aws-cdk-lib ${MIN_AWS_CDK_LIB}`, 
       ([, a]) => a.Properties.AlarmName as string,
     );
     expect(alarms.filter((name) => name.endsWith('-budget-exhausted'))).toHaveLength(1);
-    // Each member keeps its eight alarms (the oscillation alarm is opt-in).
-    expect(alarms).toHaveLength(17);
+    // Each member keeps its seven alarms (the oscillation alarm is opt-in).
+    expect(alarms).toHaveLength(15);
   });
 
   it(

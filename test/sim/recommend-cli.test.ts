@@ -8,7 +8,21 @@ import { ageLawMonthlyCost } from '../../lib/bench/cost.ts';
 import { configFor } from '../../lib/sim/run.ts';
 
 /** The age law's monthly figure as the CLI prints it, for a pattern: the one computed figure, not a typed one. */
-const AGE_LAW_COST = ageLawMonthlyCost(configFor('lambda')).toFixed(2).replace('.', '\\.');
+/**
+ * The age law's price in a replay: its controller at the share of ticks that read the rates, as the replay counted
+ * it (lib/control/rate-reads.ts), so between a month never quiet and one whose ticks read the age alone.
+ */
+const AGE_LAW_COST = '(\\d\\.\\d\\d)';
+const NEVER_QUIET = ageLawMonthlyCost(configFor('lambda'));
+/** Every age-law price the output quotes, within those bounds. */
+function expectAgeLawPrices(stdout: string): void {
+  const prices = [...stdout.matchAll(/(?:adds|add) \$(\d+\.\d\d) a month/g)].map((m) => Number(m[1]));
+  expect(prices.length).toBeGreaterThan(0);
+  for (const p of prices) {
+    expect(p).toBeLessThanOrEqual(NEVER_QUIET + 0.005);
+    expect(p).toBeGreaterThan(NEVER_QUIET - 1.3);
+  }
+}
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -77,6 +91,7 @@ describe('npm run recommend', () => {
       new RegExp(`^ {2}age-law +\\d\\.\\d\\d +yes +\\d+ +[\\d.]+ +0 +${AGE_LAW_COST} +[\\d.]+$`, 'm'),
     );
     expect(stdout).toMatch(/^ {2}native +\d\.\d\d +yes +\d+ +[\d.]+ +0 +0\.00 +–$/m);
+    expectAgeLawPrices(stdout);
     expect(stdout).toMatch(/consumer's own compute is the same for all/);
     expect(stdout).toMatch(
       /^replay vs your queue: native \(what you run today: --current\), the worst of 2 seeds, per 10 min:$/m,
@@ -130,6 +145,7 @@ describe('npm run recommend', () => {
         'm',
       ),
     );
+    expectAgeLawPrices(stdout);
     expect(stdout).toMatch(
       /^settings: the event source mapping's MaximumConcurrency 8, reserved concurrency unset, no scaler$/m,
     );
