@@ -46,25 +46,32 @@ export const CONTROLLER_METRICS = {
 } as const;
 
 /**
- * What every decided tick publishes: billed a full month each (docs/aws-facts.md, "Prices"), so only what a
+ * What every clean tick publishes: billed a full month each (docs/aws-facts.md, "Prices"), so only what a
  * dashboard or a reader needs every minute and AWS does not publish for free. `AppliedConcurrency` is the
- * dashboard's main line and the controller's memory (read back on a cold start); `DesiredConcurrency` is the law's
- * answer, which no AWS metric carries. The queue's depth and age are AWS/SQS's, free (the dashboard and `status`
- * read the age there); the cap, floor and target are settings (the dashboard draws them as lines, the decision's
- * log line carries them).
+ * dashboard's main line, the controller's memory (read back on a cold start) and its health (the clean ticks). The
+ * queue's depth and age are AWS/SQS's, free (the dashboard and `status` read the age there); the cap, floor and
+ * target are settings (the dashboard draws them as lines, the decision's log line carries them).
  */
-export const DENSE_CONTROLLER_METRICS: ReadonlySet<string> = new Set([
-  CONTROLLER_METRICS.appliedConcurrency,
+export const DENSE_CONTROLLER_METRICS: ReadonlySet<string> = new Set([CONTROLLER_METRICS.appliedConcurrency]);
+
+/**
+ * Published by a lone scaler only when its value differs from the applied one: `DesiredConcurrency`, the law's
+ * answer, equals what the tick applied except where a write was refused, clamped, failed or paused (each with its
+ * own flag), so a minute without it means "as applied" (the dashboard and `status` read it so) and CloudWatch bills
+ * it only in the hours it differs ($0.30 a month saved; a budget's member publishes it every tick: its demand).
+ */
+export const WHEN_DIFFERENT_CONTROLLER_METRICS: ReadonlySet<string> = new Set([
   CONTROLLER_METRICS.desiredConcurrency,
 ]);
 
 /**
- * What a budget's member publishes every tick on top: the age its law acted on and its target, which
- * `status --budget` reads per member to tell who is starved. It knows a member only by its ScalerName (the
- * members' grants in ListMetrics), not its queue or its settings, so it cannot read AWS/SQS's age or the decision
- * log instead. $0.60 a member a month.
+ * What a budget's member publishes every tick on top: its law's desired concurrency (its demand), the age its law
+ * acted on and its target, which `status --budget` reads per member to tell who is starved. It knows a member only
+ * by its ScalerName (the members' grants in ListMetrics), not its queue or its settings, so it cannot read
+ * AWS/SQS's age or the decision log instead. $0.90 a member a month.
  */
 export const BUDGET_MEMBER_DENSE_METRICS: ReadonlySet<string> = new Set([
+  CONTROLLER_METRICS.desiredConcurrency,
   CONTROLLER_METRICS.headAgeSeconds,
   CONTROLLER_METRICS.targetAgeSeconds,
 ]);

@@ -42,7 +42,7 @@ export function metricsFor(outcome: TickOutcome, options: { memberAges?: boolean
   const paused = decision.reason === 'hold:paused';
   const clamped = actuation.kind === 'clamped';
   const out: MetricValue[] = [
-    count(M.desiredConcurrency, decision.desired),
+    ...desiredOf(decision.desired, outcome.appliedAfter, options.memberAges ?? false),
     count(M.atCap, flag(atCap)),
     // Saturated: at the cap, or the downstream's health signal past its threshold, with the age above target; or
     // shed (a growth that bought no throughput, behind): one state, one alarm (-saturated).
@@ -74,6 +74,16 @@ export function metricsFor(outcome: TickOutcome, options: { memberAges?: boolean
 }
 
 /**
+ * The law's desired value: a budget's member every tick (its demand, `status --budget`), a lone scaler only where it
+ * differs from what is applied after the writes (WHEN_DIFFERENT_CONTROLLER_METRICS).
+ */
+function desiredOf(desired: number, appliedAfter: number | undefined, always: boolean): MetricValue[] {
+  return always || desired !== appliedAfter
+    ? [{ name: M.desiredConcurrency, unit: MetricUnit.Count, value: desired }]
+    : [];
+}
+
+/**
  * No age data while the real-time depth shows messages waiting: the `-no-data` alarm's condition. An idle queue
  * with no datapoint is SQS's normal state (it stops publishing for a queue inactive for ~6 h), not a fault: left
  * out, it would also bill the flag in every idle hour.
@@ -98,7 +108,7 @@ export function metricsForFast(outcome: FastOutcome): MetricValue[] {
   if (outcome.kind === 'failed') return [count(M.errors, 1)];
   if (outcome.kind === 'paused') return [];
   const out: MetricValue[] = [
-    count(M.desiredConcurrency, outcome.sample.decision.desired),
+    ...desiredOf(outcome.sample.decision.desired, outcome.appliedAfter, false),
     count(M.fastPathGrowths, flag(outcome.kind === 'grew')),
     count(M.errors, flag(outcome.actuation.kind === 'failed')),
     count(M.clampedByAccountHeadroom, flag(outcome.actuation.kind === 'clamped')),

@@ -79,14 +79,13 @@ export interface CostBreakdown {
    */
   readonly sqs: number;
   /**
-   * The controller's custom metrics published every tick, a full month each (a lone scaler's applied and desired
-   * concurrency: its age is AWS/SQS's, its target a setting); the sparse ones (published only when non-zero) are
-   * billed only in those hours, counted as none.
+   * The controller's custom metrics published every tick, a full month each (a lone scaler's applied concurrency:
+   * its age is AWS/SQS's, its target a setting); the sparse ones (published only when non-zero, the desired value
+   * only where it differs from the applied one) are billed only in those hours, counted as none.
    */
   readonly metrics: number;
   /**
-   * Alarms, per metric each references, whatever its namespace (AWS's free metrics too): 9 in 8 alarms, the
-   * controller-unhealthy alarm reading two (its ticks and its errors).
+   * Alarms, per metric each references, whatever its namespace (AWS's free metrics too): 7 in 7 alarms.
    */
   readonly alarms: number;
   /**
@@ -306,7 +305,7 @@ export function costBreakdownMarkdown(
     `| requests | the tick and each sample, one invocation each | ${$(b.requests)} |`,
     `| reads: GetMetricData | ${CONTROLLER.metricsPerTick} metrics a tick (buildMetricQueries) on a queue never quiet; a quiet queue's ticks reuse the ${CONTROLLER.rateMetrics} rates (rate-reads.ts: $${((SECONDS_PER_MONTH / config.tickSeconds) * CONTROLLER.rateMetrics * PRICES.metricRequested).toFixed(2)} less a month quiet); ${CONTROLLER.ownHistoryMetrics} more on a cold start (one an hour, assumed) | ${$(b.reads)} |`,
     `| SQS | GetQueueAttributes at the tick and each sample; the ticker queue's send, ${TICKER_RECEIVES_PER_MINUTE} receives a minute (assumed) and a delete per sample | ${$(b.sqs)} |`,
-    `| metrics: the controller's own | ${CONTROLLER.ownMetrics} names every tick, a full month each; ${DEPLOYED.sparseMetricNames.length} more only when non-zero (lib/telemetry.ts), counted as none | ${$(b.metrics)} |`,
+    `| metrics: the controller's own | ${CONTROLLER.ownMetrics} names every tick, a full month each; ${DEPLOYED.sparseMetricNames.length} more only when non-zero or, the desired value, different from the applied one (lib/telemetry.ts), counted as none | ${$(b.metrics)} |`,
     `| alarms | ${CONTROLLER.alarmMetrics} metric references in ${DEPLOYED.alarms.length} alarms (the template) | ${$(b.alarms)} |`,
     `| the alarm topic's KMS key | ${CONTROLLER.kmsKeys} ${CONTROLLER.kmsKeys === 1 ? 'key' : 'keys'} (the template: the topic is not encrypted at rest by default); $1 with \`alarmTopicEncryption: true\`, $0 with your own \`alarmTopic\` | ${$(b.alarmTopicKey)} |`,
     `| **total** (the bench's \`$ / month\`) | lib/bench/deployed-cost-inputs.json | **${$(b.total)}** |`,

@@ -233,11 +233,11 @@ function noDataAlarm(on: AlarmContext): Alarm {
 /**
  * Oscillation. A plain count cannot tell a flapping controller from a legitimate drain: shrinking from a cap of 32
  * one step a minute is 10 events per 10 minutes. But every change moves the concurrency by at least 1, so a path
- * of N changes in one direction spans at least N - 1 (the span: the window's highest desired value minus the
+ * of N changes in one direction spans at least N - 1 (the span: the window's highest applied value minus the
  * window's lowest). Events beyond the span + 1 mean the path reversed. Worked example: 10 ↔ 12 every minute →
  * events 10, span 2 → 10 - 2 = 8 ≥ 2 → counts 10 > 3: alarm. A drain 32 → 22 → events 10, span 9 → 1 < 2 →
- * counts 0: no alarm. The span needs the desired concurrency twice (its highest and its lowest): one metric read
- * twice, three in all, which is why the alarm is opt-in (`oscillationAlarm`) and the dashboard graphs it anyway.
+ * counts 0: no alarm. The span needs the applied concurrency twice (its highest and its lowest: the desired one is
+ * published only where it differs), one metric read twice, three in all, which is why the alarm is opt-in (`oscillationAlarm`) and the dashboard graphs it anyway.
  */
 function oscillationExpression(m: ScalerMetricFactory): MathExpression {
   const window = Duration.minutes(10);
@@ -245,8 +245,8 @@ function oscillationExpression(m: ScalerMetricFactory): MathExpression {
     expression: 'IF(events - (high - low) >= 2, events, 0)',
     usingMetrics: {
       events: m.metricScaleEvents(window),
-      high: m.metricDesiredConcurrency(window, 'Maximum'),
-      low: m.metricDesiredConcurrency(window, 'Minimum'),
+      high: m.metricAppliedConcurrency(window, 'Maximum'),
+      low: m.metricAppliedConcurrency(window, 'Minimum'),
     },
     period: window,
     label: 'scale events / 10 min (with a reversal)',

@@ -148,15 +148,18 @@ export class ScalerMetricFactory {
 
   // ---- the controller's own metrics (QueueAgeScaler namespace) ----
 
-  metricAppliedConcurrency(): Metric {
-    return this.controllerMetric('appliedConcurrency', 'Maximum', 'applied');
+  metricAppliedConcurrency(period: Duration = ONE_MINUTE, statistic = 'Maximum'): Metric {
+    const label = statistic === 'Maximum' ? 'applied' : `applied (${statistic.toLowerCase()})`;
+    return this.controllerMetric('appliedConcurrency', statistic, label, period);
   }
 
   metricDesiredConcurrency(period: Duration = ONE_MINUTE, statistic = 'Maximum'): Metric {
     return this.controllerMetric(
       'desiredConcurrency',
       statistic,
-      `desired (${statistic.toLowerCase()})`,
+      statistic === 'Maximum'
+        ? 'desired, where it differs from applied'
+        : `desired (${statistic.toLowerCase()})`,
       period,
     );
   }

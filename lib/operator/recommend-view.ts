@@ -50,7 +50,7 @@ function lawCost(report: RecommendReport): string {
   return `${money(law.monthlyCost)} a month (its controller), and holds ${mean.toFixed(1)} reserved concurrency on average (${grouped(report.ageLawReservedSeconds)} concurrency-seconds over the trace) that no other function may use`;
 }
 
-/** Why the age law is not the choice, in one clause: "the age law would add $3.83 a month and a peak no lower". */
+/** Why the age law is not the choice, in one clause: "the age law would add $3.33 a month and a peak no lower". */
 function againstLaw(report: RecommendReport, chosen: SeedFigures): string {
   const law = option(report, 'age-law');
   const extra = law.monthlyCost - chosen.monthlyCost;

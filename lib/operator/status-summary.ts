@@ -8,7 +8,7 @@ export interface StatusSummary {
   readonly reservedConcurrency?: number | null;
   readonly mappingMaximum?: number | null;
   readonly mappingState?: string;
-  /** The controller's last published AppliedConcurrency and DesiredConcurrency. */
+  /** The controller's last published AppliedConcurrency, and DesiredConcurrency (where absent, as applied). */
   readonly controllerApplied?: Datapoint;
   readonly controllerDesired?: Datapoint;
   readonly cap?: number;
@@ -52,7 +52,7 @@ export function summarize(r: StatusReading): StatusSummary {
     mappingMaximum: r.mappingMaximum,
     mappingState: r.mappingState,
     controllerApplied: latest(s.applied),
-    controllerDesired: latest(s.desired),
+    controllerDesired: desiredNow(s.desired, s.applied),
     cap: settings.maxConcurrency ?? value(s.cap),
     floor: settings.minConcurrency ?? value(s.floor),
     targetAgeSeconds: value(s.targetAge) ?? settings.targetAgeSeconds,
@@ -64,4 +64,14 @@ export function summarize(r: StatusReading): StatusSummary {
     saturated: flag(s.saturated),
     atCap: flag(s.atCap),
   };
+}
+
+/**
+ * The controller's newest desired value: its own datapoint where that minute has one, else the applied value's (a
+ * lone scaler publishes its desired value only where it differs from the applied one: lib/telemetry.ts).
+ */
+function desiredNow(desired: readonly Datapoint[], applied: readonly Datapoint[]): Datapoint | undefined {
+  const wanted = latest(desired);
+  const set = latest(applied);
+  return wanted !== undefined && (set === undefined || wanted.timestamp >= set.timestamp) ? wanted : set;
 }

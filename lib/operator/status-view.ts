@@ -39,7 +39,9 @@ export function tickRows(r: StatusReading, limit: number): string[] {
         .filter(([, series]) => (at(series as Datapoint[], t) ?? 0) >= 1)
         .map(([name]) => name);
       const age = at(s.headAge, t);
-      return `  ${clock(t)}  applied ${orUnknown(at(s.applied, t)).padStart(4)}  desired ${orUnknown(at(s.desired, t)).padStart(4)}  age ${(age === undefined ? unknown : `${age.toFixed(0)} s`).padStart(6)}  ${flags.join(' ') || '-'}`;
+      // A lone scaler publishes its desired value only where it differs from the applied one (lib/telemetry.ts).
+      const desired = at(s.desired, t) ?? at(s.applied, t);
+      return `  ${clock(t)}  applied ${orUnknown(at(s.applied, t)).padStart(4)}  desired ${orUnknown(desired).padStart(4)}  age ${(age === undefined ? unknown : `${age.toFixed(0)} s`).padStart(6)}  ${flags.join(' ') || '-'}`;
     });
   return rows;
 }

@@ -103,13 +103,13 @@ describe('the bench cost column', () => {
     expect(withSamples.sqs - tickOnly.sqs).toBeCloseTo(ticks * (5 + 1 + 15 + 5) * PRICES.sqsRequest, 9);
     // AND GetMetricData: the law's 4 metrics a tick, the own history's 3 more at a cold start an hour ($1.75)
     expect(withSamples.reads).toBeCloseTo((ticks * 4 + 720 * 3) * PRICES.metricRequested, 9);
-    // AND what is left is 2 dense metrics ($0.60: applied and desired; the sparse ones count as none), 7 alarm
-    // metrics ($0.70), no key (the alarm topic is not encrypted at rest by default) and cents
-    expect(tickOnly.metrics).toBeCloseTo(2 * PRICES.customMetricMonth, 9);
+    // AND what is left is 1 dense metric ($0.30: applied; desired only where it differs, and the sparse ones, count
+    // as none), 7 alarm metrics ($0.70), no key (the alarm topic is not encrypted at rest by default) and cents
+    expect(tickOnly.metrics).toBeCloseTo(1 * PRICES.customMetricMonth, 9);
     expect(tickOnly.alarms).toBeCloseTo(7 * PRICES.alarmMetricMonth, 9);
     expect(tickOnly.alarmTopicKey).toBe(0);
-    expect(tickOnly.total).toBeGreaterThan(1.75 + 0.6 + 0.7);
-    expect(tickOnly.total).toBeLessThan(1.75 + 0.6 + 0.7 + 0.2);
+    expect(tickOnly.total).toBeGreaterThan(1.75 + 0.3 + 0.7);
+    expect(tickOnly.total).toBeLessThan(1.75 + 0.3 + 0.7 + 0.2);
   });
 
   it('a quiet queue’s ticks reuse the three rates: the reads cost what a run counted', () => {

@@ -1,6 +1,10 @@
 import { buildMetricQueries } from '../../lib/aws/metric-queries.ts';
 import { type DeployedFigures, figuresFromTemplate } from '../../lib/bench/deployed-figures.ts';
-import { DENSE_CONTROLLER_METRICS, SPARSE_CONTROLLER_METRICS } from '../../lib/telemetry.ts';
+import {
+  DENSE_CONTROLLER_METRICS,
+  SPARSE_CONTROLLER_METRICS,
+  WHEN_DIFFERENT_CONTROLLER_METRICS,
+} from '../../lib/telemetry.ts';
 
 export const EXAMPLE_TEMPLATE = 'test/cdk/__snapshots__/example-stack.template.json';
 export const DEPLOYED_INPUTS_PATH = 'lib/bench/deployed-cost-inputs.json';
@@ -23,6 +27,7 @@ export function deployedFiguresNow(template: Parameters<typeof figuresFromTempla
     rateMetrics: count({}) - count({ rates: false }),
     // What a decided tick publishes (test/controller/report.test.ts holds metricsFor to exactly these names).
     customMetricNames: [...DENSE_CONTROLLER_METRICS],
-    sparseMetricNames: [...SPARSE_CONTROLLER_METRICS],
+    // Published only when non-zero, or (desired) only where it differs from applied: billed only in those hours.
+    sparseMetricNames: [...SPARSE_CONTROLLER_METRICS, ...WHEN_DIFFERENT_CONTROLLER_METRICS],
   });
 }

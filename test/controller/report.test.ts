@@ -46,10 +46,11 @@ describe('metricsFor', () => {
     const m = Object.fromEntries(metricsFor(outcome).map((x) => [x.name, x.value]));
     expect(m).toMatchObject({
       [CONTROLLER_METRICS.appliedConcurrency]: 8,
-      [CONTROLLER_METRICS.desiredConcurrency]: 8,
       [CONTROLLER_METRICS.atCap]: 1,
       [CONTROLLER_METRICS.saturated]: 1,
     });
+    // A lone scaler's desired value as applied: not published (billed only in the hours it differs)
+    expect(m[CONTROLLER_METRICS.desiredConcurrency]).toBeUndefined();
     // A lone scaler publishes no age or target (AWS/SQS's age and the settings serve its readers); a budget's
     // member does, for status --budget.
     expect(m[CONTROLLER_METRICS.headAgeSeconds]).toBeUndefined();
@@ -58,6 +59,8 @@ describe('metricsFor', () => {
       metricsFor(outcome, { memberAges: true }).map((x) => [x.name, x.value]),
     );
     expect(member).toMatchObject({
+      // A budget's member: its demand every tick, for status --budget
+      [CONTROLLER_METRICS.desiredConcurrency]: 8,
       [CONTROLLER_METRICS.headAgeSeconds]: 400,
       [CONTROLLER_METRICS.targetAgeSeconds]: config.targetAgeSeconds,
     });
@@ -107,6 +110,8 @@ describe('the flags describe what is applied', () => {
     // THEN AtCap and Saturated are 0 (8 is applied, not 16): sparse, so not published; the clamp is reported
     expect(m).toMatchObject({
       [CONTROLLER_METRICS.appliedConcurrency]: 8,
+      // The law's 16 differs from the 8 applied: published (a lone scaler's desired value only then)
+      [CONTROLLER_METRICS.desiredConcurrency]: 16,
       [CONTROLLER_METRICS.clampedByAccountHeadroom]: 1,
       // with the age (300 s) above the target: the account-headroom alarm's one metric
       [CONTROLLER_METRICS.clampedAboveTarget]: 1,
