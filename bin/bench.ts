@@ -12,6 +12,8 @@ import { invokedAs, parseOptions, runCli, UsageError } from './cli-error.ts';
 import { quietOnClosedPipe, scaled } from './sim-options.ts';
 
 const command = invokedAs('bench');
+/** The second reading of the standard mapping's ramp, one step a minute (docs/aws-facts.md). */
+const STEP_A_MINUTE_SECONDS = 60;
 const HELP = `Runs every shipped scenario through the age law and the baselines and prints a markdown table:
 native (no controller: the mapping's MaximumConcurrency at the cap, reserved unset), provisioned (the mapping's
 provisioned mode, 2 to cap÷10 pollers), fixed at the floor, fixed at the cap, the seed's literal step rule, a
@@ -26,6 +28,10 @@ and mean, warm execution environments peak and mean (what the downstream feels);
 concurrency-seconds ÷ the clairvoyant's (max(floor, ⌈λ·S⌉) per phase); scale events (controller writes), and per
 hour once a flat phase of 25+ minutes has run 15; throttled and timed-out invocations, failed items; simulated
 seconds per wall second.
+
+The lambda preset runs twice, under both readings of the standard mapping's ramp ("up to 300 more a minute": AWS
+does not say in steps or spread): its pollers stepping every 10 s (the simulator's default), then once a minute
+(pollerScaleSeconds 60), a table each; a --config file that sets pollerScaleSeconds runs that reading alone.
 
 Under each table, the dominated controllers: A dominates B when A is no later (p99 ÷ target, counting anything at
 or under the target as meeting it; dead letters) and no heavier on the downstream (peak and mean concurrent
@@ -76,25 +82,29 @@ async function main(): Promise<void> {
   const file = values.config === undefined ? undefined : loadSimConfig(values.config);
   const out = prepareOutputFile('--out', values.out ?? (values.doc ? 'docs/benchmarks.md' : 'out/bench.md'));
 
-  const sections: { preset: PresetName; rows: BenchRow[] }[] = [];
+  const sections: BenchSectionRun[] = [];
   for (const preset of presets) {
     // The seed preset is the article's 50 ms pool: its own spike is the scenario it describes.
     const list = preset === 'seed' && !chosen ? [load(loadScenario('seed-spike'))] : scenarios;
-    const rows: BenchRow[] = [];
-    for (const scenario of list) {
-      rows.push(
-        ...(await benchScenario(
-          scenario,
-          preset,
-          (row) =>
-            process.stderr.write(
-              `${preset} ${row.scenario} ${row.controller}: ${row.summary.wallSeconds.toFixed(1)} s\n`,
-            ),
-          { settings: file?.settings, world: file?.world, downstream: file?.downstream },
-        )),
-      );
+    for (const reading of readingsOf(preset, file?.world)) {
+      const world = reading === undefined ? file?.world : { ...file?.world, pollerScaleSeconds: reading };
+      const label = reading === undefined ? preset : `${preset} (${reading} s ramp)`;
+      const rows: BenchRow[] = [];
+      for (const scenario of list) {
+        rows.push(
+          ...(await benchScenario(
+            scenario,
+            preset,
+            (row) =>
+              process.stderr.write(
+                `${label} ${row.scenario} ${row.controller}: ${row.summary.wallSeconds.toFixed(1)} s\n`,
+              ),
+            { settings: file?.settings, world, downstream: file?.downstream },
+          )),
+        );
+      }
+      sections.push({ preset, rows, ...(reading === undefined ? {} : { pollerScaleSeconds: reading }) });
     }
-    sections.push({ preset, rows });
   }
   const markdown = values.doc
     ? benchDocument({
@@ -109,7 +119,7 @@ async function main(): Promise<void> {
         settings: file?.settings,
         world: file?.world,
       })
-    : `${sections.map((s) => benchSection(s.preset, s.rows)).join('\n\n')}\n`;
+    : `${sections.map((s) => benchSection(s.preset, s.rows, s.pollerScaleSeconds)).join('\n\n')}\n`;
   console.log(markdown);
   const failures = writeOutputs([{ path: out, content: markdown }]);
   for (const failure of failures) console.error(`bench: ${failure} (the result above is complete)`);
@@ -119,6 +129,25 @@ async function main(): Promise<void> {
 
 quietOnClosedPipe();
 await runCli('bench', main);
+
+/** A preset's rows under one reading of the pollers' ramp (undefined: the preset's own). */
+interface BenchSectionRun {
+  readonly preset: PresetName;
+  readonly rows: BenchRow[];
+  readonly pollerScaleSeconds?: number;
+}
+
+/**
+ * The readings a preset runs under: the lambda preset's own (10 s steps) and one step a minute, unless the config
+ * file chose one; the seed preset has no mapping.
+ */
+function readingsOf(
+  preset: PresetName,
+  world: { pollerScaleSeconds?: number } | undefined,
+): (number | undefined)[] {
+  if (preset !== 'lambda' || world?.pollerScaleSeconds !== undefined) return [undefined];
+  return [undefined, STEP_A_MINUTE_SECONDS];
+}
 
 /** Whether `dir` is a clone of this project (its package.json and its sources), not an app that installed it. */
 function inThisClone(dir: string): boolean {

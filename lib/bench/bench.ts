@@ -220,6 +220,18 @@ export function benchTable(rows: readonly BenchRow[]): string {
 }
 
 /** One preset's part of the bench's output: its table and who is dominated in it. */
-export function benchSection(preset: PresetName, rows: readonly BenchRow[]): string {
-  return `### ${preset} preset\n\n${benchTable(rows)}\n\nDominated (no later and no heavier on the downstream than another, and clearly worse on one):\n\n${dominanceStatement(rows)}`;
+/**
+ * One preset's table and who is dominated in it. `pollerScaleSeconds`, where given, names the reading of the
+ * pollers' ramp the runs used (the lambda preset runs under both: docs/aws-facts.md).
+ */
+export function benchSection(
+  preset: PresetName,
+  rows: readonly BenchRow[],
+  pollerScaleSeconds?: number,
+): string {
+  const title =
+    pollerScaleSeconds === undefined
+      ? `${preset} preset`
+      : `${preset} preset, the pollers' ramp in ${pollerScaleSeconds} s steps`;
+  return `### ${title}\n\n${benchTable(rows)}\n\nDominated (no later and no heavier on the downstream than another, and clearly worse on one):\n\n${dominanceStatement(rows)}`;
 }
