@@ -108,8 +108,8 @@ export interface QueryNeeds {
   /** The controller's own history: a cold start, where the carried state is not remembered. */
   readonly ownHistory: boolean;
   /**
-   * The rates (sent, deleted, the consumer's Duration): false where the tick reuses the ones this container read a
-   * period before (lib/control/rate-reads.ts). @default true
+   * The rates (sent, deleted, the consumer's Duration): false where the tick reuses the ones this container read at an
+   * earlier tick of a quiet queue (lib/control/rate-reads.ts). @default true
    */
   readonly rates?: boolean;
 }

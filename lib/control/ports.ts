@@ -33,7 +33,7 @@ export interface MetricSeries {
   /** Series CloudWatch marked `PartialData`: treated as missing. */
   readonly partial?: readonly SeriesName[];
   /**
-   * The three rates are the ones read a period before, not read at this tick (lib/control/rate-reads.ts): they
+   * The three rates are the ones an earlier tick read, not read at this one (lib/control/rate-reads.ts): they
    * may serve a hold; the tick decides an action on fresh ones.
    */
   readonly ratesReused?: boolean;
@@ -48,8 +48,8 @@ export interface QueueDepth {
 
 export interface MetricsPort {
   /**
-   * The series over `[now - windowSeconds, now]` at `periodSeconds` resolution; the rates may be the ones read a
-   * period before (`ratesReused`) unless `freshRates`.
+   * The series over `[now - windowSeconds, now]` at `periodSeconds` resolution; the rates may be the ones an
+   * earlier tick read (`ratesReused`: a quiet queue's) unless `freshRates`.
    */
   read(
     now: number,

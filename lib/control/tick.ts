@@ -91,7 +91,7 @@ export async function readAndDecide(
     return { snapshot, decision: decide(snapshot, state, config) };
   };
   let decided = decideOn(series);
-  // Rates reused from a period before serve a hold; an action is decided on fresh ones (rate-reads.ts).
+  // Rates reused from an earlier tick serve a hold; an action is decided on fresh ones (rate-reads.ts).
   if (series.ratesReused && !decided.decision.reason.startsWith('hold:')) {
     const fresh = await ports.metrics.read(now, options.periodSeconds, options.windowSeconds, {
       freshRates: true,
