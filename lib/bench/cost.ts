@@ -193,10 +193,11 @@ export function ageLawMonthlyCost(
  */
 export function queueReadsMonthlyCost(
   config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
+  rateReadShare = 1,
 ): number {
   const ticks = SECONDS_PER_MONTH / config.tickSeconds;
   const depthReads = 1 + samplesPerTick(config);
-  const metrics = ticks * CONTROLLER.metricsPerTick + CONTROLLER.coldTicks * CONTROLLER.ownHistoryMetrics;
+  const metrics = ticks * metricsPerTick(rateReadShare) + CONTROLLER.coldTicks * CONTROLLER.ownHistoryMetrics;
   return metrics * PRICES.metricRequested + ticks * depthReads * PRICES.sqsRequest;
 }
 
@@ -232,6 +233,8 @@ export interface BudgetCost {
 export function budgetMonthlyBreakdown(
   config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
   members: number,
+  /** The members' mean share of ticks that read the rates, as a run counted it. @default 1: never quiet */
+  rateReadShare = 1,
 ): BudgetCost {
   const lone = ageLawMonthlyBreakdown(config);
   const ticks = SECONDS_PER_MONTH / config.tickSeconds;
@@ -245,7 +248,7 @@ export function budgetMonthlyBreakdown(
     BUDGET_COUNTED.ownMetrics * PRICES.customMetricMonth +
     BUDGET_COUNTED.alarmMetrics * PRICES.alarmMetricMonth;
   const perMember =
-    queueReadsMonthlyCost(config) +
+    queueReadsMonthlyCost(config, rateReadShare) +
     (CONTROLLER.ownMetrics + BUDGET_COUNTED.metricsPerMember) * PRICES.customMetricMonth +
     lone.alarms;
   return { controller, perMember, total: controller + members * perMember };
@@ -255,8 +258,9 @@ export function budgetMonthlyBreakdown(
 export function budgetMonthlyCost(
   config: Pick<ScalerConfig, 'tickSeconds' | 'fastSampleSeconds'>,
   members: number,
+  rateReadShare = 1,
 ): number {
-  return budgetMonthlyBreakdown(config, members).total;
+  return budgetMonthlyBreakdown(config, members, rateReadShare).total;
 }
 
 /** Provisioned mode a month, at the run's mean of billed pollers (at least MinimumPollers, 2). */

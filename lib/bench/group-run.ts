@@ -57,17 +57,28 @@ export interface GroupRun {
   readonly wallSeconds: number;
 }
 
-/** The group's controllers a month: none for native, a scaler per queue, or one controller for the budget. */
-export function groupMonthlyCost(kind: GroupControllerKind, configs: readonly ScalerConfig[]): number {
+/**
+ * The group's controllers a month: none for native, a scaler per queue, or one controller for the budget; each
+ * queue's reads at the share of its ticks that read the rates, as the run counted it (`rateReadShares`, by member;
+ * default: never quiet).
+ */
+export function groupMonthlyCost(
+  kind: GroupControllerKind,
+  configs: readonly ScalerConfig[],
+  rateReadShares: readonly number[] = [],
+): number {
   const config = configs[0] as ScalerConfig;
+  const share = (i: number) => rateReadShares[i] ?? 1;
   switch (kind) {
     case 'native-split':
     case 'native-full':
       return 0;
     case 'age-law-split':
-      return configs.reduce((sum, c) => sum + ageLawMonthlyCost(c), 0);
-    case 'shared-budget':
-      return budgetMonthlyCost(config, configs.length);
+      return configs.reduce((sum, c, i) => sum + ageLawMonthlyCost(c, share(i)), 0);
+    case 'shared-budget': {
+      const mean = configs.reduce((sum, _, i) => sum + share(i), 0) / configs.length;
+      return budgetMonthlyCost(config, configs.length, mean);
+    }
   }
 }
 
@@ -128,7 +139,11 @@ export async function runGroup(options: GroupRunOptions): Promise<GroupRun> {
     rejectedCalls: result.rejectedCalls,
     deadLettered: members.reduce((sum, m) => sum + m.summary.deadLettered, 0),
     lost: members.reduce((sum, m) => sum + m.summary.lost, 0),
-    monthlyCost: groupMonthlyCost(kind, setup.configs),
+    monthlyCost: groupMonthlyCost(
+      kind,
+      setup.configs,
+      result.members.map((m) => m.rateReadShare),
+    ),
     wallSeconds,
   };
 }

@@ -15,6 +15,7 @@ import {
   SECONDS_PER_MONTH,
 } from '../../lib/bench/cost.ts';
 import DEPLOYED from '../../lib/bench/deployed-cost-inputs.json' with { type: 'json' };
+import { groupMonthlyCost } from '../../lib/bench/group-run.ts';
 import type { LoadFile } from '../../lib/load-file/load-file.ts';
 import { configFor } from '../../lib/sim/run.ts';
 import { budgetApp } from '../cdk/budget-app.ts';
@@ -187,6 +188,20 @@ describe('a shared budget’s cost counts what a budget deploys', () => {
     expect(Object.values(template.Resources).filter((r) => r.Type === 'AWS::KMS::Key')).toHaveLength(
       DEPLOYED.kmsKeys,
     );
+  });
+
+  it('a group prices each queue at its own share of rate reads, as the run counted it', () => {
+    const configs = [lambda, lambda, lambda];
+    const ticks = SECONDS_PER_MONTH / 60;
+    const saved = (share: number) => ticks * 3 * (1 - share) * PRICES.metricRequested;
+    // Three lone scalers: each queue's reads at its own share
+    expect(
+      groupMonthlyCost('age-law-split', configs) - groupMonthlyCost('age-law-split', configs, [1, 0.5, 0.2]),
+    ).toBeCloseTo(saved(0.5) + saved(0.2), 9);
+    // One budget: its members' reads at their mean share
+    expect(
+      groupMonthlyCost('shared-budget', configs) - groupMonthlyCost('shared-budget', configs, [1, 0.5, 0.2]),
+    ).toBeCloseTo(3 * saved((1 + 0.5 + 0.2) / 3), 9);
   });
 
   it('one controller, and per member its reads, its metrics, its grant and its alarms', () => {
