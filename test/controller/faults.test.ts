@@ -427,3 +427,37 @@ describe('a throttled control plane between ticks', () => {
     expect(logs.at(-1)).toMatchObject({ samples: 1, growths: 0, appliedAfter: 2, stoppedBy: 'deadline' });
   });
 });
+
+describe('a quiet queue’s reused rates (lib/control/rate-reads.ts)', () => {
+  it('the fresh read a tick needs before it acts fails: hold this tick as failed, write nothing', async () => {
+    // GIVEN a quiet queue at the floor: the first tick reads every metric and remembers the rates
+    const quiet = Array.from({ length: 10 }, () => ({
+      age: 0,
+      sent: 0,
+      deleted: 0,
+      applied: 2,
+      scaleEvents: 0,
+    }));
+    answer(quiet, 2, 0);
+    const { handler, time } = unitWorld();
+    expect(await handler({})).toMatchObject({ kind: 'decided' });
+    // WHEN a minute later the age, read alone, shows the queue behind, and the rates' fresh read is throttled
+    time.now += 60;
+    // (a reset: the mock counts its answers from the stub's first call)
+    cloudwatch.reset();
+    answer(BEHIND, 2, 30);
+    cloudwatch
+      .on(GetMetricDataCommand)
+      .resolvesOnce({ MetricDataResults: metricResults(BEHIND) })
+      .rejects(awsError('Throttling', 'Rate exceeded'));
+    const outcome = await handler({});
+    // THEN the tick asked for the age alone, then for the rates before it would act; that failed: it holds
+    const asked = cloudwatch
+      .commandCalls(GetMetricDataCommand)
+      .map((c) => (c.args[0].input as GetMetricDataCommandInput).MetricDataQueries?.map((q) => q.Id));
+    expect(asked).toEqual([['age'], ['age', 'sent', 'deleted', 'duration']]);
+    expect(outcome).toMatchObject({ kind: 'failed', failure: 'throttled' });
+    expect(sent(PutFunctionConcurrencyCommand)).toEqual([]);
+    expect(sent(UpdateEventSourceMappingCommand)).toEqual([]);
+  });
+});
