@@ -10,8 +10,9 @@ import type { ControllerState } from './snapshot.ts';
  * metrics: the three are $1.30 a month at one tick a minute, $0.26 on a queue quiet all month). A
  * reuse serves only a hold: a tick whose law would act on reused rates reads them afresh first (tick.ts). The
  * Lambda and the simulator both ask `ratesDue` and fill the reused series with `withRemembered`, so both see the
- * same inputs. On a busy queue nothing changes: every tick reads all four (measured, docs/benchmarks.md: reusing
- * a busy queue's rates for a hold moved the figures past what this saves).
+ * same inputs. On a busy queue nothing changes: every tick reads all four (measured, docs/controller.md, "What
+ * each tick reads from CloudWatch, and why": reusing a busy queue's rates for a hold moved the figures past what this
+ * saves).
  */
 
 /** The rate series of one read, and whether the next tick may reuse them. Plain JSON. */
