@@ -106,6 +106,44 @@ export function depthTrend(input: TrendInput): DepthTrend | undefined {
 }
 
 /**
+ * The per-item time the depth shows, a minute or two before CloudWatch's Duration can (its datapoints arrive late:
+ * docs/aws-facts.md, "SQS metrics"). Over an interval one applied value held through, the depth rising to a
+ * backlog (every worker busy), the workers served what arrived less the rise; at the arrival rate CloudWatch reports, that
+ * is λ − rise, each item taking serving ÷ (λ − rise). Only where the depth rose beyond its noise and less than λ:
+ * a rise of λ or more means the arrivals rose, which says nothing of the items. Where the arrivals did rise a
+ * little (less than `RATE_CHANGE_FACTOR`, else a spike is proven and sized instead), this overstates the time, and
+ * the need sized on it by at most a third. Heavier items and a saturated downstream look alike here: only growth
+ * tells them apart (saturation.ts), so this sizes growth and the probe judges what it bought.
+ * Worked example (heavier-items: 400/s, 5 workers, items 10 → 30 ms): 277 → 15,070 in 60 s is 246/s, so the 5
+ * served 154/s: 32 ms an item, where CloudWatch still reports 10.
+ */
+export function itemSecondsShown(
+  input: TrendInput,
+  reportedArrivals: number | undefined,
+): { readonly itemSeconds: number; readonly servedPerSecond: number } | undefined {
+  const { previous, visible, now } = input;
+  if (previous === undefined || visible === undefined || reportedArrivals === undefined) return undefined;
+  const elapsed = now - previous.at;
+  if (!(elapsed > 0) || elapsed > input.maxElapsedSeconds || !Number.isFinite(input.applied))
+    return undefined;
+  // One applied value served the whole interval, the pollers settled on it: a growth within it would have its
+  // workers counted as if they had served all of it, and call the items heavier than they are.
+  const settled =
+    previous.settled !== false &&
+    (input.lastChangeAt === undefined || input.lastChangeAt + POLLER_SETTLE_SECONDS <= previous.at);
+  // A backlog at the end, risen from the start: every worker was busy through most of the interval.
+  const busy = visible >= BACKLOG_MESSAGES_PER_WORKER * input.applied;
+  if (!settled || !busy || visible - previous.messages <= DEPTH_NOISE_MESSAGES) return undefined;
+  const served = reportedArrivals - (visible - previous.messages) / elapsed;
+  if (!(served > 0)) return undefined;
+  // The workers that ran by the end: a backlog waited throughout, so those that ran then ran the interval through
+  // (the fewer at its start were waiting for their next batch: counting them would call the items lighter).
+  const serving = workersRunning(input.applied, input.inFlight, input.batchSize);
+  if (serving === undefined) return undefined;
+  return { itemSeconds: serving / served, servedPerSecond: served };
+}
+
+/**
  * The workers that served an interval with a backlog waiting: the applied value, or fewer where the messages in
  * flight at either end show fewer batches running (the executions lagged the applied value: the mapping's pollers
  * had not stepped up to it yet, docs/aws-facts.md, "Event source mapping"). Sizing the arrivals on the applied
@@ -121,6 +159,12 @@ function workersServing(
   if (inFlight.some((n) => n === undefined || !Number.isFinite(n))) return applied;
   const fewest = Math.min(...(inFlight as number[]));
   return Math.min(applied, Math.ceil(fewest / batchOf(batchSize)));
+}
+
+/** The workers running at a sample: its messages in flight in whole batches, at most the applied value. */
+function workersRunning(applied: number, inFlight: number | undefined, batchSize: number | undefined) {
+  if (inFlight === undefined || !Number.isFinite(inFlight) || inFlight <= 0) return undefined;
+  return Math.min(applied, Math.ceil(inFlight / batchOf(batchSize)));
 }
 
 const batchOf = (batchSize: number | undefined): number =>

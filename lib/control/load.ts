@@ -1,8 +1,15 @@
 import type { ScalerConfig } from './config.ts';
 import type { DecisionInputs } from './decision.ts';
-import { arrivalsRose, type DepthTrend, depthTrend, RATE_CHANGE_FACTOR } from './depth-trend.ts';
+import {
+  arrivalsRose,
+  type DepthTrend,
+  depthTrend,
+  itemSecondsShown,
+  RATE_CHANGE_FACTOR,
+  type TrendInput,
+} from './depth-trend.ts';
 import { needWithBacklog, setpointSeconds, steadyNeed } from './need.ts';
-import { rateLowerBound } from './rate-bounds.ts';
+import { rateLowerBound, rateUpperBound } from './rate-bounds.ts';
 import { saturationOf } from './saturation.ts';
 import type { ControllerState, QueueSnapshot } from './snapshot.ts';
 
@@ -85,6 +92,11 @@ export interface Load extends Tick {
   /** The steady need plus draining the backlog, sized on the lowest rate the count leaves plausible. */
   readonly need?: number;
   readonly downstreamSlower: boolean;
+  /**
+   * The depth showed items heavier than CloudWatch reports yet (`itemSecondsShown`): the per-item time and the
+   * completions the tick sized on, which a growth's probe is judged against.
+   */
+  readonly heavierShown?: { readonly itemSeconds: number; readonly completionsPerSecond: number };
   /** The baselines and the saturation evidence to carry: the baselines frozen while the downstream is slower. */
   readonly baselines: ControllerState;
   /** The level growth past which bought no throughput, while it holds (saturation.ts). */
@@ -123,19 +135,60 @@ function updatedBaseline(previous: number | undefined, sample: number | undefine
   return previous + BASELINE_WEIGHT * (sample - previous);
 }
 
-/** The trend since the previous tick's depth sample (two ticks at most: an older one says little about now). */
+/** What the depth said since the previous tick's sample (two ticks at most: an older one says little about now). */
+const trendInputOf = (tick: Tick): TrendInput => ({
+  previous: tick.state.lastVisible,
+  now: tick.now,
+  visible: tick.snapshot.visibleMessages,
+  applied: tick.applied,
+  inFlight: tick.snapshot.inFlightMessages,
+  batchSize: tick.snapshot.batchSize,
+  itemSeconds: tick.itemSeconds,
+  lastChangeAt: tick.state.lastChangeAt,
+  maxElapsedSeconds: 2 * tick.config.tickSeconds,
+});
+
+/** The trend since the previous tick's depth sample. */
 function trendSincePreviousTick(tick: Tick): DepthTrend | undefined {
-  return depthTrend({
-    previous: tick.state.lastVisible,
-    now: tick.now,
-    visible: tick.snapshot.visibleMessages,
-    applied: tick.applied,
-    inFlight: tick.snapshot.inFlightMessages,
-    batchSize: tick.snapshot.batchSize,
-    itemSeconds: tick.itemSeconds,
-    lastChangeAt: tick.state.lastChangeAt,
-    maxElapsedSeconds: 2 * tick.config.tickSeconds,
-  });
+  return depthTrend(trendInputOf(tick));
+}
+
+/**
+ * The tick with the per-item time the depth shows since the previous tick, where that is heavier than the one it
+ * knows by more than `slowdownFactor` (the law's own "slower"): heavier items are work, and sizing on CloudWatch's
+ * time until its late datapoint catches up leaves the queue two minutes behind. A saturated downstream looks the
+ * same here; the growth's probe tells them apart (saturation.ts). The reported rates' need follows the time shown:
+ * it is what the workers serve now.
+ */
+function withHeavierShown(tick: Tick): { tick: Tick; shown?: Load['heavierShown'] } {
+  // The busiest arrivals the window's counts leave plausible: arrivals that merely vary (a trace's quiet and busy
+  // minutes) are not read as heavier items; only a rise above even that rate is.
+  const busiest =
+    tick.reportedArrivals === undefined
+      ? undefined
+      : rateUpperBound(tick.reportedArrivals, tick.snapshot.ratePeriodSeconds);
+  const known = tick.itemSeconds;
+  if (busiest === undefined || known === undefined) return { tick };
+  // The workers are what the reported rate needs: a value grown past that (the fast path on a burst) was grown
+  // for arrivals CloudWatch has not reported yet, and a rise then says they are still above it, not that the
+  // items got heavier (a trace's busy minute after quiet ones: 8 workers for 0.9/s reported, 4.8/s arriving).
+  const sizedForReported = Math.max(
+    tick.config.minConcurrency,
+    Math.ceil(steadyNeed(busiest, known, tick.config)),
+  );
+  if (tick.applied > sizedForReported + 1) return { tick };
+  const shown = itemSecondsShown(trendInputOf(tick), busiest);
+  if (shown === undefined || shown.itemSeconds <= tick.config.slowdownFactor * known) return { tick };
+  const { itemSeconds, servedPerSecond } = shown;
+  const reported = tick.reportedArrivals;
+  return {
+    tick: {
+      ...tick,
+      itemSeconds,
+      confirmedNeed: reported === undefined ? undefined : steadyNeed(reported, itemSeconds, tick.config),
+    },
+    shown: { itemSeconds, completionsPerSecond: servedPerSecond },
+  };
 }
 
 /**
@@ -222,7 +275,8 @@ function baselinesOf(tick: Tick, slower: boolean): ControllerState {
   };
 }
 
-export function loadOf(tick: Tick, lag: number): Load {
+export function loadOf(knownTick: Tick, lag: number): Load {
+  const { tick, shown } = withHeavierShown(knownTick);
   const { snapshot, config, setpoint, itemSeconds } = tick;
   const age = snapshot.oldestAge as NonNullable<QueueSnapshot['oldestAge']>;
   const trend = trendSincePreviousTick(tick);
@@ -247,7 +301,7 @@ export function loadOf(tick: Tick, lag: number): Load {
   const { steady, need } = needOf(tick, arrivalRate);
   const slowdown = slowdownOf(tick);
   const behind = ageSeconds > setpoint;
-  const saturation = saturationOf({ ...tick, behind });
+  const saturation = saturationOf({ ...tick, behind, heavierShown: shown });
   return {
     ...tick,
     ageSeconds,
@@ -259,6 +313,7 @@ export function loadOf(tick: Tick, lag: number): Load {
     steady,
     need,
     downstreamSlower: slowdown.slower,
+    heavierShown: shown,
     baselines: { ...baselinesOf(tick, slowdown.slower), ...saturation.carried },
     saturationCeiling: saturation.ceiling,
     inputs: {

@@ -328,12 +328,13 @@ function growAgeAboveTarget(load: Load): Decision | undefined {
 }
 
 /**
- * `hold:probing`. The per-item time is up (heavier items, or a saturated downstream: the time alone cannot tell)
- * and the last growth's probe has no verdict yet: the next growth waits for it, a few minutes at CloudWatch's
+ * `hold:probing`. The per-item time is up, in CloudWatch's data or in the depth (heavier items, or a saturated
+ * downstream: the time alone cannot tell) and the last growth's probe has no verdict yet: the next growth waits for it, a few minutes at CloudWatch's
  * delay, so a saturated downstream gets one growth's worth of waiting workers, not a climb to the cap. Where the
  * per-item time is as usual (a spike in arrivals), growth does not wait.
  */
-const probing = (load: Load): boolean => load.downstreamSlower && load.baselines.growthProbe !== undefined;
+const probing = (load: Load): boolean =>
+  (load.downstreamSlower || load.heavierShown !== undefined) && load.baselines.growthProbe !== undefined;
 
 /** Idleness: the age at or below `idleAgeFraction` × target, carried since it began. */
 function idleOf(load: Load): { next: ControllerState; idleSeconds?: number } {

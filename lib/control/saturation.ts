@@ -62,6 +62,11 @@ export interface ProbeView {
   readonly now: number;
   /** The age is above the setpoint: every worker is busy, so the completions are what the workers serve. */
   readonly behind: boolean;
+  /**
+   * The per-item time and completions the depth showed, where it showed items heavier than CloudWatch reports yet
+   * (load.ts): what the workers did before a growth this tick makes, CloudWatch's figures being of an earlier period.
+   */
+  readonly heavierShown?: { readonly itemSeconds: number; readonly completionsPerSecond: number };
 }
 
 /** A probe's verdict, and where saturated, the workers the throughput it found needs. */
@@ -136,12 +141,21 @@ export function saturationOf(view: ProbeView): SaturationFinding {
 /**
  * A probe for a growth `from` → `to` this tick writes while behind (every worker busy, so the newest period's
  * completions are what they serve; the workers it ran are its completions × its per-item time, whatever a sample
- * between ticks changed since); none while another is pending.
+ * between ticks changed since; where the depth showed heavier items, what it showed); none while another is
+ * pending.
  */
 export function probeFor(view: ProbeView, from: number, to: number): GrowthProbe | undefined {
-  const { snapshot, now } = view;
-  const completions = snapshot.completionRatePerSecond;
-  const itemSeconds = snapshot.itemSeconds;
+  const { snapshot, now, heavierShown: shown } = view;
+  const completions = shown?.completionsPerSecond ?? snapshot.completionRatePerSecond;
+  // What the depth showed was served by `from` workers, busy with a backlog waiting: the per-item time they ran at.
+  // (Sizing counts only the batches in flight, which read fewer between two batches; judged on that, a growth
+  // that bought its full share of completions would read as saturated.)
+  const itemSeconds =
+    shown === undefined
+      ? snapshot.itemSeconds
+      : Number.isFinite(from)
+        ? from / shown.completionsPerSecond
+        : undefined;
   if (!view.behind || completions === undefined || completions <= 0 || itemSeconds === undefined)
     return undefined;
   if (!Number.isFinite(from) || from <= 0 || to <= from) return undefined;

@@ -5,6 +5,7 @@ import {
   depthTrend,
   executionsLagged,
   fittedService,
+  itemSecondsShown,
   roseWithAppliedHeld,
   slowStartProof,
 } from '../../lib/control/depth-trend.ts';
@@ -212,5 +213,54 @@ describe('executionsLagged: a backlog waits and fewer run than the applied value
   it('judges busy on the mapping’s BatchSize: 16 in flight is all 16 busy at BatchSize 1', () => {
     expect(executionsLagged({ at: 0, messages: 5_900, inFlight: 16 }, 16, 1)).toBe(false);
     expect(executionsLagged({ at: 0, messages: 5_900, inFlight: 16 }, 16)).toBe(true);
+  });
+});
+
+describe('itemSecondsShown: the per-item time the depth shows before CloudWatch does (issue 29)', () => {
+  // heavier-items: 5 applied for an hour at 400/s, items 10 → 30 ms; the depth rose 277 → 15,070 in 60 s.
+  const shown = (
+    overrides: { reported?: number; visible?: number; inFlight?: number; lastChangeAt?: number } = {},
+  ) =>
+    itemSecondsShown(
+      {
+        previous: { at: 0, messages: 277, inFlight: 50 },
+        now: 60,
+        visible: overrides.visible ?? 15_070,
+        applied: 5,
+        inFlight: overrides.inFlight ?? 50,
+        itemSeconds: 0.01,
+        lastChangeAt: overrides.lastChangeAt ?? -3_600,
+        maxElapsedSeconds: 120,
+      },
+      overrides.reported ?? 400,
+    );
+
+  it('5 workers served 400 − 246.6 = 153/s: 33 ms an item, where CloudWatch still reports 10', () => {
+    const result = shown();
+    expect(result?.servedPerSecond).toBeCloseTo(400 - (15_070 - 277) / 60);
+    expect(result?.itemSeconds).toBeCloseTo(5 / (400 - (15_070 - 277) / 60));
+  });
+
+  it('counts the workers running at the end (30 in flight: 3), not the applied value', () => {
+    expect(shown({ inFlight: 30 })?.itemSeconds).toBeCloseTo(3 / (400 - (15_070 - 277) / 60));
+  });
+
+  it.each([
+    {
+      comment: 'a rise of the reported rate or more: the arrivals rose, nothing said of the items',
+      reported: 240,
+    },
+    { comment: 'no reported rate', reported: Number.NaN },
+  ])('undefined: $comment', ({ reported }) => {
+    expect(shown({ reported })).toBeUndefined();
+  });
+
+  it('undefined where the depth did not rise beyond its noise, or ended below a backlog', () => {
+    expect(shown({ visible: 280 })).toBeUndefined();
+    expect(shown({ visible: 40 })).toBeUndefined();
+  });
+
+  it('undefined where the applied value changed within the interval (its new workers did not serve all of it)', () => {
+    expect(shown({ lastChangeAt: 30 })).toBeUndefined();
   });
 });

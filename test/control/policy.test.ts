@@ -222,6 +222,78 @@ describe('heavier items are work: a slower per-item time alone does not hold (is
   });
 });
 
+describe('heavier items shown by the depth before CloudWatch reports them (issue 29)', () => {
+  // heavier-items at its first tick after the items went 10 → 30 ms: 5 applied for an hour at 400/s, CloudWatch's
+  // newest period (two minutes late) still says 10 ms and an age under a second; the depth rose 277 → 15,070.
+  const tickAfterItemsGotHeavier = (overrides: Partial<Parameters<typeof snapshot>[0]> = {}) =>
+    decide(
+      snapshot({
+        appliedConcurrency: 5,
+        age: 0.8,
+        lag: 120,
+        arrivalRatePerSecond: 400,
+        peakArrivalRatePerSecond: 400,
+        completionRatePerSecond: 400,
+        itemSeconds: 0.01,
+        ratePeriodSeconds: 60,
+        visibleMessages: 15_070,
+        inFlightMessages: 50,
+        ...overrides,
+      }),
+      state({
+        baselineItemSeconds: 0.01,
+        baselineArrivalRate: 400,
+        lastChangeAt: NOW - 3_600,
+        lastVisible: { at: NOW - 60, messages: 277, inFlight: 50 },
+      }),
+      config(),
+    );
+
+  it('5 workers served 153/s, 33 ms an item: grow to the need at that time, two minutes before the data says it', () => {
+    const decision = tickAfterItemsGotHeavier();
+    const served = 400 + 2 * Math.sqrt(400 / 60) - (15_070 - 277) / 60;
+    expect(decision.reason).toBe('grow:age-above-target');
+    // 400/s at 5 ÷ 153 s ≈ 33 ms is 400 × 0.033 ÷ 0.9 ≈ 14.5 workers before the backlog's drain
+    expect(decision.desired).toBeGreaterThanOrEqual(15);
+    expect(decision.inputs.itemSeconds).toBeCloseTo(5 / served);
+    // The growth's probe is judged against what the 5 did, not CloudWatch's earlier period
+    expect(decision.state.growthProbe).toMatchObject({ from: 5, completionsBefore: served });
+    expect(decision.state.growthProbe?.itemSecondsBefore).toBeCloseTo(5 / served);
+  });
+
+  it('hold:probing: a growth before it is not judged yet, so the items shown heavier wait for its verdict', () => {
+    const pending = { at: NOW - 30, from: 4, to: 5, completionsBefore: 400, itemSecondsBefore: 0.01 };
+    const decision = decide(
+      snapshot({
+        appliedConcurrency: 5,
+        age: 0.8,
+        lag: 120,
+        arrivalRatePerSecond: 400,
+        completionRatePerSecond: 400,
+        itemSeconds: 0.01,
+        ratePeriodSeconds: 60,
+        visibleMessages: 15_070,
+        inFlightMessages: 50,
+      }),
+      state({
+        baselineItemSeconds: 0.01,
+        baselineArrivalRate: 400,
+        lastChangeAt: NOW - 3_600,
+        lastVisible: { at: NOW - 60, messages: 277, inFlight: 50 },
+        growthProbe: pending,
+      }),
+      config(),
+    );
+    expect(decision).toMatchObject({ reason: 'hold:probing', desired: 5 });
+  });
+
+  it('workers grown past what the reported rate needs (a burst not reported yet): the rise is not read as heavier items', () => {
+    const decision = tickAfterItemsGotHeavier({ appliedConcurrency: 8, inFlightMessages: 80 });
+    expect(decision.inputs.itemSeconds).toBe(0.01);
+    expect(decision.reason).not.toBe('grow:age-above-target');
+  });
+});
+
 describe('shrink:downstream-saturated / hold:downstream-saturated — growth that bought no throughput goes back', () => {
   // Behind at 20 workers (pool of 20, 20 ms items: 1,000/s); the law grew to 30 at NOW - 300.
   const probe = { at: NOW - 300, from: 20, to: 30, completionsBefore: 1000, itemSecondsBefore: 0.02 };
