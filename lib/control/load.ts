@@ -4,12 +4,12 @@ import {
   arrivalsRose,
   type DepthTrend,
   depthTrend,
-  itemSecondsShown,
   RATE_CHANGE_FACTOR,
   type TrendInput,
 } from './depth-trend.ts';
+import { type HeavierShown, heavierItemsShown } from './heavier-items.ts';
 import { needWithBacklog, setpointSeconds, steadyNeed } from './need.ts';
-import { rateLowerBound, rateUpperBound } from './rate-bounds.ts';
+import { rateLowerBound } from './rate-bounds.ts';
 import { saturationOf } from './saturation.ts';
 import type { ControllerState, QueueSnapshot } from './snapshot.ts';
 
@@ -96,7 +96,7 @@ export interface Load extends Tick {
    * The depth showed items heavier than CloudWatch reports yet (`itemSecondsShown`): the per-item time and the
    * completions the tick sized on, which a growth's probe is judged against.
    */
-  readonly heavierShown?: { readonly itemSeconds: number; readonly completionsPerSecond: number };
+  readonly heavierShown?: HeavierShown;
   /** The baselines and the saturation evidence to carry: the baselines frozen while the downstream is slower. */
   readonly baselines: ControllerState;
   /** The level growth past which bought no throughput, while it holds (saturation.ts). */
@@ -154,40 +154,23 @@ function trendSincePreviousTick(tick: Tick): DepthTrend | undefined {
 }
 
 /**
- * The tick with the per-item time the depth shows since the previous tick, where that is heavier than the one it
- * knows by more than `slowdownFactor` (the law's own "slower"): heavier items are work, and sizing on CloudWatch's
- * time until its late datapoint catches up leaves the queue two minutes behind. A saturated downstream looks the
- * same here; the growth's probe tells them apart (saturation.ts). The reported rates' need follows the time shown:
- * it is what the workers serve now.
+ * The tick with the per-item time the depth shows since the previous tick, where it shows items heavier than the
+ * tick knows (heavier-items.ts): heavier items are work, and sizing on CloudWatch's time until its late datapoint
+ * catches up leaves the queue two minutes behind. A saturated downstream looks the same here; the growth's probe
+ * tells them apart (saturation.ts). The reported rates' need follows the time shown: it is what the workers serve now.
  */
-function withHeavierShown(tick: Tick): { tick: Tick; shown?: Load['heavierShown'] } {
-  // The busiest arrivals the window's counts leave plausible: arrivals that merely vary (a trace's quiet and busy
-  // minutes) are not read as heavier items; only a rise above even that rate is.
-  const busiest =
-    tick.reportedArrivals === undefined
-      ? undefined
-      : rateUpperBound(tick.reportedArrivals, tick.snapshot.ratePeriodSeconds);
-  const known = tick.itemSeconds;
-  if (busiest === undefined || known === undefined) return { tick };
-  // The workers are what the reported rate needs: a value grown past that (the fast path on a burst) was grown
-  // for arrivals CloudWatch has not reported yet, and a rise then says they are still above it, not that the
-  // items got heavier (a trace's busy minute after quiet ones: 8 workers for 0.9/s reported, 4.8/s arriving).
-  const sizedForReported = Math.max(
-    tick.config.minConcurrency,
-    Math.ceil(steadyNeed(busiest, known, tick.config)),
-  );
-  if (tick.applied > sizedForReported + 1) return { tick };
-  const shown = itemSecondsShown(trendInputOf(tick), busiest);
-  if (shown === undefined || shown.itemSeconds <= tick.config.slowdownFactor * known) return { tick };
-  const { itemSeconds, servedPerSecond } = shown;
+function withHeavierShown(tick: Tick): { tick: Tick; shown?: HeavierShown } {
+  const shown = heavierItemsShown(trendInputOf(tick), tick, tick.config);
+  if (shown === undefined) return { tick };
   const reported = tick.reportedArrivals;
   return {
     tick: {
       ...tick,
-      itemSeconds,
-      confirmedNeed: reported === undefined ? undefined : steadyNeed(reported, itemSeconds, tick.config),
+      itemSeconds: shown.itemSeconds,
+      confirmedNeed:
+        reported === undefined ? undefined : steadyNeed(reported, shown.itemSeconds, tick.config),
     },
-    shown: { itemSeconds, completionsPerSecond: servedPerSecond },
+    shown,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { ScalerConfig } from './config.ts';
+import type { HeavierShown } from './heavier-items.ts';
 import type { ControllerState, GrowthProbe, QueueSnapshot } from './snapshot.ts';
 
 export type { GrowthProbe, SaturationCeiling } from './snapshot.ts';
@@ -66,7 +67,7 @@ export interface ProbeView {
    * The per-item time and completions the depth showed, where it showed items heavier than CloudWatch reports yet
    * (load.ts): what the workers did before a growth this tick makes, CloudWatch's figures being of an earlier period.
    */
-  readonly heavierShown?: { readonly itemSeconds: number; readonly completionsPerSecond: number };
+  readonly heavierShown?: HeavierShown;
 }
 
 /** A probe's verdict, and where saturated, the workers the throughput it found needs. */
