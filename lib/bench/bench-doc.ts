@@ -277,15 +277,19 @@ function knownLimits(input: BenchDocInput): string {
       `${world.pollerScaleSeconds} s steps (\`pollerScaleSeconds\`). Read as one step a minute ` +
       '(`"simulator": {"pollerScaleSeconds": 60}` in a `--config` file), a surge can meet the 5 pollers of a quiet ' +
       'queue until the minute turns whatever maximum the controller set, and that minute sets the p99 of every ' +
-      'spike: [docs/simulator.md](simulator.md#the-model) gives the figures by seed. On a cold start at a high ' +
-      'rate that reading also costs the age law its lower peak: slow start raises the maximum while the pollers ' +
-      'still sit at 5, and the catch-up after the minute turns overshoots (on `cold-steady` and `sawtooth` the age ' +
-      "law's peak is then above provisioned's, and it is dominated). The bench runs both readings, a table each " +
-      '(seed 1); `npx tsx scripts/measure-transients.ts` prints both for every scenario over seeds 1–5.',
-    `- **Metric lag.** In the \`lambda\` preset the per-item time arrives ${lag} late, so on ` +
-      '`downstream-slowdown` the law cannot tell the slowdown from a spike at first: it grows at most ' +
-      `${f} × (the unconfirmed limit, \`unconfirmedGrowthFactor\`) until CloudWatch shows the slower per-item ` +
-      'time, and what a growth bought shows a period after it: a saturated downstream is found minutes late.',
+      'spike: [docs/simulator.md](simulator.md#the-model) gives the figures by seed. Workers the law adds while ' +
+      'the pollers sit still wait for the minute to turn: where the items got heavier (`downstream-slowdown`, ' +
+      '`heavier-items`) the law grows a tick after the change, but its new workers run only after the step, while ' +
+      'native already runs at its cap: under this reading the age law is late there. The bench runs both ' +
+      'readings, a table each (seed 1); `npx tsx scripts/measure-transients.ts` prints both for every scenario over ' +
+      'seeds 1–5.',
+    `- **Metric lag.** In the \`lambda\` preset the per-item time arrives ${lag} late. Where the depth rises at ` +
+      'a settled applied value while the arrivals CloudWatch reports hold, the tick reads the heavier per-item ' +
+      'time off the depth (lib/control/heavier-items.ts) and grows at once; where the value just changed, or the ' +
+      'workers were grown past what the reported rate needs (a burst not reported yet), it cannot tell heavier ' +
+      `items from more arrivals and grows at most ${f} × (the unconfirmed limit, \`unconfirmedGrowthFactor\`) ` +
+      'until CloudWatch shows the slower per-item time. What a growth bought shows a period after it: a saturated ' +
+      'downstream is found minutes late.',
     "- **Cold start.** CloudWatch has no datapoints for a new queue's first minutes: the controller grows on the " +
       'depth alone, doubling per sample while the depth rises with every allowed worker busy (slow start), else at ' +
       `most ${f} × per tick, until the first datapoint sizes it. The simulator's controller runs from the load's ` +
