@@ -55,23 +55,24 @@ export const CONTROLLER_METRICS = {
 export const DENSE_CONTROLLER_METRICS: ReadonlySet<string> = new Set([CONTROLLER_METRICS.appliedConcurrency]);
 
 /**
- * Published by a lone scaler only when its value differs from the applied one: `DesiredConcurrency`, the law's
- * answer, equals what the tick applied except where a write was refused, clamped, failed or paused (each with its
- * own flag), so a minute without it means "as applied" (the dashboard and `status` read it so) and CloudWatch bills
- * it only in the hours it differs ($0.30 a month saved; a budget's member publishes it every tick: its demand).
+ * Published only when its value differs from the applied one: `DesiredConcurrency`, the law's answer, equals what
+ * the tick applied except where a write was refused, clamped, failed or paused (each with its own flag), or, for a
+ * budget's member, where its grant is less than its law asks; so a minute without it means "as applied" (the
+ * dashboard, `status` and `status --budget` read it so) and CloudWatch bills it only in the hours it differs
+ * ($0.30 a month saved, a lone scaler's or each member's).
  */
 export const WHEN_DIFFERENT_CONTROLLER_METRICS: ReadonlySet<string> = new Set([
   CONTROLLER_METRICS.desiredConcurrency,
 ]);
 
 /**
- * What a budget's member publishes every tick on top: its law's desired concurrency (its demand), the age its law
- * acted on and its target, which `status --budget` reads per member to tell who is starved. It knows a member only
- * by its ScalerName (the members' grants in ListMetrics), not its queue or its settings, so it cannot read
- * AWS/SQS's age or the decision log instead. $0.90 a member a month.
+ * What a budget's member publishes every tick on top: the age its law acted on and its target, which `status
+ * --budget` reads per member to tell who is starved. It knows a member only by its ScalerName (the members' grants
+ * in ListMetrics), not its queue or its settings, so it cannot read AWS/SQS's age or the decision log instead.
+ * $0.60 a member a month. The member's desired value (its demand) is published as a lone scaler's is, where it
+ * differs from the applied value (WHEN_DIFFERENT_CONTROLLER_METRICS): a starved member's minutes.
  */
 export const BUDGET_MEMBER_DENSE_METRICS: ReadonlySet<string> = new Set([
-  CONTROLLER_METRICS.desiredConcurrency,
   CONTROLLER_METRICS.headAgeSeconds,
   CONTROLLER_METRICS.targetAgeSeconds,
 ]);

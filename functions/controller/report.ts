@@ -23,8 +23,8 @@ const count = (name: string, value: number): MetricValue => ({ name, unit: Metri
 /**
  * The metrics one tick publishes. Pure, so what the dashboards, the alarms and the carried state read is
  * tested without Powertools. Every decided tick publishes the dense state (lib/telemetry.ts
- * DENSE_CONTROLLER_METRICS: applied, desired; a budget's member also the age and its target, `memberAges`:
- * BUDGET_MEMBER_DENSE_METRICS); `AppliedConcurrency` and `ScaleEvents` are
+ * DENSE_CONTROLLER_METRICS: applied; a budget's member also the age and its target, `memberAges`:
+ * BUDGET_MEMBER_DENSE_METRICS), and the desired value where it differs; `AppliedConcurrency` and `ScaleEvents` are
  * also the controller's memory (carried-state.ts). The flags describe what is applied after the tick's writes, not
  * what the law wanted: a raise refused by the account's headroom is not "at cap". Each "behind and the controller
  * cannot act" flag comes with its age condition folded in (`Saturated`, `Shed`, `PausedAboveTarget`,
@@ -42,7 +42,7 @@ export function metricsFor(outcome: TickOutcome, options: { memberAges?: boolean
   const paused = decision.reason === 'hold:paused';
   const clamped = actuation.kind === 'clamped';
   const out: MetricValue[] = [
-    ...desiredOf(decision.desired, outcome.appliedAfter, options.memberAges ?? false),
+    ...desiredOf(decision.desired, outcome.appliedAfter),
     count(M.atCap, flag(atCap)),
     // Saturated: at the cap, or the downstream's health signal past its threshold, with the age above target; or
     // shed (a growth that bought no throughput, behind): one state, one alarm (-saturated).
@@ -74,11 +74,12 @@ export function metricsFor(outcome: TickOutcome, options: { memberAges?: boolean
 }
 
 /**
- * The law's desired value: a budget's member every tick (its demand, `status --budget`), a lone scaler only where it
- * differs from what is applied after the writes (WHEN_DIFFERENT_CONTROLLER_METRICS).
+ * The law's desired value, only where it differs from what is applied after the writes
+ * (WHEN_DIFFERENT_CONTROLLER_METRICS): a lone scaler's and a budget's member's alike (a member's differs when its
+ * grant is less than its law asks: the minutes `status --budget` looks for).
  */
-function desiredOf(desired: number, appliedAfter: number | undefined, always: boolean): MetricValue[] {
-  return always || desired !== appliedAfter
+function desiredOf(desired: number, appliedAfter: number | undefined): MetricValue[] {
+  return desired !== appliedAfter
     ? [{ name: M.desiredConcurrency, unit: MetricUnit.Count, value: desired }]
     : [];
 }
@@ -108,7 +109,7 @@ export function metricsForFast(outcome: FastOutcome): MetricValue[] {
   if (outcome.kind === 'failed') return [count(M.errors, 1)];
   if (outcome.kind === 'paused') return [];
   const out: MetricValue[] = [
-    ...desiredOf(outcome.sample.decision.desired, outcome.appliedAfter, false),
+    ...desiredOf(outcome.sample.decision.desired, outcome.appliedAfter),
     count(M.fastPathGrowths, flag(outcome.kind === 'grew')),
     count(M.errors, flag(outcome.actuation.kind === 'failed')),
     count(M.clampedByAccountHeadroom, flag(outcome.actuation.kind === 'clamped')),

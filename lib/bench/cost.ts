@@ -203,9 +203,9 @@ export function queueReadsMonthlyCost(
 
 /**
  * A shared budget's own figures: its dense metrics (the limit and the Σ granted, dimension BudgetName), each
- * member's grant (BudgetGrant) and its desired value, age and target every tick (BUDGET_MEMBER_DENSE_METRICS:
- * `status --budget` reads them; a lone scaler publishes no age or target, and its desired value only where it
- * differs from the applied one), and its one alarm (`-budget-exhausted`, one metric). test/bench/cost.test.ts
+ * member's grant (BudgetGrant) and its age and target every tick (BUDGET_MEMBER_DENSE_METRICS: `status --budget`
+ * reads them; a lone scaler publishes neither; the desired value, a member's as a lone scaler's, only where it
+ * differs from the applied one, counted as none), and its one alarm (`-budget-exhausted`, one metric). test/bench/cost.test.ts
  * synthesizes a budget and fails when its alarms or a member's differ from what is counted here.
  */
 export const BUDGET_COUNTED = {
@@ -225,7 +225,7 @@ export interface BudgetCost {
   /**
    * Each member: its queue's reads (the law's metrics, the rates at the members' share of reads, by default never
    * quiet; its consumer's invocations for the release delay; the depth at the tick and each sample), its applied
-   * value, its desired value, age and target (for `status --budget`) and its grant, its alarms (a lone scaler's).
+   * value, its age and target (for `status --budget`) and its grant, its alarms (a lone scaler's).
    */
   readonly perMember: number;
   readonly total: number;

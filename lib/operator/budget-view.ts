@@ -7,7 +7,7 @@ import type {
   MemberSeriesName,
   PartialSeries,
 } from './budget-status.ts';
-import { latest } from './status-metrics.ts';
+import { desiredNow, latest } from './status-metrics.ts';
 
 /**
  * Where a member stands after the controller's last tick:
@@ -84,7 +84,8 @@ const why = <N extends string>(partial: readonly PartialSeries<N>[], series: N) 
 export function summarizeMember(m: MemberReading, metricsRead = true): BudgetMemberSummary {
   const value = (name: MemberSeriesName) => latest(m.series[name])?.value;
   const grant = latest(m.series.grant);
-  const raw = value('desired');
+  // Published only in the minutes it differs from the applied value (lib/telemetry.ts): else it is the applied one.
+  const raw = desiredNow(m.series.desired, m.series.applied)?.value;
   const cap = value('cap');
   const floor = value('floor');
   const desired = raw === undefined ? undefined : Math.min(cap ?? raw, Math.max(floor ?? raw, raw));

@@ -96,3 +96,17 @@ export function parseStatusMetrics(results: readonly MetricDataResult[]): Status
 export function latest(series: readonly Datapoint[]): Datapoint | undefined {
   return series[series.length - 1];
 }
+
+/**
+ * The controller's newest desired value: its own datapoint where that minute has one, else the applied value's (a
+ * controller publishes its desired value only where it differs from the applied one: lib/telemetry.ts
+ * WHEN_DIFFERENT_CONTROLLER_METRICS, a lone scaler and a budget's member alike).
+ */
+export function desiredNow(
+  desired: readonly Datapoint[],
+  applied: readonly Datapoint[],
+): Datapoint | undefined {
+  const wanted = latest(desired);
+  const set = latest(applied);
+  return wanted !== undefined && (set === undefined || wanted.timestamp >= set.timestamp) ? wanted : set;
+}

@@ -1,6 +1,6 @@
 import type { Datapoint } from '../control/index.ts';
 import type { LoggedDecision, LoggedSettings } from './decision-log.ts';
-import { latest } from './status-metrics.ts';
+import { desiredNow, latest } from './status-metrics.ts';
 import type { StatusReading } from './status-reader.ts';
 
 /** The headline numbers, each with where it came from; undefined where nothing says. */
@@ -64,14 +64,4 @@ export function summarize(r: StatusReading): StatusSummary {
     saturated: flag(s.saturated),
     atCap: flag(s.atCap),
   };
-}
-
-/**
- * The controller's newest desired value: its own datapoint where that minute has one, else the applied value's (a
- * lone scaler publishes its desired value only where it differs from the applied one: lib/telemetry.ts).
- */
-function desiredNow(desired: readonly Datapoint[], applied: readonly Datapoint[]): Datapoint | undefined {
-  const wanted = latest(desired);
-  const set = latest(applied);
-  return wanted !== undefined && (set === undefined || wanted.timestamp >= set.timestamp) ? wanted : set;
 }

@@ -59,11 +59,12 @@ describe('metricsFor', () => {
       metricsFor(outcome, { memberAges: true }).map((x) => [x.name, x.value]),
     );
     expect(member).toMatchObject({
-      // A budget's member: its demand every tick, for status --budget
-      [CONTROLLER_METRICS.desiredConcurrency]: 8,
+      // A budget's member: its age and target every tick, for status --budget
       [CONTROLLER_METRICS.headAgeSeconds]: 400,
       [CONTROLLER_METRICS.targetAgeSeconds]: config.targetAgeSeconds,
     });
+    // Its demand as granted: not published either (status --budget reads a minute without it as applied)
+    expect(member[CONTROLLER_METRICS.desiredConcurrency]).toBeUndefined();
     // No change: ScaleEvents, a sparse count, is not published at 0 (billed only in the hours it says something).
     expect(m[CONTROLLER_METRICS.scaleEvents]).toBeUndefined();
   });

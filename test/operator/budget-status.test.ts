@@ -494,4 +494,27 @@ describe('the budget screen', () => {
     expect(m.state).toBe(state);
     expect(m.starved).toBe(state === 'starved');
   });
+
+  it('a minute without a desired datapoint is "as applied" (published only where it differs): not starved', () => {
+    // The member asked 8 and was granted 2 at 480; from 540 its law asks what it runs, so nothing was published
+    const m = summarizeMember({
+      name: 'orders',
+      series: {
+        grant: [{ timestamp: 540, value: 6 }],
+        desired: [{ timestamp: 480, value: 8 }],
+        applied: [
+          { timestamp: 480, value: 2 },
+          { timestamp: 540, value: 6 },
+        ],
+        headAge: [{ timestamp: 540, value: 90 }],
+        targetAge: [{ timestamp: 540, value: 60 }],
+        cap: [{ timestamp: 540, value: 10 }],
+        floor: [{ timestamp: 540, value: 1 }],
+      },
+      partial: [],
+    });
+    expect(m.desired).toBe(6);
+    expect(m.state).toBe('behind');
+    expect(m.starved).toBe(false);
+  });
 });
