@@ -99,6 +99,11 @@ export interface GrowthProbe {
   /** Items completed per second, and the per-item time, in the newest period before the growth. */
   readonly completionsBefore: number;
   readonly itemSecondsBefore: number;
+  /**
+   * The figures before the growth are what the real-time depth showed (lib/control/heavier-items.ts), not a
+   * CloudWatch period: good enough to say the growth bought throughput, too rough to call the downstream saturated.
+   */
+  readonly shownByDepth?: boolean;
 }
 
 /** Growth past `ceiling` bought no throughput: held off until `until`, and while the queue stays behind. */

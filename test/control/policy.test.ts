@@ -257,7 +257,11 @@ describe('heavier items shown by the depth before CloudWatch reports them (issue
     expect(decision.desired).toBeGreaterThanOrEqual(15);
     expect(decision.inputs.itemSeconds).toBeCloseTo(5 / served);
     // The growth's probe is judged against what the 5 did, not CloudWatch's earlier period
-    expect(decision.state.growthProbe).toMatchObject({ from: 5, completionsBefore: served });
+    expect(decision.state.growthProbe).toMatchObject({
+      from: 5,
+      completionsBefore: served,
+      shownByDepth: true,
+    });
     expect(decision.state.growthProbe?.itemSecondsBefore).toBeCloseTo(5 / served);
   });
 
@@ -323,6 +327,18 @@ describe('shrink:downstream-saturated / hold:downstream-saturated — growth tha
     expect(decision.state.saturation).toBeUndefined();
     // The old probe is done; a further growth starts its own, from 30
     expect([undefined, 30]).toContain(decision.state.growthProbe?.from);
+  });
+
+  it('the same figures on a probe whose before-figures the depth showed: no verdict, no ceiling', () => {
+    const shown = state({
+      baselineArrivalRate: 1500,
+      baselineItemSeconds: 0.02,
+      growthProbe: { ...probe, shownByDepth: true },
+    });
+    const decision = decide(afterGrowth(1000, 0.03), shown, config());
+    expect(decision.reason).not.toMatch(/downstream-saturated/);
+    expect(decision.state.saturation).toBeUndefined();
+    expect(decision.state.growthProbe?.at).not.toBe(probe.at);
   });
 
   it('the executions have not followed the growth yet (pollers ramping): no verdict, the probe waits', () => {
