@@ -85,6 +85,17 @@ export interface TrendInput {
   readonly maxElapsedSeconds: number;
 }
 
+/**
+ * One applied value served the interval from `previous` on, the pollers settled on it (a change at least
+ * `POLLER_SETTLE_SECONDS` before the interval began).
+ */
+function settledThrough(previous: DepthSample, lastChangeAt: number | undefined): boolean {
+  return (
+    previous.settled !== false &&
+    (lastChangeAt === undefined || lastChangeAt + POLLER_SETTLE_SECONDS <= previous.at)
+  );
+}
+
 export function depthTrend(input: TrendInput): DepthTrend | undefined {
   const { previous, visible, now } = input;
   if (previous === undefined || visible === undefined) return undefined;
@@ -92,9 +103,7 @@ export function depthTrend(input: TrendInput): DepthTrend | undefined {
   if (!(elapsed > 0) || elapsed > input.maxElapsedSeconds) return undefined;
   const rise = (visible - previous.messages) / elapsed;
   const arrivalsAtLeast = Math.max(0, (visible - previous.messages - DEPTH_NOISE_MESSAGES) / elapsed);
-  const settled =
-    previous.settled !== false &&
-    (input.lastChangeAt === undefined || input.lastChangeAt + POLLER_SETTLE_SECONDS <= previous.at);
+  const settled = settledThrough(previous, input.lastChangeAt);
   const busy = Math.min(previous.messages, visible) >= BACKLOG_MESSAGES_PER_WORKER * input.applied;
   const s = input.itemSeconds;
   const serving = workersServing(input.applied, [previous.inFlight, input.inFlight], input.batchSize);
@@ -128,9 +137,7 @@ export function itemSecondsShown(
     return undefined;
   // One applied value served the whole interval, the pollers settled on it: a growth within it would have its
   // workers counted as if they had served all of it, and call the items heavier than they are.
-  const settled =
-    previous.settled !== false &&
-    (input.lastChangeAt === undefined || input.lastChangeAt + POLLER_SETTLE_SECONDS <= previous.at);
+  const settled = settledThrough(previous, input.lastChangeAt);
   // A backlog at the end, risen from the start: every worker was busy through most of the interval.
   const busy = visible >= BACKLOG_MESSAGES_PER_WORKER * input.applied;
   if (!settled || !busy || visible - previous.messages <= DEPTH_NOISE_MESSAGES) return undefined;
