@@ -181,7 +181,10 @@ export class World {
         }),
       );
     }
-    this.now = Math.floor(Date.now() / 1000) + 2 * PERIOD;
+    // Half a minute into a minute two ahead of the real clock: CloudWatch's periods are whole minutes, and a start
+    // that fell on a minute's first second made "the first period after a growth" one minute early (a 1-in-60 flake
+    // of the probe test in moto-scaling.test.ts).
+    this.now = Math.floor(Date.now() / 1000 / PERIOD) * PERIOD + 2 * PERIOD + PERIOD / 2;
     this.settings = settingsFromEnvironment({
       SCALER_NAME: scaler,
       QUEUE_URL: this.queueUrl,
