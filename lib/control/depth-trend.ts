@@ -188,7 +188,9 @@ const batchOf = (batchSize: number | undefined): number =>
  * 16 while 5 run (50 in flight, 5,863 waiting); at 120 s the 16 run and the depth fell to 3,297: growth waits.
  */
 export function executionsLagged(sample: DepthSample, applied: number, batchSize?: number): boolean {
-  if (sample.inFlight === undefined || !Number.isFinite(applied)) return false;
+  // Nothing in flight at all is not a ramp (the pollers start at five): the mapping is not delivering, and the
+  // depth says nothing of how far its pollers are.
+  if (sample.inFlight === undefined || !(sample.inFlight > 0) || !Number.isFinite(applied)) return false;
   const backlog = sample.messages >= BACKLOG_MESSAGES_PER_WORKER * applied;
   return backlog && sample.inFlight < busyMessagesPerWorker(batchSize) * applied;
 }

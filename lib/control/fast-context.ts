@@ -45,11 +45,15 @@ export interface FastPathContext {
   readonly burstEnded?: boolean;
   /** The last rise of the depth this loop measured over an interval the applied value held through. */
   readonly lastRise?: HeldRise;
+  /**
+   * The per-worker service and the arrivals two rises fitted (`fittedService`), kept from the slow-start step that
+   * used them: a later fall is judged against them (did the arrivals end?) without waiting for another rise.
+   */
+  readonly serviceFit?: { readonly perWorker: number; readonly arrivals: number };
   /** The mapping's BatchSize as the tick read it: what makes a worker busy (`busyMessagesPerWorker`). */
   readonly batchSize?: number;
 }
 
-/** The fast path's starting point, from the tick's snapshot and decision (pure). */
 /**
  * The tick found the downstream saturated, or waits for the verdict on what its last growth bought: no growth
  * between ticks either (lib/control/saturation.ts).
@@ -60,6 +64,7 @@ const SATURATION_HOLDS: ReadonlySet<string> = new Set([
   'hold:probing',
 ]);
 
+/** The fast path's starting point, from the tick's snapshot and decision (pure). */
 export function fastPathContext(
   snapshot: QueueSnapshot,
   decision: Decision,

@@ -9,6 +9,7 @@ import {
   depthFalling,
   depthShowsBacklog,
   depthTrend,
+  executionsLagged,
   fittedService,
   type HeldRise,
   RATE_CHANGE_FACTOR,
@@ -16,7 +17,13 @@ import {
   slowStartProof,
 } from './depth-trend.ts';
 import type { FastPathContext } from './fast-context.ts';
-import { backlogWorkedOffInTime, needWithBacklog, setpointSeconds, unconfirmedLimit } from './need.ts';
+import {
+  backlogWorkedOffInTime,
+  drainCeiling,
+  needWithBacklog,
+  setpointSeconds,
+  unconfirmedLimit,
+} from './need.ts';
 import { clampConcurrency } from './policy.ts';
 
 /**
@@ -82,6 +89,7 @@ export function decideFast(
     holdAtCap(load) ??
     holdNoBacklog(load) ??
     holdWorkedOffInTime(load) ??
+    holdExecutionsLagging(load) ??
     growSizedNeed(load) ??
     growSlowStart(load) ??
     growBacklogLeftBehind(load) ??
@@ -164,12 +172,16 @@ function carriedOf(
   const roseAtApplied =
     context.roseAtApplied === true ||
     roseWithAppliedHeld(previous, sample, applied, context.lastChangeAt, context.batchSize);
-  const burstEnded = !rising && (context.burstEnded === true || (roseAtApplied && falling));
   const held =
     previous !== undefined &&
     sample.at > previous.at &&
     previous.settled !== false &&
     (context.lastChangeAt === undefined || context.lastChangeAt <= previous.at);
+  const burstEnded =
+    !rising &&
+    (context.burstEnded === true ||
+      (roseAtApplied && falling) ||
+      (held && falling && arrivalsFellBelowFit(previous, sample, applied, context.serviceFit)));
   const rise: HeldRise | undefined =
     held && rising
       ? { applied, perSecond: (visible - previous.messages) / (sample.at - previous.at) }
@@ -182,6 +194,24 @@ function carriedOf(
     lastRise: rise ?? context.lastRise,
   };
   return { falling, burstEnded, rise, next };
+}
+
+/**
+ * A fall over an interval the applied value held through, judged against the service two earlier rises fitted: the
+ * applied workers serve at most applied × perWorker, so the arrivals were at most that less the fall. Below the
+ * fitted arrivals by `RATE_CHANGE_FACTOR`, the burst ended, even where the growth that slow start sized on the fit
+ * came at its last second and no rise at the new value can prove it (a fan-out of 20 s: 2 → 4 → 8 at 20 s, then
+ * 640/s fewer each second with 8 serving 770/s: arrivals about 130/s, not 3,050).
+ */
+function arrivalsFellBelowFit(
+  previous: DepthSample | undefined,
+  sample: DepthSample,
+  applied: number,
+  fit: FastPathContext['serviceFit'],
+): boolean {
+  if (previous === undefined || fit === undefined || !(sample.at > previous.at)) return false;
+  const fall = (previous.messages - sample.messages) / (sample.at - previous.at);
+  return applied * fit.perWorker - fall < fit.arrivals / RATE_CHANGE_FACTOR;
 }
 
 /**
@@ -278,6 +308,19 @@ function holdWorkedOffInTime(load: FastLoad): FastDecision | undefined {
   return hold(load, { arrivalsAtLeast: load.atLeast, confirmed: load.confirmed });
 }
 
+/**
+ * `hold:fast`. A backlog waits, yet fewer workers run than the applied value allows (`executionsLagged`): the
+ * pollers have not followed the last growth yet ("up to 300 more concurrent invokes per minute", in steps AWS does
+ * not document; docs/aws-facts.md, "Event source mapping"). A higher limit buys nothing until they do, and the
+ * backlog that grows meanwhile would wind it up to the cap: wait for the executions to reach it.
+ * Worked example (650/s of 40 ms items after 50/s, pollers stepping once a minute): 3 → 27 at the first sample;
+ * 20 s later 5 run (50 in flight) and 21,692 wait: hold at 27, not 31 and then the cap.
+ */
+function holdExecutionsLagging(load: FastLoad): FastDecision | undefined {
+  if (!executionsLagged(load.sample, load.applied, load.context.batchSize)) return undefined;
+  return hold(load, { arrivalsAtLeast: load.atLeast, confirmed: load.confirmed });
+}
+
 /** `grow:fast-surge`. A rate and a per-item time size the need with the backlog, limited as unconfirmed growth is. */
 function growSizedNeed(load: FastLoad): FastDecision | undefined {
   const { arrivals, context } = load;
@@ -300,9 +343,11 @@ function growSlowStart(load: FastLoad): FastDecision | undefined {
   )
     return undefined;
   const fitted = rise === undefined ? undefined : fittedService(context.lastRise, rise);
-  if (fitted === undefined) return growTo(load, 2 * applied, true);
+  // Unsized, the doubling stops below the cap (drainCeiling): the cap needs a need that says so.
+  if (fitted === undefined) return growTo(load, Math.min(2 * applied, drainCeiling(load.config)), true);
   const sized = needWithBacklog(fitted.arrivals, 1 / fitted.perWorker, load.visible, load.config);
-  return growTo(load, Math.max(applied + 1, Math.min(2 * applied, sized)), true);
+  const decision = growTo(load, Math.max(applied + 1, Math.min(2 * applied, sized)), true);
+  return { ...decision, context: { ...decision.context, serviceFit: fitted } };
 }
 
 /**
@@ -316,7 +361,8 @@ function growBacklogLeftBehind(load: FastLoad): FastDecision | undefined {
     target: config.targetAgeSeconds,
     setpoint: setpointSeconds(config),
   });
-  return leftBehind === undefined ? undefined : growTo(load, Math.min(2 * applied, leftBehind), true);
+  if (leftBehind === undefined) return undefined;
+  return growTo(load, Math.min(2 * applied, leftBehind, drainCeiling(config)), true);
 }
 
 /**
@@ -333,7 +379,8 @@ function growUnconfirmed(load: FastLoad): FastDecision | undefined {
   if (!depthShowsBacklog(context.tickSample, sample.at, load.visible, applied, setpoint, maxElapsed)) {
     return undefined;
   }
-  return growTo(load, unconfirmedLimit(applied, context.confirmedNeed ?? context.tickApplied, config), false);
+  const limit = unconfirmedLimit(applied, context.confirmedNeed ?? context.tickApplied, config);
+  return growTo(load, Math.min(limit, drainCeiling(config)), false);
 }
 
 /** `hold:fast`. A backlog, but nothing sizes the growth and nothing proves it is needed. */

@@ -4,6 +4,7 @@ import {
   arrivalsRose,
   type DepthTrend,
   depthTrend,
+  executionsLagged,
   RATE_CHANGE_FACTOR,
   type TrendInput,
 } from './depth-trend.ts';
@@ -97,6 +98,11 @@ export interface Load extends Tick {
    * completions the tick sized on, which a growth's probe is judged against.
    */
   readonly heavierShown?: HeavierShown;
+  /**
+   * The real-time depth finds a backlog and fewer workers running than the applied value allows
+   * (`executionsLagged`): the pollers have not reached it yet, so a higher limit buys nothing now.
+   */
+  readonly executionsBehind: boolean;
   /** The baselines and the saturation evidence to carry: the baselines frozen while the downstream is slower. */
   readonly baselines: ControllerState;
   /** The level growth past which bought no throughput, while it holds (saturation.ts). */
@@ -297,6 +303,7 @@ export function loadOf(knownTick: Tick, lag: number): Load {
     need,
     downstreamSlower: slowdown.slower,
     heavierShown: shown,
+    executionsBehind: executionsBehindAt(tick),
     baselines: { ...baselinesOf(tick, slowdown.slower), ...saturation.carried },
     saturationCeiling: saturation.ceiling,
     inputs: {
@@ -310,4 +317,11 @@ export function loadOf(knownTick: Tick, lag: number): Load {
       confirmed,
     },
   };
+}
+
+function executionsBehindAt(tick: Tick): boolean {
+  const { snapshot, now, applied } = tick;
+  if (snapshot.visibleMessages === undefined || snapshot.inFlightMessages === undefined) return false;
+  const sample = { at: now, messages: snapshot.visibleMessages, inFlight: snapshot.inFlightMessages };
+  return executionsLagged(sample, applied, snapshot.batchSize);
 }

@@ -30,10 +30,23 @@ export function needWithBacklog(
 ): number {
   const backlog = Math.max(0, visibleMessages ?? 0);
   const busy = arrivalsPerSecond * itemSeconds;
+  const draining = Math.ceil(busy + (backlog * itemSeconds) / config.backlogDrainSeconds - ROUNDING_SLACK);
   return Math.max(
     steadyNeed(arrivalsPerSecond, itemSeconds, config),
-    Math.ceil(busy + (backlog * itemSeconds) / config.backlogDrainSeconds - ROUNDING_SLACK),
+    Math.min(draining, drainCeiling(config)),
   );
+}
+
+/**
+ * The cap is the last resort: what arrivals need gets up to the cap, but draining a backlog faster, or growing on
+ * a guess (slow start's doubling, the seed's step), takes the downstream no further than the target utilisation of
+ * its capacity. Without it a need of 30 for a cap of 32 became 32 on the backlog the pollers' first minute left,
+ * the downstream at its limit for a drain that 28 finish a little later.
+ * Worked example: cap 32, utilisation 0.9 → 28; arrivals needing 29 still get 29, and 34 get the cap.
+ */
+export function drainCeiling(config: ScalerConfig): number {
+  const ceiling = Math.floor(config.targetUtilization * config.maxConcurrency + ROUNDING_SLACK);
+  return Math.max(config.minConcurrency, ceiling);
 }
 
 /** The age the law holds at steady load: growth starts above it; the target is the ceiling. */

@@ -3,7 +3,7 @@ import type { Decision, DecisionInputs, ReasonCode } from './decision.ts';
 import { depthFalling, depthShowsBacklog, executionsLagged, POLLER_SETTLE_SECONDS } from './depth-trend.ts';
 import { downstreamUnhealthy } from './downstream-health.ts';
 import { ageDataOf, type Load, loadOf, maxDefined, type Tick, tickOf } from './load.ts';
-import { needWithBacklog, steadyNeed, unconfirmedLimit } from './need.ts';
+import { drainCeiling, needWithBacklog, steadyNeed, unconfirmedLimit } from './need.ts';
 import { rateUpperBound } from './rate-bounds.ts';
 import { saneSnapshot, saneState } from './sanitize.ts';
 import { probeFor } from './saturation.ts';
@@ -215,7 +215,7 @@ function growBacklogBeforeData(tick: Tick, lag: number | undefined): Decision | 
   const growthLimit = unconfirmedLimit(applied, tick.confirmedNeed, config);
   const wanted =
     reportedArrivals === undefined || itemSeconds === undefined
-      ? growthLimit
+      ? Math.min(growthLimit, drainCeiling(config))
       : needWithBacklog(reportedArrivals, itemSeconds, snapshot.visibleMessages, config);
   const desired = Math.min(wanted, growthLimit, applied + config.maxScaleUpStep);
   if (desired <= applied) return undefined;
@@ -288,7 +288,11 @@ function holdAtCap(load: Load): Decision | undefined {
  * less where maxScaleUpStep is smaller), never straight to the cap on a guess.
  */
 const wantedWhenBehind = (load: Load): number =>
-  load.need ?? load.applied + Math.min(AGE_ONLY_STEP, load.config.maxScaleUpStep);
+  load.need ??
+  Math.max(
+    load.applied,
+    Math.min(load.applied + Math.min(AGE_ONLY_STEP, load.config.maxScaleUpStep), drainCeiling(load.config)),
+  );
 
 /**
  * `hold:draining`. Behind, but the capacity already exceeds arrivals plus the drain: the backlog is shrinking;
@@ -303,12 +307,14 @@ function holdDraining(load: Load): Decision | undefined {
  * `grow:age-above-target`, `hold:unconfirmed` at the limit, or `hold:settling` where no need sizes the growth and
  * the last change (the fast path's slow start, say) has not settled yet. Age decides when (above the setpoint), the need
  * how far, at most `maxScaleUpStep` a tick; growth CloudWatch has not confirmed stops at `unconfirmedGrowthFactor`
- * × the confirmed need (depth alone cannot tell a spike from a slower downstream).
+ * × the confirmed need (depth alone cannot tell a spike from a slower downstream). `hold:settling` too while the
+ * executions lag the applied value (`load.executionsBehind`): the pollers have not followed the last growth yet,
+ * and the backlog that grows meanwhile would size the limit up to the cap.
  */
 function growAgeAboveTarget(load: Load): Decision | undefined {
   if (!load.behind) return undefined;
   const { config, applied } = load;
-  if (load.need === undefined && settling(load)) {
+  if ((load.need === undefined && settling(load)) || load.executionsBehind) {
     return verdict(load, applied, 'hold:settling', load.inputs, busyState(load), flagsOf(load));
   }
   const growthLimit = Math.min(

@@ -264,3 +264,10 @@ describe('itemSecondsShown: the per-item time the depth shows before CloudWatch 
     expect(shown({ lastChangeAt: 30 })).toBeUndefined();
   });
 });
+
+describe('executionsLagged: nothing in flight is no ramp', () => {
+  it('a backlog with none in flight says nothing of the pollers; with 50 for 27 applied they lag', () => {
+    expect(executionsLagged({ at: 0, messages: 20_000, inFlight: 0 }, 27, 10)).toBe(false);
+    expect(executionsLagged({ at: 0, messages: 20_000, inFlight: 50 }, 27, 10)).toBe(true);
+  });
+});

@@ -135,6 +135,44 @@ describe('decideFast', () => {
       reason: 'hold:fast',
     },
     {
+      comment:
+        'the pollers behind the last growth (5 of 27 run, 50 in flight) while the backlog grows: hold at 27, not wind up to the cap',
+      ctx: context({
+        applied: 27,
+        tickApplied: 3,
+        lastChangeAt: NOW + 10,
+        reportedArrivals: 565,
+        tickArrivals: 565,
+        itemSeconds: 0.042,
+        confirmedNeed: 27,
+        confirmed: true,
+        tickSample: at(0, 100),
+        previous: { ...at(20, 16_200), inFlight: 50 },
+      }),
+      sample: { ...at(30, 21_692), inFlight: 50 },
+      desired: 27,
+      reason: 'hold:fast',
+    },
+    {
+      comment:
+        'the same once the 27 run (270 in flight): the backlog’s drain grows it, to 28 (drainCeiling), not 32',
+      ctx: context({
+        applied: 27,
+        tickApplied: 3,
+        lastChangeAt: NOW + 10,
+        reportedArrivals: 565,
+        tickArrivals: 565,
+        itemSeconds: 0.042,
+        confirmedNeed: 27,
+        confirmed: true,
+        tickSample: at(0, 100),
+        previous: { ...at(20, 16_200), inFlight: 270 },
+      }),
+      sample: { ...at(30, 21_692), inFlight: 270 },
+      desired: 28,
+      reason: 'grow:fast-surge',
+    },
+    {
       comment: 'at the cap: nothing to add',
       ctx: context({ applied: 32 }),
       sample: at(10, 70_000),
@@ -239,6 +277,26 @@ describe('decideFast', () => {
       },
       {
         comment:
+          'a 20 s fan-out: slow start grew 4 → 8 on a fit (76/s a worker, 2,983/s arriving) at its last second; the fall at 8 (638/s) leaves at most 8 × 76 − 638 = 172/s arriving: the burst ended, double on what it left',
+        ctx: quiet({
+          applied: 8,
+          lastChangeAt: NOW + 20,
+          previous: { ...at(20, 55_074), inFlight: 30 },
+          serviceFit: { perWorker: 76.3, arrivals: 2_982.6 },
+        }),
+        sample: { ...at(30, 48_693), inFlight: 70 },
+        desired: 16,
+        reason: 'grow:fast-surge',
+      },
+      {
+        comment: 'the same fall with no fit kept: nothing proves the arrivals ended, hold',
+        ctx: quiet({ applied: 8, lastChangeAt: NOW + 20, previous: { ...at(20, 55_074), inFlight: 30 } }),
+        sample: { ...at(30, 48_693), inFlight: 70 },
+        desired: 8,
+        reason: 'hold:fast',
+      },
+      {
+        comment:
           'the same fall right after a growth of ours: it may be our growth working, and arrivals still high: hold',
         ctx: quiet({ applied: 4, lastChangeAt: NOW + 20, previous: { ...at(20, 55_323), inFlight: 10 } }),
         sample: { ...at(30, 52_133), inFlight: 20 },
@@ -259,6 +317,16 @@ describe('decideFast', () => {
       expect(decision.desired).toBe(desired);
     });
 
+    it('an unsized doubling stops at the drain ceiling: 16 → 28, not the cap of 32', () => {
+      const ctx = quiet({
+        applied: 16,
+        lastChangeAt: NOW + 20,
+        previous: { ...at(30, 20_000), inFlight: 160 },
+      });
+      const decision = decideFast({ ...at(40, 26_000), inFlight: 160 }, ctx, config());
+      expect(decision).toMatchObject({ desired: 28, reason: 'grow:fast-surge' });
+    });
+
     it('the last step is sized by the service two rises fit, not doubled: 16 → 20, not 32', () => {
       // GIVEN a rise of 33.3/s at 8 (measured before the growth to 16) and 6.7/s now at 16, all 16 busy
       const ctx = quiet({
@@ -273,6 +341,8 @@ describe('decideFast', () => {
       // THEN 3.33/s a worker and 60/s arriving size it: what `needWithBacklog` gives, between 17 and 32
       const expected = needWithBacklog(59.9, 1 / 3.325, 1_067, config());
       expect(decision.reason).toBe('grow:fast-surge');
+      // AND the fit is kept for the samples after it
+      expect(decision.context.serviceFit?.perWorker).toBeCloseTo(3.325, 3);
       expect(decision.desired).toBe(Math.max(17, Math.min(32, expected)));
       expect(decision.desired).toBeLessThan(32);
     });

@@ -608,6 +608,88 @@ describe('hold:settling — growth no need sizes waits until the last change has
   });
 });
 
+describe('no wind-up: growth waits while the executions lag the applied value (issue 28)', () => {
+  // 650/s of 40 ms items, 27 applied, 21,692 waiting: a need of 29 + the backlog's drain. The pollers ran 5 at the
+  // last step (50 in flight), or all 27 (270).
+  const behind = (inFlight: number) =>
+    snapshot({
+      appliedConcurrency: 27,
+      age: 45,
+      arrivalRatePerSecond: 650,
+      completionRatePerSecond: 200,
+      itemSeconds: 0.04,
+      visibleMessages: 21_692,
+      inFlightMessages: inFlight,
+    });
+  it.each([
+    {
+      comment: '5 of 27 run (50 in flight): the pollers have not followed → hold',
+      inFlight: 50,
+      desired: 27,
+      reason: 'hold:settling',
+    },
+    {
+      comment: 'all 27 run (270 in flight): grow to the need',
+      inFlight: 270,
+      desired: 29,
+      reason: 'grow:age-above-target',
+    },
+    {
+      comment: 'nothing in flight at all is not a ramp (the mapping delivers nothing): grow',
+      inFlight: 0,
+      desired: 29,
+      reason: 'grow:age-above-target',
+    },
+  ])('$comment', ({ inFlight, desired, reason }) => {
+    const decision = decide(
+      behind(inFlight),
+      state({ baselineItemSeconds: 0.04, baselineArrivalRate: 650 }),
+      config(),
+    );
+    expect(decision).toMatchObject({ desired, reason });
+  });
+});
+
+describe('the cap is the last resort (drainCeiling: the target utilisation of the cap, 28 of 32)', () => {
+  it('a backlog alone takes the value to 28, not the cap', () => {
+    // 650/s at 40 ms needs 29 with the backlog's drain well past the cap; 580/s at 40 ms needs 26 + the drain.
+    const decision = decide(
+      snapshot({
+        appliedConcurrency: 20,
+        age: 90,
+        arrivalRatePerSecond: 580,
+        itemSeconds: 0.04,
+        visibleMessages: 40_000,
+      }),
+      state({ baselineItemSeconds: 0.04, baselineArrivalRate: 580 }),
+      config(),
+    );
+    expect(decision).toMatchObject({ desired: 28, reason: 'grow:age-above-target' });
+  });
+  it('arrivals that need more than 28 get it, up to the cap', () => {
+    const decision = decide(
+      snapshot({
+        appliedConcurrency: 20,
+        age: 90,
+        arrivalRatePerSecond: 1_000,
+        itemSeconds: 0.03,
+        visibleMessages: 40_000,
+      }),
+      state({ baselineItemSeconds: 0.03, baselineArrivalRate: 1_000 }),
+      config(),
+    );
+    expect(decision).toMatchObject({ desired: 32, reason: 'grow:age-above-target' });
+  });
+  it('the age-only step (no need known) stops at 28 too', () => {
+    const decision = decide(
+      snapshot({ appliedConcurrency: 26, age: 90, arrivalRatePerSecond: undefined, itemSeconds: undefined }),
+      {},
+      config(),
+    );
+    expect(decision).toMatchObject({ desired: 28, reason: 'grow:age-above-target' });
+  });
+});
+
 describe('hold:unconfirmed — growth CloudWatch has not confirmed is limited (a spike or a slower downstream?)', () => {
   // 300/s at 20 ms needs 300 × 0.02 ÷ 0.9 = 6.7 → 7. The late datapoint (lag 120 s) still shows a healthy queue.
   const flat = (visible: number, extra = {}) =>
