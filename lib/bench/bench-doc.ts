@@ -1,7 +1,8 @@
 import type { ScalerSettings } from '../control/config.ts';
+import { drainCeiling } from '../control/need.ts';
 import { INVOKES_PER_POLLER } from '../sim/pollers.ts';
 import { PRESETS, type PresetName } from '../sim/presets.ts';
-import { configFor, MINIMUM_POLLERS } from '../sim/run.ts';
+import { configFor, MINIMUM_POLLERS, provisionedMaximumPollers } from '../sim/run.ts';
 import type { SimWorld } from '../sim/world.ts';
 import { type BenchRow, benchSection, dominated, dominates, latency } from './bench.ts';
 import { costBreakdownMarkdown } from './cost.ts';
@@ -290,6 +291,14 @@ function knownLimits(input: BenchDocInput): string {
       `items from more arrivals and grows at most ${f} × (the unconfirmed limit, \`unconfirmedGrowthFactor\`) ` +
       'until CloudWatch shows the slower per-item time. What a growth bought shows a period after it: a saturated ' +
       'downstream is found minutes late.',
+    '- **Bursts from quiet close to the cap.** Provisioned mode keeps ' +
+      `${MINIMUM_POLLERS} pollers warm (${MINIMUM_POLLERS * INVOKES_PER_POLLER} invokes at once) and serves a ` +
+      "burst from its first second; the standard mapping's 5 pollers cannot. The law's backlog drain stops at the " +
+      `target utilisation of the cap (${drainCeiling(config)} of ${config.maxConcurrency}, \`drainCeiling\`), so ` +
+      "it stays under provisioned's peak where the arrivals allow; where they need more (1,000/s of 30 ms items " +
+      `need 34) it reaches the cap, later than provisioned and above its ` +
+      `${provisionedMaximumPollers(config.maxConcurrency) * INVOKES_PER_POLLER}: dominated there. The held-out ` +
+      "bursts in scenarios-held-out/ show it by seed (that folder's README).",
     "- **Cold start.** CloudWatch has no datapoints for a new queue's first minutes: the controller grows on the " +
       'depth alone, doubling per sample while the depth rises with every allowed worker busy (slow start), else at ' +
       `most ${f} × per tick, until the first datapoint sizes it. The simulator's controller runs from the load's ` +
