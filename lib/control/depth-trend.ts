@@ -196,6 +196,25 @@ export function executionsLagged(sample: DepthSample, applied: number, batchSize
 }
 
 /**
+ * How long after a change the executions may lag it before the lag is no longer the pollers' ramp: two of its
+ * steps at the coarsest reading (one a minute, docs/aws-facts.md, "Event source mapping"). Past it, fewer running
+ * than allowed is the consumer's own (a worker between batches of one, a FIFO queue's few message groups), and
+ * holding growth for it would hold for good while the age climbs.
+ */
+export const LAG_AFTER_CHANGE_SECONDS = 2 * POLLER_SETTLE_SECONDS;
+
+/** `executionsLagged`, within `LAG_AFTER_CHANGE_SECONDS` of the last change: the pollers still ramping to it. */
+export function lagSinceGrowth(
+  sample: DepthSample,
+  applied: number,
+  lastChangeAt: number | undefined,
+  batchSize?: number,
+): boolean {
+  if (lastChangeAt === undefined || !(sample.at - lastChangeAt < LAG_AFTER_CHANGE_SECONDS)) return false;
+  return executionsLagged(sample, applied, batchSize);
+}
+
+/**
  * The depth alone shows a backlog the applied concurrency cannot work off within the setpoint: a backlog at both
  * samples, and not falling fast enough to be gone by then. It needs no per-item time.
  */

@@ -1,7 +1,7 @@
 import type { ScalerConfig } from './config.ts';
 import type { Decision } from './decision.ts';
 import type { DepthSample, HeldRise } from './depth-trend.ts';
-import { steadyNeed } from './need.ts';
+import { drainCeiling, steadyNeed } from './need.ts';
 import type { QueueSnapshot } from './snapshot.ts';
 
 /**
@@ -52,6 +52,11 @@ export interface FastPathContext {
   readonly serviceFit?: { readonly perWorker: number; readonly arrivals: number };
   /** The mapping's BatchSize as the tick read it: what makes a worker busy (`busyMessagesPerWorker`). */
   readonly batchSize?: number;
+  /**
+   * Where growth no steady need sizes stops (`drainCeiling` of the scaler's own cap), kept from the tick: a budget's
+   * member samples under a cap lowered to what the budget leaves free, which is no measure of its downstream.
+   */
+  readonly drainCeiling?: number;
 }
 
 /**
@@ -110,5 +115,6 @@ export function fastPathContext(
     confirmed: decision.inputs.confirmed ?? false,
     frozen,
     batchSize: snapshot.batchSize,
+    drainCeiling: drainCeiling(config),
   };
 }

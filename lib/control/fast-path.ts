@@ -9,9 +9,9 @@ import {
   depthFalling,
   depthShowsBacklog,
   depthTrend,
-  executionsLagged,
   fittedService,
   type HeldRise,
+  lagSinceGrowth,
   RATE_CHANGE_FACTOR,
   roseWithAppliedHeld,
   slowStartProof,
@@ -121,6 +121,8 @@ interface FastLoad {
   readonly arrivals?: number;
   /** Where growth stops: the cap where confirmed, else the unconfirmed limit of the confirmed need. */
   readonly growthLimit: number;
+  /** Where growth no steady need sizes stops (`drainCeiling`): the backlog's drain, a doubling, a guess. */
+  readonly ceiling: number;
 }
 
 function fastLoadOf(sample: DepthSample, context: FastPathContext, config: ScalerConfig): FastLoad {
@@ -157,6 +159,7 @@ function fastLoadOf(sample: DepthSample, context: FastPathContext, config: Scale
     growthLimit: confirmed
       ? config.maxConcurrency
       : unconfirmedLimit(applied, context.confirmedNeed ?? context.tickApplied, config),
+    ceiling: context.drainCeiling ?? drainCeiling(config),
   };
 }
 
@@ -200,8 +203,12 @@ function carriedOf(
  * A fall over an interval the applied value held through, judged against the service two earlier rises fitted: the
  * applied workers serve at most applied × perWorker, so the arrivals were at most that less the fall. Below the
  * fitted arrivals by `RATE_CHANGE_FACTOR`, the burst ended, even where the growth that slow start sized on the fit
- * came at its last second and no rise at the new value can prove it (a fan-out of 20 s: 2 → 4 → 8 at 20 s, then
- * 640/s fewer each second with 8 serving 770/s: arrivals about 130/s, not 3,050).
+ * came at its last second and no rise at the new value can prove it. A fall faster than the fit's service by that
+ * factor contradicts the fit (each worker serves far more than it says, and the arrivals may not have ended):
+ * nothing is proven.
+ * Worked example (a 20 s fan-out of 10 ms items): 76.3/s a worker and 2,982.6/s arriving fitted at 4 workers, the
+ * growth to 8 at the burst's last second; then 638/s fewer each second at 8, within 1.5 × the 610/s the fit gives 8:
+ * the arrivals are at most 610 − 638 < 0, the burst ended.
  */
 function arrivalsFellBelowFit(
   previous: DepthSample | undefined,
@@ -211,7 +218,9 @@ function arrivalsFellBelowFit(
 ): boolean {
   if (previous === undefined || fit === undefined || !(sample.at > previous.at)) return false;
   const fall = (previous.messages - sample.messages) / (sample.at - previous.at);
-  return applied * fit.perWorker - fall < fit.arrivals / RATE_CHANGE_FACTOR;
+  const serves = applied * fit.perWorker;
+  if (fall > RATE_CHANGE_FACTOR * serves) return false;
+  return serves - fall < fit.arrivals / RATE_CHANGE_FACTOR;
 }
 
 /**
@@ -317,7 +326,8 @@ function holdWorkedOffInTime(load: FastLoad): FastDecision | undefined {
  * 20 s later 5 run (50 in flight) and 21,692 wait: hold at 27, not 31 and then the cap.
  */
 function holdExecutionsLagging(load: FastLoad): FastDecision | undefined {
-  if (!executionsLagged(load.sample, load.applied, load.context.batchSize)) return undefined;
+  if (!lagSinceGrowth(load.sample, load.applied, load.context.lastChangeAt, load.context.batchSize))
+    return undefined;
   return hold(load, { arrivalsAtLeast: load.atLeast, confirmed: load.confirmed });
 }
 
@@ -325,7 +335,8 @@ function holdExecutionsLagging(load: FastLoad): FastDecision | undefined {
 function growSizedNeed(load: FastLoad): FastDecision | undefined {
   const { arrivals, context } = load;
   if (arrivals === undefined || context.itemSeconds === undefined) return undefined;
-  return growTo(load, needWithBacklog(arrivals, context.itemSeconds, load.visible, load.config), false);
+  const need = needWithBacklog(arrivals, context.itemSeconds, load.visible, load.config, load.ceiling);
+  return growTo(load, need, false);
 }
 
 /**
@@ -344,8 +355,14 @@ function growSlowStart(load: FastLoad): FastDecision | undefined {
     return undefined;
   const fitted = rise === undefined ? undefined : fittedService(context.lastRise, rise);
   // Unsized, the doubling stops below the cap (drainCeiling): the cap needs a need that says so.
-  if (fitted === undefined) return growTo(load, Math.min(2 * applied, drainCeiling(load.config)), true);
-  const sized = needWithBacklog(fitted.arrivals, 1 / fitted.perWorker, load.visible, load.config);
+  if (fitted === undefined) return growTo(load, Math.min(2 * applied, load.ceiling), true);
+  const sized = needWithBacklog(
+    fitted.arrivals,
+    1 / fitted.perWorker,
+    load.visible,
+    load.config,
+    load.ceiling,
+  );
   const decision = growTo(load, Math.max(applied + 1, Math.min(2 * applied, sized)), true);
   return { ...decision, context: { ...decision.context, serviceFit: fitted } };
 }
@@ -362,7 +379,7 @@ function growBacklogLeftBehind(load: FastLoad): FastDecision | undefined {
     setpoint: setpointSeconds(config),
   });
   if (leftBehind === undefined) return undefined;
-  return growTo(load, Math.min(2 * applied, leftBehind, drainCeiling(config)), true);
+  return growTo(load, Math.min(2 * applied, leftBehind, load.ceiling), true);
 }
 
 /**
@@ -380,7 +397,7 @@ function growUnconfirmed(load: FastLoad): FastDecision | undefined {
     return undefined;
   }
   const limit = unconfirmedLimit(applied, context.confirmedNeed ?? context.tickApplied, config);
-  return growTo(load, Math.min(limit, drainCeiling(config)), false);
+  return growTo(load, Math.min(limit, load.ceiling), false);
 }
 
 /** `hold:fast`. A backlog, but nothing sizes the growth and nothing proves it is needed. */

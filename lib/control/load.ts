@@ -4,7 +4,7 @@ import {
   arrivalsRose,
   type DepthTrend,
   depthTrend,
-  executionsLagged,
+  lagSinceGrowth,
   RATE_CHANGE_FACTOR,
   type TrendInput,
 } from './depth-trend.ts';
@@ -99,8 +99,9 @@ export interface Load extends Tick {
    */
   readonly heavierShown?: HeavierShown;
   /**
-   * The real-time depth finds a backlog and fewer workers running than the applied value allows
-   * (`executionsLagged`): the pollers have not reached it yet, so a higher limit buys nothing now.
+   * The real-time depth finds a backlog and fewer workers running than the applied value allows, within two
+   * minutes of the last change (`lagSinceGrowth`): the pollers have not reached it yet, so a higher limit buys
+   * nothing now.
    */
   readonly executionsBehind: boolean;
   /** The baselines and the saturation evidence to carry: the baselines frozen while the downstream is slower. */
@@ -323,5 +324,5 @@ function executionsBehindAt(tick: Tick): boolean {
   const { snapshot, now, applied } = tick;
   if (snapshot.visibleMessages === undefined || snapshot.inFlightMessages === undefined) return false;
   const sample = { at: now, messages: snapshot.visibleMessages, inFlight: snapshot.inFlightMessages };
-  return executionsLagged(sample, applied, snapshot.batchSize);
+  return lagSinceGrowth(sample, applied, tick.state.lastChangeAt, snapshot.batchSize);
 }

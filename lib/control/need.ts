@@ -18,7 +18,8 @@ export function steadyNeed(arrivalsPerSecond: number, itemSeconds: number, confi
 /**
  * The steady need plus draining the visible backlog within the drain horizon. The utilisation headroom drains it
  * already; only where it is too slow is more added. The setpoint decides when to grow; once growing, the whole
- * backlog goes, so the age settles well below the setpoint rather than on it.
+ * backlog goes, so the age settles well below the setpoint rather than on it, but the drain takes the value no
+ * higher than `ceiling` (`drainCeiling`: the cap is the last resort); the steady need alone may reach the cap.
  * Worked example: λ = 800/s, S = 20 ms, 36,000 visible over the 120 s horizon = 300/s × 20 ms = 6;
  * 16 + 6 = 22, above the 18 the headroom alone gives.
  */
@@ -27,26 +28,27 @@ export function needWithBacklog(
   itemSeconds: number,
   visibleMessages: number | undefined,
   config: ScalerConfig,
+  ceiling = drainCeiling(config),
 ): number {
   const backlog = Math.max(0, visibleMessages ?? 0);
   const busy = arrivalsPerSecond * itemSeconds;
   const draining = Math.ceil(busy + (backlog * itemSeconds) / config.backlogDrainSeconds - ROUNDING_SLACK);
-  return Math.max(
-    steadyNeed(arrivalsPerSecond, itemSeconds, config),
-    Math.min(draining, drainCeiling(config)),
-  );
+  return Math.max(steadyNeed(arrivalsPerSecond, itemSeconds, config), Math.min(draining, ceiling));
 }
 
 /**
  * The cap is the last resort: what arrivals need gets up to the cap, but draining a backlog faster, or growing on
- * a guess (slow start's doubling, the seed's step), takes the downstream no further than the target utilisation of
- * its capacity. Without it a need of 30 for a cap of 32 became 32 on the backlog the pollers' first minute left,
- * the downstream at its limit for a drain that 28 finish a little later.
- * Worked example: cap 32, utilisation 0.9 → 28; arrivals needing 29 still get 29, and 34 get the cap.
+ * a guess (slow start's doubling, the seed's step), stops at `targetUtilization` × the cap, where that headroom is
+ * at least one whole worker; below that (a cap under 10 at 0.9) it would take a worker out of a handful, and the cap
+ * stays the bound. Without it a need of 29 for a cap of 32 became 32 on the backlog the pollers' first minute left,
+ * the downstream at its limit for a drain that 28 finish a little later. (Tried: the cap less its headroom in whole
+ * workers, 29 of 32: `heavier-items` under the one-step-a-minute reading went from dominated on no seed to 3 of 5.)
+ * Worked example: cap 32, utilisation 0.9 → 28; arrivals needing 30 still get 30, and 34 the cap; cap 8 → 8.
  */
 export function drainCeiling(config: ScalerConfig): number {
-  const ceiling = Math.floor(config.targetUtilization * config.maxConcurrency + ROUNDING_SLACK);
-  return Math.max(config.minConcurrency, ceiling);
+  const { maxConcurrency: cap, minConcurrency: floor, targetUtilization } = config;
+  if ((1 - targetUtilization) * cap < 1 - ROUNDING_SLACK) return cap;
+  return Math.max(floor, Math.floor(targetUtilization * cap + ROUNDING_SLACK));
 }
 
 /** The age the law holds at steady load: growth starts above it; the target is the ceiling. */

@@ -16,7 +16,9 @@ import type { ControllerState, QueueSnapshot } from './snapshot.ts';
  *
  * - Age decides *when* to grow: above the setpoint (half the target by default; the target is the ceiling).
  * - The Little's-law need decides *how far*: λ·S at the target utilisation, plus draining the backlog above the
- *   setpoint within the drain horizon, at most `maxScaleUpStep` per tick.
+ *   setpoint within the drain horizon, at most `maxScaleUpStep` per tick. The cap is the last resort: the drain,
+ *   and growth no need sizes, stop at `drainCeiling`; only the arrivals' own need reaches the cap.
+ * - No growth while the executions lag a recent change (the pollers not up to it yet: `hold:settling`).
  * - Growth CloudWatch has not confirmed yet (depth alone cannot tell a spike from a slower downstream) is limited
  *   to `unconfirmedGrowthFactor` × the confirmed need, unless the depth rises faster than any slowdown could make
  *   it.
@@ -288,11 +290,7 @@ function holdAtCap(load: Load): Decision | undefined {
  * less where maxScaleUpStep is smaller), never straight to the cap on a guess.
  */
 const wantedWhenBehind = (load: Load): number =>
-  load.need ??
-  Math.max(
-    load.applied,
-    Math.min(load.applied + Math.min(AGE_ONLY_STEP, load.config.maxScaleUpStep), drainCeiling(load.config)),
-  );
+  load.need ?? load.applied + Math.min(AGE_ONLY_STEP, load.config.maxScaleUpStep);
 
 /**
  * `hold:draining`. Behind, but the capacity already exceeds arrivals plus the drain: the backlog is shrinking;
@@ -320,6 +318,8 @@ function growAgeAboveTarget(load: Load): Decision | undefined {
   const growthLimit = Math.min(
     load.confirmed ? config.maxConcurrency : unconfirmedLimit(applied, load.confirmedNeed, config),
     load.saturationCeiling ?? Number.POSITIVE_INFINITY,
+    // The age-only step is a guess: it stops below the cap (drainCeiling), at `hold:unconfirmed`.
+    load.need === undefined ? drainCeiling(config) : Number.POSITIVE_INFINITY,
   );
   const desired = Math.min(wantedWhenBehind(load), applied + config.maxScaleUpStep, growthLimit);
   const inputs = { ...load.inputs, growthLimit };

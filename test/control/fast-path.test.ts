@@ -25,6 +25,21 @@ function context(overrides: Partial<FastPathContext> = {}): FastPathContext {
 }
 const at = (seconds: number, messages: number) => ({ at: NOW + seconds, messages });
 
+/** 565/s of 42 ms items, grown 3 → 27 ten seconds in, `inFlight` at the previous sample (issue 28's wind-up). */
+const surgeAt27 = (inFlight: number) =>
+  context({
+    applied: 27,
+    tickApplied: 3,
+    lastChangeAt: NOW + 10,
+    reportedArrivals: 565,
+    tickArrivals: 565,
+    itemSeconds: 0.042,
+    confirmedNeed: 27,
+    confirmed: true,
+    tickSample: at(0, 100),
+    previous: { ...at(20, 16_200), inFlight },
+  });
+
 // One case per rule of the fast path: each fails if its rule is removed.
 describe('decideFast', () => {
   it.each([
@@ -137,37 +152,23 @@ describe('decideFast', () => {
     {
       comment:
         'the pollers behind the last growth (5 of 27 run, 50 in flight) while the backlog grows: hold at 27, not wind up to the cap',
-      ctx: context({
-        applied: 27,
-        tickApplied: 3,
-        lastChangeAt: NOW + 10,
-        reportedArrivals: 565,
-        tickArrivals: 565,
-        itemSeconds: 0.042,
-        confirmedNeed: 27,
-        confirmed: true,
-        tickSample: at(0, 100),
-        previous: { ...at(20, 16_200), inFlight: 50 },
-      }),
+      ctx: surgeAt27(50),
       sample: { ...at(30, 21_692), inFlight: 50 },
       desired: 27,
       reason: 'hold:fast',
     },
     {
       comment:
+        'the same 5 running three minutes after the last change: no ramp lags that long, the sized need grows it (28, drainCeiling)',
+      ctx: { ...surgeAt27(50), lastChangeAt: NOW - 150 },
+      sample: { ...at(30, 21_692), inFlight: 50 },
+      desired: 28,
+      reason: 'grow:fast-surge',
+    },
+    {
+      comment:
         'the same once the 27 run (270 in flight): the backlog’s drain grows it, to 28 (drainCeiling), not 32',
-      ctx: context({
-        applied: 27,
-        tickApplied: 3,
-        lastChangeAt: NOW + 10,
-        reportedArrivals: 565,
-        tickArrivals: 565,
-        itemSeconds: 0.042,
-        confirmedNeed: 27,
-        confirmed: true,
-        tickSample: at(0, 100),
-        previous: { ...at(20, 16_200), inFlight: 270 },
-      }),
+      ctx: surgeAt27(270),
       sample: { ...at(30, 21_692), inFlight: 270 },
       desired: 28,
       reason: 'grow:fast-surge',
@@ -277,7 +278,7 @@ describe('decideFast', () => {
       },
       {
         comment:
-          'a 20 s fan-out: slow start grew 4 → 8 on a fit (76/s a worker, 2,983/s arriving) at its last second; the fall at 8 (638/s) leaves at most 8 × 76 − 638 = 172/s arriving: the burst ended, double on what it left',
+          'a 20 s fan-out: slow start grew 4 → 8 on a fit (76/s a worker, 2,983/s arriving) at its last second; the fall at 8 (638/s) leaves at most 8 × 76 − 638 < 0 arriving: the burst ended, double on what it left',
         ctx: quiet({
           applied: 8,
           lastChangeAt: NOW + 20,
@@ -287,6 +288,19 @@ describe('decideFast', () => {
         sample: { ...at(30, 48_693), inFlight: 70 },
         desired: 16,
         reason: 'grow:fast-surge',
+      },
+      {
+        comment:
+          'a fall of 950/s at 8 where the fit gives 8 workers 610/s: the fit is contradicted (more than 1.5 ×), nothing proven, hold',
+        ctx: quiet({
+          applied: 8,
+          lastChangeAt: NOW + 20,
+          previous: { ...at(20, 70_000), inFlight: 30 },
+          serviceFit: { perWorker: 76.3, arrivals: 2_982.6 },
+        }),
+        sample: { ...at(30, 60_500), inFlight: 70 },
+        desired: 8,
+        reason: 'hold:fast',
       },
       {
         comment: 'the same fall with no fit kept: nothing proves the arrivals ended, hold',
@@ -325,6 +339,20 @@ describe('decideFast', () => {
       });
       const decision = decideFast({ ...at(40, 26_000), inFlight: 160 }, ctx, config());
       expect(decision).toMatchObject({ desired: 28, reason: 'grow:fast-surge' });
+    });
+
+    it('a budget member samples under a cap lowered to what is free; its drain ceiling is its own cap’s (28 of 32)', () => {
+      // GIVEN the tick's context for a member capped at 32 (ceiling 28), sampled under a budget limit of 18
+      const ctx = quiet({
+        applied: 16,
+        lastChangeAt: NOW + 20,
+        previous: { ...at(30, 20_000), inFlight: 160 },
+        drainCeiling: 28,
+      });
+      // WHEN the depth still rises with every worker busy
+      const decision = decideFast({ ...at(40, 26_000), inFlight: 160 }, ctx, config({ maxConcurrency: 18 }));
+      // THEN the doubling takes what the budget leaves (18), not a hold at 16, the ceiling of the lowered cap
+      expect(decision).toMatchObject({ desired: 18, reason: 'grow:fast-surge' });
     });
 
     it('the last step is sized by the service two rises fit, not doubled: 16 → 20, not 32', () => {

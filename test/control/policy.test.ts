@@ -623,27 +623,38 @@ describe('no wind-up: growth waits while the executions lag the applied value (i
     });
   it.each([
     {
-      comment: '5 of 27 run (50 in flight): the pollers have not followed → hold',
+      comment: '5 of 27 run (50 in flight) 30 s after the growth: the pollers have not followed → hold',
       inFlight: 50,
+      changedAgo: 30,
       desired: 27,
       reason: 'hold:settling',
     },
     {
       comment: 'all 27 run (270 in flight): grow to the need',
       inFlight: 270,
+      changedAgo: 30,
       desired: 29,
       reason: 'grow:age-above-target',
     },
     {
       comment: 'nothing in flight at all is not a ramp (the mapping delivers nothing): grow',
       inFlight: 0,
+      changedAgo: 30,
       desired: 29,
       reason: 'grow:age-above-target',
     },
-  ])('$comment', ({ inFlight, desired, reason }) => {
+    {
+      comment:
+        '5 of 27 run ten minutes after the last change: no ramp lags that long, the consumer runs fewer (a FIFO queue’s groups) → grow',
+      inFlight: 50,
+      changedAgo: 600,
+      desired: 29,
+      reason: 'grow:age-above-target',
+    },
+  ])('$comment', ({ inFlight, changedAgo, desired, reason }) => {
     const decision = decide(
       behind(inFlight),
-      state({ baselineItemSeconds: 0.04, baselineArrivalRate: 650 }),
+      state({ baselineItemSeconds: 0.04, baselineArrivalRate: 650, lastChangeAt: NOW - changedAgo }),
       config(),
     );
     expect(decision).toMatchObject({ desired, reason });
@@ -651,34 +662,24 @@ describe('no wind-up: growth waits while the executions lag the applied value (i
 });
 
 describe('the cap is the last resort (drainCeiling: the target utilisation of the cap, 28 of 32)', () => {
-  it('a backlog alone takes the value to 28, not the cap', () => {
-    // 650/s at 40 ms needs 29 with the backlog's drain well past the cap; 580/s at 40 ms needs 26 + the drain.
+  it.each([
+    // 580/s at 40 ms needs 26, and the backlog's drain would take it past the cap
+    { comment: 'a backlog alone takes the value to 28, not the cap', rate: 580, item: 0.04, desired: 28 },
+    // 1,000/s at 30 ms needs 34
+    {
+      comment: 'arrivals that need more than 28 get it, up to the cap',
+      rate: 1_000,
+      item: 0.03,
+      desired: 32,
+    },
+  ])('$comment', ({ rate, item, desired }) => {
+    const behind = { appliedConcurrency: 20, age: 90, visibleMessages: 40_000 };
     const decision = decide(
-      snapshot({
-        appliedConcurrency: 20,
-        age: 90,
-        arrivalRatePerSecond: 580,
-        itemSeconds: 0.04,
-        visibleMessages: 40_000,
-      }),
-      state({ baselineItemSeconds: 0.04, baselineArrivalRate: 580 }),
+      snapshot({ ...behind, arrivalRatePerSecond: rate, itemSeconds: item }),
+      state({ baselineItemSeconds: item, baselineArrivalRate: rate }),
       config(),
     );
-    expect(decision).toMatchObject({ desired: 28, reason: 'grow:age-above-target' });
-  });
-  it('arrivals that need more than 28 get it, up to the cap', () => {
-    const decision = decide(
-      snapshot({
-        appliedConcurrency: 20,
-        age: 90,
-        arrivalRatePerSecond: 1_000,
-        itemSeconds: 0.03,
-        visibleMessages: 40_000,
-      }),
-      state({ baselineItemSeconds: 0.03, baselineArrivalRate: 1_000 }),
-      config(),
-    );
-    expect(decision).toMatchObject({ desired: 32, reason: 'grow:age-above-target' });
+    expect(decision).toMatchObject({ desired, reason: 'grow:age-above-target' });
   });
   it('the age-only step (no need known) stops at 28 too', () => {
     const decision = decide(
@@ -687,6 +688,14 @@ describe('the cap is the last resort (drainCeiling: the target utilisation of th
       config(),
     );
     expect(decision).toMatchObject({ desired: 28, reason: 'grow:age-above-target' });
+    // AND at the ceiling the step holds, saying where growth stops
+    const held = decide(
+      snapshot({ appliedConcurrency: 28, age: 90, arrivalRatePerSecond: undefined, itemSeconds: undefined }),
+      {},
+      config(),
+    );
+    expect(held).toMatchObject({ desired: 28, reason: 'hold:unconfirmed' });
+    expect(held.inputs.growthLimit).toBe(28);
   });
 });
 
