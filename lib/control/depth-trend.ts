@@ -347,3 +347,30 @@ export function fittedService(
 export function depthFalling(previous: DepthSample | undefined, visible: number): boolean {
   return previous !== undefined && previous.messages - visible > DEPTH_NOISE_MESSAGES;
 }
+
+/** The per-worker service and the arrivals two rises fitted (`fittedService`). */
+export type ServiceFit = NonNullable<ReturnType<typeof fittedService>>;
+
+/**
+ * A fall over an interval the applied value held through, judged against the service two earlier rises fitted: the
+ * applied workers serve at most applied × perWorker, so the arrivals were at most that less the fall. Below the
+ * fitted arrivals by `RATE_CHANGE_FACTOR`, the burst ended, even where the growth that slow start sized on the fit
+ * came at its last second and no rise at the new value can prove it. A fall faster than the fit's service by that
+ * factor contradicts the fit (each worker serves far more than it says, and the arrivals may not have ended):
+ * nothing is proven.
+ * Worked example (a 20 s fan-out of 10 ms items): 76.3/s a worker and 2,982.6/s arriving fitted at 4 workers, the
+ * growth to 8 at the burst's last second; then 638/s fewer each second at 8, within 1.5 × the 610/s the fit gives 8:
+ * the arrivals are at most 610 − 638 < 0, the burst ended.
+ */
+export function arrivalsFellBelowFit(
+  previous: DepthSample | undefined,
+  sample: DepthSample,
+  applied: number,
+  fit: ServiceFit | undefined,
+): boolean {
+  if (previous === undefined || fit === undefined || !(sample.at > previous.at)) return false;
+  const fall = (previous.messages - sample.messages) / (sample.at - previous.at);
+  const serves = applied * fit.perWorker;
+  if (fall > RATE_CHANGE_FACTOR * serves) return false;
+  return serves - fall < fit.arrivals / RATE_CHANGE_FACTOR;
+}

@@ -1,6 +1,6 @@
 import type { ScalerConfig } from './config.ts';
 import type { Decision } from './decision.ts';
-import type { DepthSample, HeldRise } from './depth-trend.ts';
+import type { DepthSample, HeldRise, ServiceFit } from './depth-trend.ts';
 import { drainCeiling, steadyNeed } from './need.ts';
 import type { QueueSnapshot } from './snapshot.ts';
 
@@ -49,7 +49,7 @@ export interface FastPathContext {
    * The per-worker service and the arrivals two rises fitted (`fittedService`), kept from the slow-start step that
    * used them: a later fall is judged against them (did the arrivals end?) without waiting for another rise.
    */
-  readonly serviceFit?: { readonly perWorker: number; readonly arrivals: number };
+  readonly serviceFit?: ServiceFit;
   /** The mapping's BatchSize as the tick read it: what makes a worker busy (`busyMessagesPerWorker`). */
   readonly batchSize?: number;
   /**
