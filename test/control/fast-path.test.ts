@@ -240,6 +240,15 @@ describe('decideFast', () => {
         previous: at(0, 0),
         ...overrides,
       });
+    // A 20 s fan-out of 10 ms items: slow start grew 4 → 8 at its last second on this fit; `visible` waited then.
+    const FAN_OUT_FIT = { perWorker: 76.3, arrivals: 2_982.6 };
+    const grownAtFit = (visible: number, serviceFit: FastPathContext['serviceFit']) =>
+      quiet({
+        applied: 8,
+        lastChangeAt: NOW + 20,
+        previous: { ...at(20, visible), inFlight: 30 },
+        serviceFit,
+      });
     it.each([
       {
         comment: 'the depth rose 0 → 6,700 with both workers busy (20 in flight): proof, double 2 → 4',
@@ -279,12 +288,7 @@ describe('decideFast', () => {
       {
         comment:
           'a 20 s fan-out: slow start grew 4 → 8 on a fit (76/s a worker, 2,983/s arriving) at its last second; the fall at 8 (638/s) leaves at most 8 × 76 − 638 < 0 arriving: the burst ended, double on what it left',
-        ctx: quiet({
-          applied: 8,
-          lastChangeAt: NOW + 20,
-          previous: { ...at(20, 55_074), inFlight: 30 },
-          serviceFit: { perWorker: 76.3, arrivals: 2_982.6 },
-        }),
+        ctx: grownAtFit(55_074, FAN_OUT_FIT),
         sample: { ...at(30, 48_693), inFlight: 70 },
         desired: 16,
         reason: 'grow:fast-surge',
@@ -292,19 +296,14 @@ describe('decideFast', () => {
       {
         comment:
           'a fall of 950/s at 8 where the fit gives 8 workers 610/s: the fit is contradicted (more than 1.5 ×), nothing proven, hold',
-        ctx: quiet({
-          applied: 8,
-          lastChangeAt: NOW + 20,
-          previous: { ...at(20, 70_000), inFlight: 30 },
-          serviceFit: { perWorker: 76.3, arrivals: 2_982.6 },
-        }),
+        ctx: grownAtFit(70_000, FAN_OUT_FIT),
         sample: { ...at(30, 60_500), inFlight: 70 },
         desired: 8,
         reason: 'hold:fast',
       },
       {
         comment: 'the same fall with no fit kept: nothing proves the arrivals ended, hold',
-        ctx: quiet({ applied: 8, lastChangeAt: NOW + 20, previous: { ...at(20, 55_074), inFlight: 30 } }),
+        ctx: grownAtFit(55_074, undefined),
         sample: { ...at(30, 48_693), inFlight: 70 },
         desired: 8,
         reason: 'hold:fast',
@@ -331,28 +330,31 @@ describe('decideFast', () => {
       expect(decision.desired).toBe(desired);
     });
 
-    it('an unsized doubling stops at the drain ceiling: 16 → 28, not the cap of 32', () => {
-      const ctx = quiet({
-        applied: 16,
-        lastChangeAt: NOW + 20,
-        previous: { ...at(30, 20_000), inFlight: 160 },
-      });
-      const decision = decideFast({ ...at(40, 26_000), inFlight: 160 }, ctx, config());
-      expect(decision).toMatchObject({ desired: 28, reason: 'grow:fast-surge' });
-    });
-
-    it('a budget member samples under a cap lowered to what is free; its drain ceiling is its own cap’s (28 of 32)', () => {
-      // GIVEN the tick's context for a member capped at 32 (ceiling 28), sampled under a budget limit of 18
-      const ctx = quiet({
-        applied: 16,
-        lastChangeAt: NOW + 20,
-        previous: { ...at(30, 20_000), inFlight: 160 },
+    it.each([
+      {
+        comment: 'an unsized doubling stops at the drain ceiling: 16 → 28, not the cap of 32',
+        cap: 32,
+        desired: 28,
+      },
+      {
+        // The tick's context for a member capped at 32 (ceiling 28) carries that ceiling; without it the lowered
+        // cap's own (16) would hold.
+        comment:
+          'a budget member sampled under a cap lowered to what is free (18) keeps its own cap’s ceiling: 16 → 18',
+        cap: 18,
         drainCeiling: 28,
+        desired: 18,
+      },
+    ])('$comment', ({ cap, drainCeiling, desired }) => {
+      // The depth still rises with every worker busy (160 in flight for 16)
+      const ctx = quiet({
+        applied: 16,
+        lastChangeAt: NOW + 20,
+        previous: { ...at(30, 20_000), inFlight: 160 },
+        ...(drainCeiling === undefined ? {} : { drainCeiling }),
       });
-      // WHEN the depth still rises with every worker busy
-      const decision = decideFast({ ...at(40, 26_000), inFlight: 160 }, ctx, config({ maxConcurrency: 18 }));
-      // THEN the doubling takes what the budget leaves (18), not a hold at 16, the ceiling of the lowered cap
-      expect(decision).toMatchObject({ desired: 18, reason: 'grow:fast-surge' });
+      const decision = decideFast({ ...at(40, 26_000), inFlight: 160 }, ctx, config({ maxConcurrency: cap }));
+      expect(decision).toMatchObject({ desired, reason: 'grow:fast-surge' });
     });
 
     it('the last step is sized by the service two rises fit, not doubled: 16 → 20, not 32', () => {
