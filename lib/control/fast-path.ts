@@ -63,6 +63,8 @@ export interface FastDecision {
     readonly needConcurrency?: number;
     readonly confirmed: boolean;
     readonly growthLimit?: number;
+    /** Where growth no steady need sizes stopped (`drainCeiling`): why a surge's growth ended below the cap. */
+    readonly drainCeiling?: number;
     readonly frozen?: FastPathContext['frozen'];
   };
   /** The context for the next sample. */
@@ -238,6 +240,7 @@ const needInputs = (load: FastLoad, need: number | undefined) => ({
   needConcurrency: need,
   confirmed: load.confirmed,
   growthLimit: load.growthLimit,
+  drainCeiling: load.ceiling,
 });
 
 /**

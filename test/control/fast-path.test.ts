@@ -355,6 +355,8 @@ describe('decideFast', () => {
       });
       const decision = decideFast({ ...at(40, 26_000), inFlight: 160 }, ctx, config({ maxConcurrency: cap }));
       expect(decision).toMatchObject({ desired, reason: 'grow:fast-surge' });
+      // AND the decision says where such growth stops
+      expect(decision.inputs.drainCeiling).toBe(drainCeiling ?? 28);
     });
 
     it('the last step is sized by the service two rises fit, not doubled: 16 → 20, not 32', () => {
