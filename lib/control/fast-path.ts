@@ -298,7 +298,8 @@ function holdWorkedOffInTime(load: FastLoad): FastDecision | undefined {
 }
 
 /**
- * `hold:fast`. A backlog waits, yet fewer workers run than the applied value allows (`executionsLagged`): the
+ * `hold:fast`. A backlog waits, yet fewer workers run than the applied value allows, within two minutes of the
+ * last change (`lagSinceGrowth`; later the shortfall is the consumer's own, and holding would hold for good): the
  * pollers have not followed the last growth yet ("up to 300 more concurrent invokes per minute", in steps AWS does
  * not document; docs/aws-facts.md, "Event source mapping"). A higher limit buys nothing until they do, and the
  * backlog that grows meanwhile would wind it up to the cap: wait for the executions to reach it.

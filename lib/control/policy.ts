@@ -1,6 +1,6 @@
 import type { ScalerConfig } from './config.ts';
 import type { Decision, DecisionInputs, ReasonCode } from './decision.ts';
-import { depthFalling, depthShowsBacklog, executionsLagged, POLLER_SETTLE_SECONDS } from './depth-trend.ts';
+import { depthFalling, depthShowsBacklog, lagSinceGrowth, POLLER_SETTLE_SECONDS } from './depth-trend.ts';
 import { downstreamUnhealthy } from './downstream-health.ts';
 import { ageDataOf, type Load, loadOf, maxDefined, type Tick, tickOf } from './load.ts';
 import { drainCeiling, needWithBacklog, steadyNeed, unconfirmedLimit } from './need.ts';
@@ -210,9 +210,10 @@ function growBacklogBeforeData(tick: Tick, lag: number | undefined): Decision | 
     falling ? config.targetAgeSeconds : tick.setpoint,
     2 * config.tickSeconds,
   );
-  // After a sample that found the executions behind the applied value, the fall is fewer workers' drain: wait.
+  // After a sample that found the executions behind a recent change, the fall is fewer workers' drain: wait.
   const lagged =
-    state.lastVisible !== undefined && executionsLagged(state.lastVisible, applied, snapshot.batchSize);
+    state.lastVisible !== undefined &&
+    lagSinceGrowth(state.lastVisible, applied, state.lastChangeAt, snapshot.batchSize);
   if (!backlog || settling(tick) || lagged) return undefined;
   const growthLimit = unconfirmedLimit(applied, tick.confirmedNeed, config);
   const wanted =
