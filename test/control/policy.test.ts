@@ -109,6 +109,11 @@ describe('hold:no-data / grow:backlog-before-data — missing or stale age holds
       ...extra,
     });
   const earlier = (messages: number) => ({ lastVisible: { at: NOW - 60, messages } });
+  /** 16 applied after a slow fall with a backlog; the previous sample found 5 running (50 in flight), `changedAgo` s after the last change. */
+  const fiveOf16Running = (changedAgo: number) => ({
+    snap: noData(3_300, { appliedConcurrency: 16, inFlightMessages: 160 }),
+    st: { lastVisible: { at: NOW - 60, messages: 5_900, inFlight: 50 }, lastChangeAt: NOW - changedAgo },
+  });
 
   it.each([
     {
@@ -174,16 +179,14 @@ describe('hold:no-data / grow:backlog-before-data — missing or stale age holds
     {
       comment:
         'but the earlier sample found 5 running of the 16 grown 90 s ago (50 in flight: the pollers had not stepped up yet): the fall is the drain of fewer workers: hold (issue 28, no wind-up)',
-      snap: noData(3_300, { appliedConcurrency: 16, inFlightMessages: 160 }),
-      st: { lastVisible: { at: NOW - 60, messages: 5_900, inFlight: 50 }, lastChangeAt: NOW - 90 },
+      ...fiveOf16Running(90),
       desired: 16,
       reason: 'hold:no-data',
     },
     {
       comment:
         'the same 5 of 16 ten minutes after the last change: no ramp lags that long (the consumer runs fewer): grow, limited',
-      snap: noData(3_300, { appliedConcurrency: 16, inFlightMessages: 160 }),
-      st: { lastVisible: { at: NOW - 60, messages: 5_900, inFlight: 50 }, lastChangeAt: NOW - 600 },
+      ...fiveOf16Running(600),
       desired: 24,
       reason: 'grow:backlog-before-data',
     },
