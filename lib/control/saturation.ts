@@ -18,7 +18,11 @@ export type { GrowthProbe, SaturationCeiling } from './snapshot.ts';
  * - the executions did not rise by half the growth (the pollers have not followed yet, a budget gave less): no
  *   verdict yet, until `PROBE_EXPIRES_SECONDS`;
  * - they did, and the throughput keeps four fifths of them busy at the per-item time before the growth: room, the
- *   probe ends;
+ *   probe ends, once the executions are past half the growth above the applied value it started from. Under a ramp
+ *   that steps once a minute the executions lag the applied value: a growth 22 → 28 judged while 21 ran (up from
+ *   the 14 the period before showed) read a pool of 20 as room, and the law grew on to the cap. Saturation needs no
+ *   such wait: workers that bought nothing are the evidence, and waiting holds the next growth (`hold:probing`)
+ *   where items only got heavier;
  * - they did, and more than a fifth only waited: saturated at what the throughput needs. Completions that fell say
  *   the items got heavier between the two periods: no verdict on this growth (the next one probes again); The workers go back to what the throughput
  *   needs (never below where the growth started), and growth past that is held off (`SaturationCeiling`) while the
@@ -32,7 +36,10 @@ export type { GrowthProbe, SaturationCeiling } from './snapshot.ts';
 
 /** A probe no period has judged within this long says nothing more (the backlog went, the data stopped). */
 export const PROBE_EXPIRES_SECONDS = 300;
-/** The executions must rise by this share of the growth before the completions are judged. */
+/**
+ * The executions must rise by this share of the growth before the completions are judged, and for a verdict of room,
+ * reach this share of it above the applied value it started from.
+ */
 const EXECUTIONS_FOLLOWED = 0.5;
 /**
  * Room: the throughput after the growth keeps at least this share of the executions busy at the per-item time before
@@ -99,7 +106,10 @@ export function judgeProbe(probe: GrowthProbe, view: ProbeView): ProbeJudgement 
   if (completions < probe.completionsBefore * THROUGHPUT_FELL) return { verdict: 'expired' };
   // The workers the new throughput needs at the old per-item time: all the added ones where the downstream had room.
   const useful = completions * probe.itemSecondsBefore;
-  if (useful >= PRODUCTIVE_SHARE * executionsAfter) return { verdict: 'room' };
+  if (useful >= PRODUCTIVE_SHARE * executionsAfter) {
+    const followed = executionsAfter >= probe.from + EXECUTIONS_FOLLOWED * (probe.to - probe.from);
+    return { verdict: followed ? 'room' : expired ? 'expired' : 'pending' };
+  }
   // A per-item time read off the depth is rough (a few messages in flight, a rate from a count): at 15/s of 1.2 s
   // items it read 0.95 s, and the growth that bought its full share looked saturated and held the queue behind
   // for good. Saturation is called on CloudWatch's figures only: the next growth probes again on them.
