@@ -285,7 +285,13 @@ export function monthlyCost(
 ): number | undefined {
   switch (kind) {
     case 'age-law':
-      return ageLawMonthlyCost(config, run.rateReadShare);
+      // Driving provisioned mode (actuator 'provisioned'), its pollers are billed as provisioned mode's are.
+      return (
+        ageLawMonthlyCost(config, run.rateReadShare) +
+        (run.billedPollerSeconds > 0
+          ? provisionedMonthlyCost(run.billedPollerSeconds, run.simulatedSeconds)
+          : 0)
+      );
     case 'provisioned':
       return provisionedMonthlyCost(run.billedPollerSeconds, run.simulatedSeconds);
     case 'native':

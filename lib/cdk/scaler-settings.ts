@@ -19,6 +19,13 @@ export enum ScalerActuator {
   RESERVED = 'reserved',
   /** The mapping's `MaximumConcurrency` only; the consumer's reserved concurrency is yours. */
   EVENT_SOURCE = 'event-source',
+  /**
+   * Reserved concurrency and the mapping's provisioned-mode `MaximumPollers` together (each poller drives up to 10
+   * concurrent invocations; reserved = 10 × MaximumPollers, raised before the pollers and lowered after them): for a
+   * cap beyond the standard mapping's 1,000, up to 10,000. Levels move in steps of 10, from 20 (SQS keeps at least 2
+   * pollers), and AWS bills each poller by the hour (docs/aws-facts.md, "Provisioned mode").
+   */
+  PROVISIONED = 'provisioned',
 }
 
 /**

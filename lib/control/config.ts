@@ -1,6 +1,7 @@
 import { maxConcurrencyFor } from './capacity.ts';
 import { decimalNumber } from './decimal.ts';
 import {
+  type ActuatorMode,
   LAMBDA_DEFAULTS,
   MIN_FAST_SAMPLE_SECONDS,
   type NumericSetting,
@@ -38,6 +39,26 @@ export class ConfigError extends Error {
 
 /** The mapping's `ScalingConfig.MaximumConcurrency` range (AWS: 2–1000). */
 export const EVENT_SOURCE_MAX_CONCURRENCY = { min: 2, max: 1000 } as const;
+
+/**
+ * Provisioned mode (docs/aws-facts.md, "Provisioned mode"): each event poller drives up to 10 concurrent invocations
+ * and an SQS mapping keeps at least 2 (`MinimumPollers`). The pollers never look at reserved concurrency, so reserved
+ * must hold what they can drive, 10 a poller: the actuator moves both in steps of 10, from 20 up.
+ */
+export const INVOKES_PER_POLLER = 10;
+export const PROVISIONED_MIN_POLLERS = 2;
+export const PROVISIONED_MIN_CONCURRENCY = PROVISIONED_MIN_POLLERS * INVOKES_PER_POLLER;
+
+/** The step the actuator moves the concurrency by: a poller's 10 in provisioned mode, else 1. */
+export function concurrencyStep(actuator: ActuatorMode): number {
+  return actuator === 'provisioned' ? INVOKES_PER_POLLER : 1;
+}
+
+/** The highest level the actuator can apply under a cap: the cap, or in provisioned mode its whole pollers' worth. */
+export function capInSteps(cap: number, actuator: ActuatorMode): number {
+  const step = concurrencyStep(actuator);
+  return Math.floor(cap / step) * step;
+}
 
 export interface ResolveOptions {
   /** Defaults for fields the settings leave out. @default LAMBDA_DEFAULTS */
@@ -147,7 +168,10 @@ export function resolveScalerConfig(
   problems.push(...crossFieldProblems(parsed, cap, label), ...missingProblems(merged, cap, label));
   if (problems.length > 0) throw new ConfigError(problems);
 
-  const config = { ...parsed, maxConcurrency: cap };
+  // Provisioned mode applies whole pollers: a cap of 32 is 3 pollers, 30 (the law then knows when it is at the cap).
+  const applicable =
+    cap !== undefined && parsed.actuator !== undefined ? capInSteps(cap, parsed.actuator) : cap;
+  const config = { ...parsed, maxConcurrency: applicable };
   if (!isComplete(config))
     throw new Error('unreachable: a missing required setting is a problem reported above');
   return config;
@@ -201,7 +225,9 @@ function crossFieldProblems(parsed: Parsed, cap: number | undefined, label: Labe
     );
   }
   const floor = num('minConcurrency');
-  const drivesEventSource = parsed.actuator !== undefined && parsed.actuator !== 'reserved';
+  if (parsed.actuator === 'provisioned') problems.push(...provisionedProblems(floor, cap, label));
+  const drivesEventSource =
+    parsed.actuator !== undefined && parsed.actuator !== 'reserved' && parsed.actuator !== 'provisioned';
   if (drivesEventSource && floor !== undefined && floor < EVENT_SOURCE_MAX_CONCURRENCY.min) {
     problems.push(
       `${label('minConcurrency')} = ${floor}: must be at least ${EVENT_SOURCE_MAX_CONCURRENCY.min} with actuator '${parsed.actuator}', which drives the event source mapping's MaximumConcurrency (valid ${EVENT_SOURCE_MAX_CONCURRENCY.min}–${EVENT_SOURCE_MAX_CONCURRENCY.max})`,
@@ -221,6 +247,26 @@ function crossFieldProblems(parsed: Parsed, cap: number | undefined, label: Labe
   if (floor !== undefined && cap !== undefined && floor > cap) {
     problems.push(
       `${label('minConcurrency')} = ${floor}: must not exceed the cap ${cap} (the lowest of ${label('maxConcurrency')}, ${label('dbPoolSize')} and ${label('apiRatePerSecond')} × ${label('itemTimeSeconds')} ÷ ${label('callsPerItem')})`,
+    );
+  }
+  return problems;
+}
+
+/**
+ * Provisioned mode's levels are whole pollers, 10 invocations each, at least 2 of them: the floor must be one of those
+ * levels, and the cap leave room for one (it rounds down to its pollers' worth).
+ */
+function provisionedProblems(floor: number | undefined, cap: number | undefined, label: Label): string[] {
+  const problems: string[] = [];
+  const why = `with actuator 'provisioned' (each of the mapping's event pollers drives up to ${INVOKES_PER_POLLER} concurrent invocations and SQS keeps at least ${PROVISIONED_MIN_POLLERS}, so reserved concurrency moves in steps of ${INVOKES_PER_POLLER} from ${PROVISIONED_MIN_CONCURRENCY})`;
+  if (floor !== undefined && (floor < PROVISIONED_MIN_CONCURRENCY || floor % INVOKES_PER_POLLER !== 0)) {
+    problems.push(
+      `${label('minConcurrency')} = ${floor}: must be a multiple of ${INVOKES_PER_POLLER}, at least ${PROVISIONED_MIN_CONCURRENCY}, ${why}`,
+    );
+  }
+  if (cap !== undefined && cap < PROVISIONED_MIN_CONCURRENCY) {
+    problems.push(
+      `${label('maxConcurrency')} = ${cap}: must be at least ${PROVISIONED_MIN_CONCURRENCY} ${why}`,
     );
   }
   return problems;

@@ -1,4 +1,4 @@
-import type { ScalerConfig } from './config.ts';
+import { concurrencyStep, type ScalerConfig } from './config.ts';
 import type { Decision, DecisionInputs, ReasonCode } from './decision.ts';
 import { depthFalling, depthShowsBacklog, lagSinceGrowth, POLLER_SETTLE_SECONDS } from './depth-trend.ts';
 import { downstreamUnhealthy } from './downstream-health.ts';
@@ -44,7 +44,10 @@ const AGE_ONLY_STEP = 4;
 
 export function clampConcurrency(value: number, config: ScalerConfig): number {
   const v = Number.isNaN(value) ? config.minConcurrency : Math.round(value);
-  return Math.min(config.maxConcurrency, Math.max(config.minConcurrency, v));
+  // Provisioned mode moves whole pollers (10 invocations each): a value between two levels takes the higher one.
+  const step = concurrencyStep(config.actuator);
+  const level = step === 1 ? v : Math.ceil(v / step) * step;
+  return Math.min(config.maxConcurrency, Math.max(config.minConcurrency, level));
 }
 
 /**
@@ -383,7 +386,12 @@ function shrinkSustainedIdle(load: Load): Decision | undefined {
   const shrinkNeed = shrinkNeedOf(load);
   if (!sustained || !spaced || applied <= config.minConcurrency || shrinkNeed === undefined) return undefined;
   const surplus = applied - shrinkNeed;
-  const step = Math.max(config.scaleDownStep, Math.floor(surplus * config.scaleDownSurplusFraction));
+  // A shrink removes at least one of the actuator's steps (a poller in provisioned mode): less would round back up.
+  const step = Math.max(
+    config.scaleDownStep,
+    concurrencyStep(config.actuator),
+    Math.floor(surplus * config.scaleDownSurplusFraction),
+  );
   const candidate = Math.max(config.minConcurrency, applied - step);
   if (candidate < shrinkNeed) return undefined;
   const inputs = { ...load.inputs, idleSeconds };

@@ -18,7 +18,7 @@ import type { SettingDescriptor } from './setting-descriptor.ts';
 export const MIN_FAST_SAMPLE_SECONDS = 5;
 
 /** How the applied concurrency reaches Lambda. */
-export const ACTUATOR_MODES = ['lockstep', 'reserved', 'event-source'] as const;
+export const ACTUATOR_MODES = ['lockstep', 'reserved', 'event-source', 'provisioned'] as const;
 export type ActuatorMode = (typeof ACTUATOR_MODES)[number];
 
 export type { Rule, SettingDescriptor } from './setting-descriptor.ts';
@@ -292,7 +292,7 @@ export const SETTINGS = {
     prop: 'actuator',
     duration: false,
     env: 'ACTUATOR',
-    doc: "`LOCKSTEP` drives reserved concurrency and the mapping's maximum together; `RESERVED` drives reserved concurrency only (synth warns: the mapping's fixed maximum overpulls whenever reserved is lower); `EVENT_SOURCE` drives the mapping's maximum only",
+    doc: "`LOCKSTEP` drives reserved concurrency and the mapping's maximum together; `RESERVED` drives reserved concurrency only (synth warns: the mapping's fixed maximum overpulls whenever reserved is lower); `EVENT_SOURCE` drives the mapping's maximum only; `PROVISIONED` drives reserved concurrency and the mapping's provisioned-mode MaximumPollers together, 10 concurrent invocations a poller (floor ≥ 20, cap up to 10,000 in steps of 10)",
   },
 } as const satisfies Record<string, SettingDescriptor>;
 

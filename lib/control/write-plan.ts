@@ -1,4 +1,10 @@
-import { type ActuatorMode, EVENT_SOURCE_MAX_CONCURRENCY } from './config.ts';
+import {
+  type ActuatorMode,
+  capInSteps,
+  EVENT_SOURCE_MAX_CONCURRENCY,
+  INVOKES_PER_POLLER,
+  PROVISIONED_MIN_CONCURRENCY,
+} from './config.ts';
 
 /**
  * The actuator's write plan: which limits to write, in which order, to move the consumer from its limits now to
@@ -39,7 +45,7 @@ export function effectiveConcurrency(mode: ActuatorMode, limits: ConsumerLimits)
  * - event-source: the mapping's maximum, or reserved where that is lower (the user's, at or above the cap).
  */
 export function executionCeiling(mode: ActuatorMode, limits: ConsumerLimits): number | undefined {
-  if (mode !== 'lockstep') return effectiveConcurrency(mode, limits);
+  if (!movesBoth(mode)) return effectiveConcurrency(mode, limits);
   const set = [limits.reserved, limits.mapping].filter((v): v is number => v !== undefined);
   return set.length === 0 ? undefined : Math.max(...set);
 }
@@ -62,7 +68,16 @@ export function overpulls(mode: ActuatorMode, limits: ConsumerLimits): boolean {
 export function outOfStep(mode: ActuatorMode, limits: ConsumerLimits): boolean {
   if (limits.reserved === undefined && limits.mapping === undefined) return false;
   if (overpulls(mode, limits)) return true;
-  return mode === 'lockstep' && unbounded(limits.mapping) !== unbounded(limits.reserved);
+  return movesBoth(mode) && unbounded(limits.mapping) !== unbounded(limits.reserved);
+}
+
+/**
+ * The actuators that move reserved concurrency and the mapping's bound together, in the same order: lockstep (the
+ * mapping's MaximumConcurrency) and provisioned (its MaximumPollers, held here as the invocations they drive, 10 a
+ * poller: `ConsumerLimits.mapping` is 10 × MaximumPollers in that mode).
+ */
+export function movesBoth(mode: ActuatorMode): boolean {
+  return mode === 'lockstep' || mode === 'provisioned';
 }
 
 /**
@@ -90,7 +105,8 @@ export function planWrites(
     case 'reserved':
       if (limits.reserved !== desired) writes.push({ target: 'reserved', value: desired });
       return writes;
-    case 'lockstep': {
+    case 'lockstep':
+    case 'provisioned': {
       // Shrinking, reserved trails the mapping by one tick: it comes down only to the maximum the pollers have
       // already worked under, so a poll in flight when the maximum drops is not throttled by reserved dropping
       // with it (its batch would return after the visibility timeout, one receive nearer the DLQ). The next tick
@@ -119,15 +135,30 @@ export class UnsafeWriteError extends Error {
 
 /**
  * The last guard before the SDK: reserved 0 throttles every invocation, moto accepts -1 and NaN has no meaning,
- * so nothing outside [1, cap] (reserved) or [2, min(cap, 1000)] (the mapping, valid 2–1000) is sent.
+ * so nothing outside [1, cap] (reserved) or [2, min(cap, 1000)] (the mapping, valid 2–1000) is sent; in provisioned
+ * mode the mapping's bound is whole pollers: a multiple of 10 in [20, cap].
  */
-export function assertWritable(write: Write, cap: number): void {
+export function assertWritable(write: Write, cap: number, mode: ActuatorMode = 'lockstep'): void {
   const { value } = write;
-  const low = write.target === 'mapping' ? EVENT_SOURCE_MAX_CONCURRENCY.min : 1;
-  const high = write.target === 'mapping' ? Math.min(cap, EVENT_SOURCE_MAX_CONCURRENCY.max) : cap;
-  if (!Number.isInteger(value) || value < low || value > high) {
-    throw new UnsafeWriteError(
-      `refusing to write ${write.target === 'mapping' ? 'MaximumConcurrency' : 'reserved concurrency'} = ${value}: must be an integer in [${low}; ${high}]`,
-    );
+  const provisioned = mode === 'provisioned' && write.target === 'mapping';
+  const low = provisioned
+    ? PROVISIONED_MIN_CONCURRENCY
+    : write.target === 'mapping'
+      ? EVENT_SOURCE_MAX_CONCURRENCY.min
+      : 1;
+  const high = provisioned
+    ? capInSteps(cap, mode)
+    : write.target === 'mapping'
+      ? Math.min(cap, EVENT_SOURCE_MAX_CONCURRENCY.max)
+      : cap;
+  const onGrid = !provisioned || value % INVOKES_PER_POLLER === 0;
+  if (!Number.isInteger(value) || value < low || value > high || !onGrid) {
+    const what = provisioned
+      ? `MaximumPollers = ${value / INVOKES_PER_POLLER} (${value} concurrent invocations)`
+      : `${write.target === 'mapping' ? 'MaximumConcurrency' : 'reserved concurrency'} = ${value}`;
+    const range = provisioned
+      ? `a multiple of ${INVOKES_PER_POLLER} in [${low}; ${high}]`
+      : `an integer in [${low}; ${high}]`;
+    throw new UnsafeWriteError(`refusing to write ${what}: must be ${range}`);
   }
 }

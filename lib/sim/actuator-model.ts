@@ -120,7 +120,7 @@ export class ActuatorModel {
     const mode = this.actuatorMode(consumer.actuator);
     const before = effectiveConcurrency(mode, this.limits());
     for (const write of planWrites(mode, this.limits(), desired, this.cap)) {
-      assertWritable(write, this.cap);
+      assertWritable(write, this.cap, mode);
       if (write.target === 'reserved') this.reserved = write.value;
       else this.mapping = write.value;
     }

@@ -52,16 +52,20 @@ function stepFor(perMinute: number, evaluationSeconds: number): number {
   return Math.max(1, Math.round((perMinute * evaluationSeconds) / 60));
 }
 
-// AWS (provisioned mode, Nov 2025): each event poller handles up to 10 concurrent invokes, and the mapping scales
-// by up to 1,000 concurrent invocations a minute, i.e. 100 pollers a minute.
-export const INVOKES_PER_POLLER = 10;
+// AWS (provisioned mode, Nov 2025): each event poller handles up to 10 concurrent invokes (lib/control's
+// INVOKES_PER_POLLER, which the actuator's steps follow), and the mapping scales by up to 1,000 concurrent
+// invocations a minute, i.e. 100 pollers a minute.
+import { INVOKES_PER_POLLER } from '../control/config.ts';
+
+export { INVOKES_PER_POLLER };
 export const PROVISIONED_STEP_PER_MINUTE = 1000;
 
 /**
  * Provisioned mode: between MinimumPollers and MaximumPollers dedicated pollers, each driving up to 10 concurrent
  * invokes; up to 1,000 more concurrent invocations a minute while messages wait. It cannot be combined with
- * MaximumConcurrency, so `limit` does not apply. How it scales down is not documented: assumed, as for standard
- * mode, that pollers whose invokes nobody used during the interval are released, down to MinimumPollers.
+ * MaximumConcurrency: `limit` is the invocations a controller's MaximumPollers allows (10 a poller; Infinity when
+ * none drives it). How it scales down is not documented: assumed, as for standard mode, that pollers whose invokes
+ * nobody used during the interval are released, down to MinimumPollers.
  */
 export class ProvisionedPollers implements PollerScaling {
   private pollers: number;
@@ -85,10 +89,11 @@ export class ProvisionedPollers implements PollerScaling {
     return this.pollers;
   }
 
-  scale(backlogSeen: boolean, peakBusy: number): void {
+  scale(backlogSeen: boolean, peakBusy: number, limit: number): void {
     const next = backlogSeen
       ? this.pollers + this.step
       : Math.min(this.pollers, Math.ceil(peakBusy / INVOKES_PER_POLLER));
-    this.pollers = Math.max(this.minimumPollers, Math.min(this.maximumPollers, next));
+    const maximum = Math.min(this.maximumPollers, Math.floor(limit / INVOKES_PER_POLLER));
+    this.pollers = Math.max(this.minimumPollers, Math.min(maximum, next));
   }
 }

@@ -1,3 +1,4 @@
+import { PROVISIONED_MIN_POLLERS } from '../control/config.ts';
 import type { ActuatorModel, ConsumerMode } from './actuator-model.ts';
 import type { EventQueue } from './event-queue.ts';
 import { LevelMeter } from './level-meter.ts';
@@ -33,12 +34,20 @@ export class ReceiveLoops {
       this.pollers =
         consumer.kind === 'provisioned'
           ? new ProvisionedPollers(consumer.minimumPollers, consumer.maximumPollers, world.pollerScaleSeconds)
-          : new StandardPollers(
-              world.initialPollers,
-              world.pollerStepPerMinute,
-              world.maxPollers,
-              world.pollerScaleSeconds,
-            );
+          : consumer.kind === 'controlled' && consumer.actuator === 'provisioned'
+            ? // The law drives MaximumPollers (the actuator's mapping bound, 10 a poller); MinimumPollers stays at
+              // SQS's least.
+              new ProvisionedPollers(
+                PROVISIONED_MIN_POLLERS,
+                Number.POSITIVE_INFINITY,
+                world.pollerScaleSeconds,
+              )
+            : new StandardPollers(
+                world.initialPollers,
+                world.pollerStepPerMinute,
+                world.maxPollers,
+                world.pollerScaleSeconds,
+              );
     } else {
       this.workers = new LevelMeter(0);
     }

@@ -149,6 +149,32 @@ describe('resolveScalerConfig', () => {
     expect(resolveScalerConfig({ fastSampleSeconds: value }).fastSampleSeconds).toBe(value);
   });
 
+  describe("actuator 'provisioned': whole pollers, 10 concurrent invocations each, 2 at least", () => {
+    it('rounds the cap down to whole pollers (32 → 30) and accepts a cap beyond 1,000', () => {
+      expect(resolveScalerConfig({ actuator: 'provisioned', minConcurrency: 20 }).maxConcurrency).toBe(30);
+      expect(
+        resolveScalerConfig({ actuator: 'provisioned', minConcurrency: 20, maxConcurrency: 5_000 })
+          .maxConcurrency,
+      ).toBe(5_000);
+    });
+
+    it.each([2, 25])('refuses a floor of %s, with why', (floor) => {
+      expect(problemsOf({ actuator: 'provisioned', minConcurrency: floor })).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^minConcurrency = ${floor}: must be a multiple of 10, at least 20, with actuator 'provisioned'`,
+          ),
+        ),
+      ]);
+    });
+
+    it('refuses a cap under two pollers’ worth (15)', () => {
+      expect(problemsOf({ actuator: 'provisioned', minConcurrency: 20, maxConcurrency: 15 })).toContainEqual(
+        expect.stringMatching(/^maxConcurrency = 15: must be at least 20 with actuator 'provisioned'/),
+      );
+    });
+  });
+
   it('reports every problem at once', () => {
     const problems = problemsOf({ targetAgeSeconds: -1, dbPoolSize: 0, actuator: 'x', callsPerItem: 0 });
     expect(problems).toHaveLength(4);

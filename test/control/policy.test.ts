@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decide } from '../../lib/control/policy.ts';
+import { clampConcurrency, decide } from '../../lib/control/policy.ts';
 import { config, NOW, snapshot, state } from './fixtures.ts';
 
 // One case per rule of the control law: each fails if its rule is removed.
@@ -794,6 +794,25 @@ describe('hold:unconfirmed — growth CloudWatch has not confirmed is limited (a
     expect(decision.reason).toBe(reason);
     expect(decision.desired).toBe(desired);
     expect(decision.inputs.confirmed).toBe(confirmed);
+  });
+});
+
+describe("actuator 'provisioned': the law's values are whole pollers (10 concurrent invocations each)", () => {
+  const provisioned = (extra = {}) => config({ actuator: 'provisioned', minConcurrency: 20, ...extra });
+
+  it('a need of 21 takes 3 pollers (30), and the cap of 32 is 3 pollers (30)', () => {
+    expect(clampConcurrency(21, provisioned())).toBe(30);
+    expect(clampConcurrency(31, provisioned())).toBe(30);
+    expect(clampConcurrency(3, provisioned())).toBe(20);
+  });
+
+  it('a shrink removes a whole poller at least: 30 → 20 at one step a shrink (29 would round back up)', () => {
+    const decision = decide(
+      snapshot({ appliedConcurrency: 30, age: 0, arrivalRatePerSecond: 50 }),
+      state({ idleSince: NOW - 600, baselineArrivalRate: 50 }),
+      provisioned({ scaleDownSurplusFraction: 0 }),
+    );
+    expect(decision).toMatchObject({ reason: 'shrink:sustained-idle', desired: 20 });
   });
 });
 

@@ -315,3 +315,71 @@ describe('never 0, negative, NaN, fractional or above the cap', () => {
     );
   });
 });
+
+describe('provisioned: reserved and MaximumPollers (10 invocations a poller) move as lockstep does, in whole pollers', () => {
+  const CAP_500 = 500;
+  it.each([
+    {
+      comment: 'grows reserved first, then the pollers (20 → 40: 4 pollers)',
+      from: lockstep(20),
+      to: 40,
+      plan: [
+        ['reserved', 40],
+        ['mapping', 40],
+      ],
+    },
+    {
+      comment: 'shrinks the pollers first; reserved trails a tick',
+      from: lockstep(40),
+      to: 30,
+      plan: [['mapping', 30]],
+    },
+    {
+      comment: 'repair: pollers raised by hand above reserved (50 over 30), holding 30 → lower the pollers',
+      from: { reserved: 30, mapping: 50 },
+      to: 30,
+      plan: [['mapping', 30]],
+    },
+  ] as const)('$comment', ({ from, to, plan }) => {
+    expect(planWrites('provisioned', from, to, CAP_500).map((w) => [w.target, w.value])).toEqual(plan);
+  });
+
+  it('the pollers never drive more than reserved admits, at every write, from any start on the grid', () => {
+    const level = fc.integer({ min: 2, max: 80 }).map((p) => p * 10);
+    const start = fc.option(level, { nil: undefined });
+    fc.assert(
+      fc.property(start, start, fc.integer({ min: 2, max: 50 }), (r, m, pollers) => {
+        const to = pollers * 10;
+        let reserved = r ?? Number.POSITIVE_INFINITY;
+        let mapping = m ?? Number.POSITIVE_INFINITY;
+        let breach = Math.max(0, mapping - reserved);
+        for (const w of planWrites('provisioned', { reserved: r, mapping: m }, to, CAP_500)) {
+          expect(() => assertWritable(w, CAP_500, 'provisioned')).not.toThrow();
+          if (w.target === 'reserved') reserved = w.value;
+          else mapping = w.value;
+          const now = Math.max(0, mapping - reserved);
+          expect(now <= breach || !Number.isFinite(breach)).toBe(true);
+          breach = now;
+        }
+        expect(mapping).toBe(to);
+        expect(mapping).toBeLessThanOrEqual(reserved);
+      }),
+    );
+  });
+
+  it.each([10, 25, 510, 0])(
+    'MaximumPollers for %s invocations is refused (whole pollers, 2 at least, within the cap)',
+    (value) => {
+      expect(() => assertWritable({ target: 'mapping', value }, CAP_500, 'provisioned')).toThrow(
+        /MaximumPollers = .*must be a multiple of 10 in \[20; 500\]/,
+      );
+    },
+  );
+
+  it('beyond the standard mapping’s 1,000: 5,000 invocations (500 pollers) under a cap of 10,000', () => {
+    expect(() => assertWritable({ target: 'mapping', value: 5_000 }, 10_000, 'provisioned')).not.toThrow();
+    expect(() => assertWritable({ target: 'mapping', value: 5_000 }, 10_000, 'lockstep')).toThrow(
+      UnsafeWriteError,
+    );
+  });
+});

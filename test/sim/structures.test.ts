@@ -244,22 +244,35 @@ describe("the mapping's pollers", () => {
 
   it('provisioned mode evaluated every 30 s: 50 pollers (500 invokes) per evaluation', () => {
     const pollers = new ProvisionedPollers(2, 300, 30);
-    pollers.scale(true, 20);
+    pollers.scale(true, 20, Number.POSITIVE_INFINITY);
     expect(pollers.capacity).toBe(520);
   });
 
   it('provisioned mode: 10 invokes per poller, up to 1,000 more a minute, between the minimum and maximum pollers', () => {
     const pollers = new ProvisionedPollers(2, 300);
     expect(pollers.capacity).toBe(20);
-    pollers.scale(true, 20);
+    pollers.scale(true, 20, Number.POSITIVE_INFINITY);
     expect(pollers.capacity).toBe(1020);
-    pollers.scale(true, 1020);
+    pollers.scale(true, 1020, Number.POSITIVE_INFINITY);
     expect(pollers.capacity).toBe(2020);
-    pollers.scale(true, 2020);
+    pollers.scale(true, 2020, Number.POSITIVE_INFINITY);
     expect(pollers.capacity).toBe(3000);
-    pollers.scale(false, 41);
+    pollers.scale(false, 41, Number.POSITIVE_INFINITY);
     expect(pollers.capacity).toBe(50);
-    pollers.scale(false, 0);
+    pollers.scale(false, 0, Number.POSITIVE_INFINITY);
+    expect(pollers.capacity).toBe(20);
+  });
+
+  it('provisioned mode under a controller: MaximumPollers (the limit, 10 invokes a poller) bounds the pollers', () => {
+    const pollers = new ProvisionedPollers(2, Number.POSITIVE_INFINITY);
+    pollers.scale(true, 20, 70);
+    expect(pollers.capacity).toBe(70);
+    pollers.scale(true, 70, 1_000);
+    expect(pollers.capacity).toBe(1_000);
+    // lowered below the pollers running: down to it at the next evaluation, never below MinimumPollers
+    pollers.scale(true, 1_000, 40);
+    expect(pollers.capacity).toBe(40);
+    pollers.scale(true, 40, 5);
     expect(pollers.capacity).toBe(20);
   });
 });
