@@ -19,9 +19,12 @@ import {
   EVENT_SOURCE_MAX_CONCURRENCY,
   effectiveConcurrency,
   executionCeiling,
+  INVOKES_PER_POLLER,
   outOfStep,
   overpulls,
   type PauseKind,
+  PROVISIONED_MIN_CONCURRENCY,
+  PROVISIONED_MIN_POLLERS,
   planWrites,
   type ScalerConfig,
   UnsafeWriteError,
@@ -71,6 +74,8 @@ export interface ConsumerReading extends ConsumerLimits {
   readonly batchSize?: number;
   /** Another controller the deploy names as the consumer's owner (lib/consumer-owner.ts): nothing may be written. */
   readonly drivenBy?: string;
+  /** Provisioned mode's `MinimumPollers`, where read: kept at or under the `MaximumPollers` a write sets. */
+  readonly minimumPollers?: number;
 }
 
 /** An actuator's knowledge of the limits, carried from a tick to its samples. */
@@ -182,7 +187,14 @@ export class LambdaActuator implements ConcurrencyPort {
       ]);
       const reading: ConsumerReading = {
         reserved: reserved.applied,
-        mapping: mapping?.applied,
+        // Provisioned mode: the invocations its pollers may drive, 10 a poller (write-plan.ts counts in those).
+        mapping:
+          this.target.mode === 'provisioned'
+            ? mapping?.maximumPollers === undefined
+              ? undefined
+              : mapping.maximumPollers * INVOKES_PER_POLLER
+            : mapping?.applied,
+        ...(mapping?.minimumPollers === undefined ? {} : { minimumPollers: mapping.minimumPollers }),
         mappingModifiedAt: mapping?.mappingModifiedAt,
         mappingEnabled: mapping?.enabled,
         batchingWindowSeconds: mapping?.batchingWindowSeconds,
@@ -296,12 +308,9 @@ export class LambdaActuator implements ConcurrencyPort {
       return;
     }
     // The mapping cannot go below 2 (valid 2–1000): with less reserved than that, it comes down to 2 and the
-    // reserved raise to 2 is tried again (a refusal is then a failure, the least overpull left).
-    const drivesMapping = this.target.mode !== 'reserved';
-    const value = Math.max(
-      Math.min(desired, reservable),
-      drivesMapping ? EVENT_SOURCE_MAX_CONCURRENCY.min : 1,
-    );
+    // reserved raise to 2 is tried again (a refusal is then a failure, the least overpull left). Provisioned mode
+    // takes the whole pollers the headroom holds, 2 at least.
+    const value = levelWithin(this.target.mode, Math.min(desired, reservable));
     try {
       for (const write of planWrites(this.target.mode, limits, value, this.config.maxConcurrency))
         await this.write(write);
@@ -312,7 +321,7 @@ export class LambdaActuator implements ConcurrencyPort {
   }
 
   private async write(write: Write): Promise<void> {
-    assertWritable(write, this.config.maxConcurrency);
+    assertWritable(write, this.config.maxConcurrency, this.target.mode);
     const deadline = this.writeDeadline;
     if (deadline !== undefined && deadline.clock() > deadline.at) {
       throw new WriteDeadlineError(
@@ -327,6 +336,20 @@ export class LambdaActuator implements ConcurrencyPort {
             ReservedConcurrentExecutions: write.value,
           }),
         );
+      } else if (this.target.mode === 'provisioned') {
+        // MinimumPollers may not exceed MaximumPollers: a floor above the new maximum comes down with it.
+        const maximumPollers = write.value / INVOKES_PER_POLLER;
+        const minimumPollers = Math.min(
+          this.#read?.minimumPollers ?? PROVISIONED_MIN_POLLERS,
+          maximumPollers,
+        );
+        await this.lambda.send(
+          new UpdateEventSourceMappingCommand({
+            UUID: this.mappingUuid(),
+            ProvisionedPollerConfig: { MinimumPollers: minimumPollers, MaximumPollers: maximumPollers },
+          }),
+        );
+        if (this.#read !== undefined) this.#read = { ...this.#read, minimumPollers };
       } else {
         await this.lambda.send(
           new UpdateEventSourceMappingCommand({
@@ -353,6 +376,17 @@ export class LambdaActuator implements ConcurrencyPort {
     }
     return this.target.mappingUuid;
   }
+}
+
+/**
+ * The highest level the actuator can hold at or under `value`: the mapping's least (2) where it drives
+ * MaximumConcurrency, 1 for reserved alone, whole pollers (20 at least) in provisioned mode.
+ */
+function levelWithin(mode: ActuatorMode, value: number): number {
+  if (mode === 'provisioned') {
+    return Math.max(PROVISIONED_MIN_CONCURRENCY, Math.floor(value / INVOKES_PER_POLLER) * INVOKES_PER_POLLER);
+  }
+  return Math.max(value, mode === 'reserved' ? 1 : EVENT_SOURCE_MAX_CONCURRENCY.min);
 }
 
 function failureOf(error: unknown): FailureKind | 'unsafe' | 'deadline' {

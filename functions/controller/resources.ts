@@ -98,7 +98,7 @@ function checkResources(
     eventSourceMappingUuid: read(
       'eventSourceMappingUuid',
       UUID,
-      `the consumer's event source mapping UUID (actuator '${actuator ?? 'lockstep'}' drives its MaximumConcurrency)`,
+      `the consumer's event source mapping UUID (actuator '${actuator ?? 'lockstep'}' drives its ${actuator === 'provisioned' ? 'MaximumPollers' : 'MaximumConcurrency'})`,
       actuator !== 'reserved',
     ),
   };

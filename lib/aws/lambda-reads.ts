@@ -18,6 +18,9 @@ export interface ActuatorReading {
   readonly batchingWindowSeconds?: number;
   /** The mapping's `BatchSize` (1–10,000), where the mapping was read: what one invocation holds in flight. */
   readonly batchSize?: number;
+  /** The mapping's provisioned mode (`ProvisionedPollerConfig`), where it is set. */
+  readonly minimumPollers?: number;
+  readonly maximumPollers?: number;
 }
 
 // A mapping being disabled has stopped, or is stopping, its pollers: an operator's pause.
@@ -45,9 +48,15 @@ function epochSeconds(value: unknown): number | undefined {
 export function parseMapping(
   output: Pick<
     GetEventSourceMappingCommandOutput,
-    'ScalingConfig' | 'LastModified' | 'State' | 'MaximumBatchingWindowInSeconds' | 'BatchSize'
+    | 'ScalingConfig'
+    | 'LastModified'
+    | 'State'
+    | 'MaximumBatchingWindowInSeconds'
+    | 'BatchSize'
+    | 'ProvisionedPollerConfig'
   >,
 ): ActuatorReading {
+  const pollers = output.ProvisionedPollerConfig;
   return {
     applied: positiveIntegerOrUndefined(
       output.ScalingConfig?.MaximumConcurrency,
@@ -60,6 +69,14 @@ export function parseMapping(
       'MaximumBatchingWindowInSeconds',
     ),
     batchSize: positiveIntegerOrUndefined(output.BatchSize, 'BatchSize'),
+    minimumPollers: positiveIntegerOrUndefined(
+      pollers?.MinimumPollers,
+      'ProvisionedPollerConfig.MinimumPollers',
+    ),
+    maximumPollers: positiveIntegerOrUndefined(
+      pollers?.MaximumPollers,
+      'ProvisionedPollerConfig.MaximumPollers',
+    ),
   };
 }
 

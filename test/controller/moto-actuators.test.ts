@@ -137,3 +137,81 @@ describe("event-source: the mapping's MaximumConcurrency only; reserved concurre
     expect(world.instants.map((i) => i.command)).toEqual(['UpdateEventSourceMappingCommand']);
   });
 });
+
+describe('provisioned: reserved concurrency and MaximumPollers (10 invocations a poller), the pollers ≤ reserved at every instant', () => {
+  const env = {
+    ...CONTROLLER_ENV,
+    ACTUATOR: 'provisioned',
+    MIN_CONCURRENCY: '20',
+    MAX_CONCURRENCY: '100',
+  };
+  // 0.5 message/s at 100 s an item, the head 5 minutes old: the need is 50 ÷ the target utilization → 6 pollers.
+  const heavy = { age: 300, sent: 30, deleted: 30, durationMs: 30 * 100_000, invocations: 30 };
+  const pollersAtMost = (i: { reserved?: number; maximumPollers?: number }) =>
+    expect((i.maximumPollers ?? 0) * 10).toBeLessThanOrEqual(i.reserved ?? Number.POSITIVE_INFINITY);
+
+  it('growing raises reserved first, then MaximumPollers, in whole pollers', async () => {
+    const world = await World.create(server, { env, reserved: 20, pollers: { minimum: 2, maximum: 2 } });
+    await world.seed(repeat(10, heavy));
+    await world.sendMessages(150);
+    await world.tick();
+    const desired = world.lastLog().fields.desired as number;
+    expect(desired).toBeGreaterThan(20);
+    expect(desired % 10).toBe(0);
+    expect(world.instants).toEqual([
+      {
+        command: 'PutFunctionConcurrencyCommand',
+        reserved: desired,
+        minimumPollers: 2,
+        maximumPollers: 2,
+      },
+      {
+        command: 'UpdateEventSourceMappingCommand',
+        reserved: desired,
+        minimumPollers: 2,
+        maximumPollers: desired / 10,
+      },
+    ]);
+    // Provisioned mode cannot be combined with MaximumConcurrency: the controller never sets one.
+    for (const i of world.instants) expect(i.mapping).toBeUndefined();
+  });
+
+  it('shrinking lowers MaximumPollers first (a MinimumPollers above it with it); reserved follows at the next tick', async () => {
+    const world = await World.create(server, { env, reserved: 40, pollers: { minimum: 4, maximum: 4 } });
+    await idling(world, 40);
+    await world.tick();
+    expect(world.instants).toEqual([
+      {
+        command: 'UpdateEventSourceMappingCommand',
+        reserved: 40,
+        minimumPollers: 3,
+        maximumPollers: 3,
+      },
+    ]);
+    world.advance();
+    await world.seed([STEADY]);
+    await world.tick();
+    expect(world.instants.at(-1)).toEqual({
+      command: 'PutFunctionConcurrencyCommand',
+      reserved: 30,
+      minimumPollers: 3,
+      maximumPollers: 3,
+    });
+    for (const i of world.instants) pollersAtMost(i);
+  });
+
+  it('a pause (the mapping disabled) is held: nothing written', async () => {
+    const world = await World.create(server, {
+      env,
+      reserved: 20,
+      pollers: { minimum: 2, maximum: 2 },
+      mappingEnabled: false,
+    });
+    await world.seed(repeat(10, heavy));
+    await world.sendMessages(150);
+    await world.tick();
+    expect(world.lastLog().fields.reason).toBe('hold:paused');
+    expect(world.calls.writes).toBe(0);
+    expect(await world.applied()).toMatchObject({ reserved: 20, maximumPollers: 2 });
+  });
+});

@@ -66,6 +66,8 @@ export interface WorldOptions {
   readonly mappingEnabled?: boolean;
   /** The mapping's BatchSize. @default SQS's 10 */
   readonly batchSize?: number;
+  /** The mapping in provisioned mode (`ProvisionedPollerConfig`) instead of a MaximumConcurrency. */
+  readonly pollers?: { readonly minimum: number; readonly maximum: number };
 }
 
 /**
@@ -86,7 +88,13 @@ export class World {
   readonly relay: EmfRelay;
   readonly logs: { message: string; fields: Record<string, unknown> }[] = [];
   /** (reserved, mapping max) after every controller write, read back from the emulator. */
-  readonly instants: { command: string; reserved?: number; mapping?: number }[] = [];
+  readonly instants: {
+    command: string;
+    reserved?: number;
+    mapping?: number;
+    minimumPollers?: number;
+    maximumPollers?: number;
+  }[] = [];
   settings!: ControllerSettings;
   handler!: (event: unknown) => Promise<TickOutcome>;
   calls!: ReturnType<typeof attachCallLog>;
@@ -168,6 +176,14 @@ export class World {
         ...(options.mappingMax === undefined
           ? {}
           : { ScalingConfig: { MaximumConcurrency: options.mappingMax } }),
+        ...(options.pollers === undefined
+          ? {}
+          : {
+              ProvisionedPollerConfig: {
+                MinimumPollers: options.pollers.minimum,
+                MaximumPollers: options.pollers.maximum,
+              },
+            }),
       }),
     );
     this.mappingUuid = mapping.UUID ?? '';
@@ -259,13 +275,28 @@ export class World {
     return answer.Attributes ?? {};
   }
 
-  /** The emulator's reserved concurrency and mapping maximum now. */
-  async applied(): Promise<{ reserved?: number; mapping?: number }> {
+  /**
+   * The emulator's reserved concurrency and mapping maximum now; in provisioned mode its pollers as well (absent
+   * otherwise, so a lockstep test's `toEqual` is unchanged).
+   */
+  async applied(): Promise<{
+    reserved?: number;
+    mapping?: number;
+    minimumPollers?: number;
+    maximumPollers?: number;
+  }> {
     const [fn, mapping] = await Promise.all([
       this.lambda.send(new GetFunctionConcurrencyCommand({ FunctionName: this.names.consumer })),
       this.lambda.send(new GetEventSourceMappingCommand({ UUID: this.mappingUuid })),
     ]);
-    return { reserved: fn.ReservedConcurrentExecutions, mapping: mapping.ScalingConfig?.MaximumConcurrency };
+    const pollers = mapping.ProvisionedPollerConfig;
+    return {
+      reserved: fn.ReservedConcurrentExecutions,
+      mapping: mapping.ScalingConfig?.MaximumConcurrency,
+      ...(pollers === undefined
+        ? {}
+        : { minimumPollers: pollers.MinimumPollers, maximumPollers: pollers.MaximumPollers }),
+    };
   }
 
   async setApplied(values: { reserved?: number; mapping?: number }): Promise<void> {
