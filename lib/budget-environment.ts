@@ -48,3 +48,10 @@ export interface BudgetMemberEnvironment {
   /** The member's own health signal for the downstream (`downstreamHealth` on its scaler). @default none */
   readonly downstreamHealth?: DownstreamHealthSpec;
 }
+
+/**
+ * Provisioned mode moves whole pollers of 10 invocations while a budget grants whole workers: a grant rounded up to
+ * a poller could take the budget's sum past its limit. Refused, at synth (lib/cdk/downstream-budget.ts) and at the controller's start (functions/controller/resources.ts).
+ */
+export const PROVISIONED_MEMBER_PROBLEM =
+  "actuator 'provisioned' is not available to a shared budget's members yet: the budget grants whole workers, provisioned mode moves whole pollers of 10, and a grant rounded up to a poller could take the budget's sum past its limit; use the lockstep actuator on a member, or a lone scaler";

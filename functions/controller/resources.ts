@@ -3,6 +3,7 @@ import {
   BUDGET_ENVIRONMENT,
   type BudgetMemberEnvironment,
   MAX_BUDGET_MEMBERS,
+  PROVISIONED_MEMBER_PROBLEM,
 } from '../../lib/budget-environment.ts';
 import { budgetOwner, scalerOwner } from '../../lib/consumer-owner.ts';
 import {
@@ -241,6 +242,12 @@ export function budgetSettingsFromEnvironment(env: Record<string, string | undef
       if (!(error instanceof ConfigError)) throw error;
       for (const p of error.problems) problems.push(`${label}${asMemberProblem(p)}`);
     }
+  });
+  members.forEach((m, i) => {
+    if (m.config.actuator === 'provisioned')
+      problems.push(
+        `${BUDGET_ENVIRONMENT.members}[${i}] (${m.resources.scalerName}): ${PROVISIONED_MEMBER_PROBLEM}`,
+      );
   });
   if (problems.length === 0) problems.push(...sharedConsumerProblems(members));
   if (problems.length === 0) problems.push(...budgetFitProblems(budget, members));

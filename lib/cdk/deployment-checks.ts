@@ -125,7 +125,7 @@ export function checkAttachedResources(
   }
 
   const reserved = owner?.reservedConcurrentExecutions;
-  if (readable(reserved) && (actuator === 'lockstep' || actuator === 'reserved')) {
+  if (readable(reserved) && actuator !== 'event-source') {
     errors.push(
       `consumer reservedConcurrentExecutions = ${reserved}: the scaler owns the reserved concurrency with actuator '${actuator}', and every deploy would reset it to this value; remove reservedConcurrentExecutions from the consumer`,
     );
@@ -134,7 +134,7 @@ export function checkAttachedResources(
   if (!config) return { errors, warnings };
 
   if (readable(reserved)) {
-    if (config.actuator !== 'lockstep' && config.actuator !== 'reserved') {
+    if (config.actuator === 'event-source') {
       // Only the mapping is driven: its maximum goes up to the cap, and above the reserved concurrency the
       // pollers pull more than the function may run (AWS: MaximumConcurrency must not exceed reserved).
       const highest = Math.max(config.maxConcurrency, maximum ?? 0);

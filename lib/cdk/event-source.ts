@@ -3,6 +3,7 @@ import type { CfnEventSourceMapping, IEventSourceMapping, IFunction } from 'aws-
 import { SqsEventSource, type SqsEventSourceProps } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
+import { INVOKES_PER_POLLER, PROVISIONED_MIN_POLLERS } from '../control/config.ts';
 import { resourceOfType } from './resource-type.ts';
 
 /**
@@ -113,6 +114,8 @@ export function attachMapping(
   scope: IConstruct,
   choice: MappingChoice,
   initialMaximum: number,
+  /** Actuator 'provisioned': the mapping is in provisioned mode, its MaximumPollers the scaler's (10 a poller). */
+  provisioned = false,
 ): AttachedMapping {
   const problems: string[] = [];
   const notes: string[] = [];
@@ -182,7 +185,7 @@ export function attachMapping(
     } else {
       const source = new SqsEventSource(choice.queue, {
         ...choice.eventSourceProps,
-        maxConcurrency: choice.eventSourceProps?.maxConcurrency ?? initialMaximum,
+        ...(provisioned ? {} : { maxConcurrency: choice.eventSourceProps?.maxConcurrency ?? initialMaximum }),
       });
       choice.consumer.addEventSource(source);
       addedHere = true;
@@ -191,7 +194,9 @@ export function attachMapping(
     }
   }
 
-  if (resource) {
+  if (resource && provisioned) {
+    startProvisioned(resource, initialMaximum, addedHere, problems, notes);
+  } else if (resource) {
     const scaling = resource.scalingConfig;
     const provisioned = (resource as { provisionedPollerConfig?: unknown }).provisionedPollerConfig;
     if (provisioned !== undefined) {
@@ -210,6 +215,36 @@ export function attachMapping(
     }
   }
   return { mappingId, resource, problems, notes };
+}
+
+/**
+ * Actuator 'provisioned': the mapping in provisioned mode, starting at the floor's pollers (10 invocations each,
+ * SQS's least of 2 as MinimumPollers), and never with MaximumConcurrency, which AWS does not allow beside it. Set
+ * as a property override, so it synthesizes with any aws-cdk-lib the app has (the L1 property came in 2.170.0).
+ */
+function startProvisioned(
+  resource: CfnEventSourceMapping,
+  initialMaximum: number,
+  addedHere: boolean,
+  problems: string[],
+  notes: string[],
+): void {
+  if (maximumOf(resource) !== undefined) {
+    problems.push(
+      `the event source mapping ${resource.node.path} sets MaximumConcurrency, which AWS does not allow with provisioned mode, and actuator 'provisioned' drives its MaximumPollers instead: remove maxConcurrency (or use ScalerActuator.LOCKSTEP)`,
+    );
+    return;
+  }
+  if ((resource as { provisionedPollerConfig?: unknown }).provisionedPollerConfig !== undefined) return;
+  const maximumPollers = Math.max(PROVISIONED_MIN_POLLERS, Math.floor(initialMaximum / INVOKES_PER_POLLER));
+  resource.addPropertyOverride('ProvisionedPollerConfig', {
+    MinimumPollers: PROVISIONED_MIN_POLLERS,
+    MaximumPollers: maximumPollers,
+  });
+  if (!addedHere)
+    notes.push(
+      `the event source mapping ${resource.node.path} was in standard mode: set to provisioned mode, ${PROVISIONED_MIN_POLLERS}–${maximumPollers} pollers, which the scaler then drives`,
+    );
 }
 
 /** The mapping's `ScalingConfig.MaximumConcurrency` when synth can read it. */

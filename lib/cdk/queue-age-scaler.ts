@@ -220,6 +220,8 @@ function integerIn(value: number, range: { min: number; max: number }): boolean 
 
 /** Where MaximumConcurrency starts: the floor when the scaler drives it; the cap when only reserved is driven. */
 function initialMaximumConcurrency(config: ScalerConfig): number {
+  // Provisioned mode starts at the floor's pollers (10 invocations each: the floor is a multiple of 10).
+  if (config.actuator === 'provisioned') return config.minConcurrency;
   const start = config.actuator === 'reserved' ? config.maxConcurrency : config.minConcurrency;
   return Math.min(Math.max(start, EVENT_SOURCE_MAX_CONCURRENCY.min), EVENT_SOURCE_MAX_CONCURRENCY.max);
 }
@@ -305,7 +307,12 @@ export class QueueAgeScaler extends Construct {
       );
     }
 
-    const mapping = attachMapping(this, props, initialMaximumConcurrency(config));
+    const mapping = attachMapping(
+      this,
+      props,
+      initialMaximumConcurrency(config),
+      givenActuator(props) === 'provisioned',
+    );
     this.eventSourceMappingId = mapping.mappingId;
     problems.push(...mapping.problems);
     const findings = checkAttachedResources(

@@ -188,6 +188,20 @@ describe('DownstreamBudget: one controller runs every member', () => {
     expect(synthErrors(budget.node.root as App, budget)).toEqual([]);
   });
 
+  it('a member on the provisioned actuator is refused, with why (grants are whole workers, its levels whole pollers)', () => {
+    const { scalers } = budgetApp({ maxConcurrency: 40 }, [
+      { name: 'Lockstep' },
+      {
+        name: 'Provisioned',
+        props: { actuator: ScalerActuator.PROVISIONED, minConcurrency: 20, maxConcurrency: 30 },
+      },
+    ]);
+    expect(scalers.map((s) => errorsOf(s))).toEqual([
+      [],
+      [expect.stringMatching(/^actuator 'provisioned' is not available to a shared budget's members yet/)],
+    ]);
+  });
+
   it('IAM, per member as it joins: its queue, its consumer and its mapping, each write as its actuator needs', () => {
     // GIVEN one member per actuator
     const { stack, budget, scalers, parts } = budgetApp({ maxConcurrency: 40 }, [

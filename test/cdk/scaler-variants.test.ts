@@ -89,6 +89,43 @@ describe('QueueAgeScaler variants', () => {
     expect(actions).toContain('lambda:UpdateEventSourceMapping');
   });
 
+  it('the provisioned actuator: the mapping in provisioned mode at the floor’s pollers, no MaximumConcurrency, both limits written', () => {
+    // GIVEN / WHEN a cap beyond the standard mapping's 1,000
+    const scaler = attach({
+      actuator: ScalerActuator.PROVISIONED,
+      minConcurrency: 20,
+      maxConcurrency: 3_000,
+    });
+    const template = templateOf(scaler);
+    // THEN
+    expect(errorsOf(scaler)).toEqual([]);
+    const [mapping] = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
+    expect(mapping?.Properties.ProvisionedPollerConfig).toEqual({ MinimumPollers: 2, MaximumPollers: 2 });
+    expect(mapping?.Properties.ScalingConfig).toBeUndefined();
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ ACTUATOR: 'provisioned', MAX_CONCURRENCY: '3000' }) },
+    });
+    const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
+      (policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[] }[],
+    );
+    const actions = statements.flatMap((statement) => [statement.Action].flat());
+    expect(actions).toContain('lambda:PutFunctionConcurrency');
+    expect(actions).toContain('lambda:UpdateEventSourceMapping');
+  });
+
+  it('the provisioned actuator refuses a mapping with MaximumConcurrency, and a floor under two pollers, one line each', () => {
+    const scaler = attach(
+      { actuator: ScalerActuator.PROVISIONED, minConcurrency: 20 },
+      { mappingMaxConcurrency: 20 },
+    );
+    expect(errorsOf(scaler)).toEqual([
+      expect.stringMatching(/sets MaximumConcurrency, which AWS does not allow with provisioned mode/),
+    ]);
+    expect(errorsOf(attach({ actuator: ScalerActuator.PROVISIONED, minConcurrency: 2 }))).toEqual([
+      expect.stringMatching(/^minConcurrency = 2: must be a multiple of 10, at least 20/),
+    ]);
+  });
+
   it('a topic of your own: no topic or key is created and the alarms notify it', () => {
     // GIVEN an app whose alarms go to an existing topic
     const scaler = attach((stack) => ({ alarmTopic: new Topic(stack, 'OpsTopic', { enforceSSL: true }) }));

@@ -53,6 +53,15 @@ describe('the budget controller environment', () => {
     );
   });
 
+  it('refuses a member on the provisioned actuator, named (its levels are whole pollers, the grants whole workers)', () => {
+    const provisioned = { settings: { actuator: 'provisioned', minConcurrency: 20, maxConcurrency: 30 } };
+    expect(problems(env([member('orders'), member('email', provisioned)]))).toEqual([
+      expect.stringMatching(
+        /^BUDGET_MEMBERS\[1\] \(email\): actuator 'provisioned' is not available to a shared budget's members yet/,
+      ),
+    ]);
+  });
+
   it('reads each member with its own settings, defaults elsewhere, weight 1 unless given', () => {
     const settings = budgetSettingsFromEnvironment(
       env([member('orders', { weight: 2 }), member('email', { settings: { targetAgeSeconds: 300 } })]),
