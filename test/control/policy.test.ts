@@ -362,7 +362,7 @@ describe('shrink:downstream-saturated / hold:downstream-saturated — growth tha
   it('executions that lagged the applied start (a ramp in one step a minute): judged once they pass its half', () => {
     // Pool of 20, 80 ms items, 250/s: the law grew 22 → 28 while only 14 ran (the pollers had not stepped yet).
     const lagging = { at: NOW - 300, from: 22, to: 28, completionsBefore: 170, itemSecondsBefore: 0.08 };
-    const after = (itemSeconds: number) =>
+    const periodAt = (itemSeconds: number) =>
       snapshot({
         appliedConcurrency: 28,
         age: 50,
@@ -374,9 +374,9 @@ describe('shrink:downstream-saturated / hold:downstream-saturated — growth tha
       });
     const lagState = state({ baselineArrivalRate: 250, baselineItemSeconds: 0.08, growthProbe: lagging });
     // 21.5 ran (up from 14, the pool's 20 busy): not yet half the growth above 22, so no verdict, not "room"
-    expect(decide(after(0.086), lagState, config()).state.growthProbe).toEqual(lagging);
+    expect(decide(periodAt(0.086), lagState, config()).state.growthProbe).toEqual(lagging);
     // 27.5 ran for the same 250/s: 20 useful, 7.5 waiting on the pool → saturated, back to where it started
-    expect(decide(after(0.11), lagState, config()).state.saturation?.ceiling).toBe(22);
+    expect(decide(periodAt(0.11), lagState, config()).state.saturation?.ceiling).toBe(22);
   });
 
   it('hold:probing: items slower and the last growth not judged yet — the next growth waits for the verdict', () => {
