@@ -46,15 +46,16 @@ export interface QueueAgeScalerSettings {
   readonly targetAge?: Duration;
   /**
    * The floor of the consumer's concurrency. Valid: integer [1; 10000], at least 2 when the actuator drives the
-   * event source mapping (`LOCKSTEP`, `EVENT_SOURCE`), whose `MaximumConcurrency` is 2–1000; at most the cap.
+   * event source mapping (`LOCKSTEP`, `EVENT_SOURCE`), whose `MaximumConcurrency` is 2–1000; a multiple of 10, at
+   * least 20, with `PROVISIONED` (whole pollers, 2 at least); at most the cap.
    * @default 2
    * @see https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html
    */
   readonly minConcurrency?: number;
   /**
    * An explicit cap. The applied cap is the lowest of this, `dbPoolSize` and
-   * `apiRatePerSecond × itemTime ÷ callsPerItem`. Valid: integer [1; 10000] (at most 1000 when the mapping is
-   * driven).
+   * `apiRatePerSecond × itemTime ÷ callsPerItem`. Valid: integer [1; 10000] (at most 1000 when the mapping's
+   * `MaximumConcurrency` is driven; with `PROVISIONED`, rounded down to whole pollers of 10).
    * @default 32
    * @see https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html
    */

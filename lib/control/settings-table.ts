@@ -51,7 +51,7 @@ export const SETTINGS = {
     duration: false,
     env: 'MIN_CONCURRENCY',
     doc: 'the floor',
-    also: '≥ 2 when the mapping is driven; ≤ cap',
+    also: '≥ 2 when the mapping is driven; a multiple of 10, ≥ 20 with `provisioned`; ≤ cap',
   },
   /** The cap: the explicit maximum and the downstream limits, whichever is lowest. */
   maxConcurrency: {
@@ -62,7 +62,7 @@ export const SETTINGS = {
     duration: false,
     env: 'MAX_CONCURRENCY',
     doc: 'explicit cap; the applied cap is the lowest of this and the downstream limits',
-    also: '≤ 1000 when the mapping is driven',
+    also: '≤ 1000 when the mapping’s MaximumConcurrency is driven; whole pollers (rounded down to a multiple of 10) with `provisioned`',
   },
   /** Connections in the database pool each consumer holds while it works. */
   dbPoolSize: {

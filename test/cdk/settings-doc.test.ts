@@ -43,7 +43,7 @@ describe('the settings table in docs/deploy.md', () => {
     {
       comment: 'an integer range with its cross-field checks',
       prop: 'maxConcurrency',
-      row: /^\| `maxConcurrency` \| 32 \| integer \[1; 10000\]; ≤ 1000 when the mapping is driven \|/m,
+      row: /^\| `maxConcurrency` \| 32 \| integer \[1; 10000\]; ≤ 1000 when the mapping.s MaximumConcurrency is driven;/m,
     },
     {
       comment: 'an unset setting with its meaning',
@@ -53,7 +53,7 @@ describe('the settings table in docs/deploy.md', () => {
     {
       comment: 'an enum by its CDK members',
       prop: 'actuator',
-      row: /^\| `actuator` \| `ScalerActuator.LOCKSTEP` \| `LOCKSTEP`, `RESERVED`, `EVENT_SOURCE` \|/m,
+      row: /^\| `actuator` \| `ScalerActuator.LOCKSTEP` \| `LOCKSTEP`, `RESERVED`, `EVENT_SOURCE`, `PROVISIONED` \|/m,
     },
   ])('renders $comment ($prop)', ({ row }) => {
     expect(settingsTableMarkdown()).toMatch(row);
