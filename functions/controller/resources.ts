@@ -243,16 +243,20 @@ export function budgetSettingsFromEnvironment(env: Record<string, string | undef
       for (const p of error.problems) problems.push(`${label}${asMemberProblem(p)}`);
     }
   });
-  members.forEach((m, i) => {
-    if (m.config.actuator === 'provisioned')
-      problems.push(
-        `${BUDGET_ENVIRONMENT.members}[${i}] (${m.resources.scalerName}): ${PROVISIONED_MEMBER_PROBLEM}`,
-      );
-  });
+  problems.push(...provisionedMemberProblems(members));
   if (problems.length === 0) problems.push(...sharedConsumerProblems(members));
   if (problems.length === 0) problems.push(...budgetFitProblems(budget, members));
   if (problems.length > 0) throw new ConfigError(problems);
   return { budgetName, budget, members };
+}
+
+/** A member on the provisioned actuator, refused (lib/budget-environment.ts, `PROVISIONED_MEMBER_PROBLEM`). */
+function provisionedMemberProblems(members: readonly MemberSettings[]): string[] {
+  return members.flatMap((m, i) =>
+    m.config.actuator === 'provisioned'
+      ? [`${BUDGET_ENVIRONMENT.members}[${i}] (${m.resources.scalerName}): ${PROVISIONED_MEMBER_PROBLEM}`]
+      : [],
+  );
 }
 
 /**

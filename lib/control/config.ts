@@ -272,6 +272,17 @@ function provisionedProblems(floor: number | undefined, cap: number | undefined,
   return problems;
 }
 
+/**
+ * A value of the law as the actuator can apply it: a whole number within [floor, cap]; in provisioned mode whole
+ * pollers (10 invocations each), a value between two levels taking the higher one (a need of 21 takes 30).
+ */
+export function clampConcurrency(value: number, config: ScalerConfig): number {
+  const v = Number.isNaN(value) ? config.minConcurrency : Math.round(value);
+  const step = concurrencyStep(config.actuator);
+  const level = step === 1 ? v : Math.ceil(v / step) * step;
+  return Math.min(config.maxConcurrency, Math.max(config.minConcurrency, level));
+}
+
 /** A required setting nothing gave, and a cap neither given nor derived from a downstream limit. */
 function missingProblems(merged: Record<string, unknown>, cap: number | undefined, label: Label): string[] {
   const problems: string[] = [];

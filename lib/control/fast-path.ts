@@ -1,4 +1,4 @@
-import type { ScalerConfig } from './config.ts';
+import { clampConcurrency, type ScalerConfig } from './config.ts';
 import {
   arrivalsFellBelowFit,
   arrivalsRose,
@@ -25,7 +25,6 @@ import {
   setpointSeconds,
   unconfirmedLimit,
 } from './need.ts';
-import { clampConcurrency } from './policy.ts';
 
 /**
  * The fast path: between one-minute ticks, idle or busy, the controller samples the real-time depth (one

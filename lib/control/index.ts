@@ -4,6 +4,7 @@ export {
   type ActuatorMode,
   ConfigError,
   capInSteps,
+  clampConcurrency,
   concurrencyStep,
   EVENT_SOURCE_MAX_CONCURRENCY,
   INVOKES_PER_POLLER,
@@ -37,7 +38,7 @@ export {
 } from './fast-path.ts';
 export { needWithBacklog, setpointSeconds, steadyNeed, unconfirmedLimit } from './need.ts';
 export { type ObservationInput, observe } from './observe.ts';
-export { clampConcurrency, decide } from './policy.ts';
+export { decide } from './policy.ts';
 export type {
   ActuatorCondition,
   ConcurrencyPort,

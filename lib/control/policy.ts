@@ -1,4 +1,4 @@
-import { concurrencyStep, type ScalerConfig } from './config.ts';
+import { clampConcurrency, concurrencyStep, type ScalerConfig } from './config.ts';
 import type { Decision, DecisionInputs, ReasonCode } from './decision.ts';
 import { depthFalling, depthShowsBacklog, lagSinceGrowth, POLLER_SETTLE_SECONDS } from './depth-trend.ts';
 import { downstreamUnhealthy } from './downstream-health.ts';
@@ -41,14 +41,6 @@ import type { ControllerState, QueueSnapshot } from './snapshot.ts';
 
 // Growth per tick when age says "behind" but the need cannot be computed: the seed article's step.
 const AGE_ONLY_STEP = 4;
-
-export function clampConcurrency(value: number, config: ScalerConfig): number {
-  const v = Number.isNaN(value) ? config.minConcurrency : Math.round(value);
-  // Provisioned mode moves whole pollers (10 invocations each): a value between two levels takes the higher one.
-  const step = concurrencyStep(config.actuator);
-  const level = step === 1 ? v : Math.ceil(v / step) * step;
-  return Math.min(config.maxConcurrency, Math.max(config.minConcurrency, level));
-}
 
 /**
  * The one decision of a tick: every rule below, tried in this order, the first that applies decides. Each rule is

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clampConcurrency, decide } from '../../lib/control/policy.ts';
+import { clampConcurrency } from '../../lib/control/config.ts';
+import { decide } from '../../lib/control/policy.ts';
 import { config, NOW, snapshot, state } from './fixtures.ts';
 
 // One case per rule of the control law: each fails if its rule is removed.
