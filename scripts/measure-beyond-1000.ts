@@ -19,6 +19,7 @@ import { monthlyCost } from '../lib/bench/cost.ts';
 import type { ScalerSettings } from '../lib/control/index.ts';
 import { loadScenario, scaleScenario } from '../lib/load-file/load-file.ts';
 import { type ControllerKind, runScenario } from '../lib/sim/run.ts';
+import { seedsOf } from './seed-range.ts';
 
 const CAP = 5_000;
 const STANDARD_MAPPING_MAX = 1_000;
@@ -31,7 +32,13 @@ interface Contender {
 
 const CONTENDERS: readonly Contender[] = [
   { label: 'native (1,000)', controller: 'native', settings: { maxConcurrency: STANDARD_MAPPING_MAX } },
-  { label: 'provisioned', controller: 'provisioned', settings: { maxConcurrency: CAP } },
+  {
+    label: 'provisioned',
+    controller: 'provisioned',
+    // Its MaximumPollers come from the cap (cap ÷ 10); a cap past 1,000 is valid only where the mapping's
+    // MaximumConcurrency is not driven.
+    settings: { actuator: 'provisioned', minConcurrency: 20, maxConcurrency: CAP },
+  },
   {
     label: 'age law, lockstep (1,000)',
     controller: 'age-law',
@@ -50,16 +57,8 @@ const SHAPES = [
   { name: 'diurnal', rate: 100, time: 0.3 },
 ] as const;
 
-function seedsOf(given: string): number[] {
-  const match = /^(\d+)-(\d+)$/.exec(given);
-  if (!match) throw new Error(`--seeds = '${given}': must be FROM-TO, e.g. 1-3`);
-  const [from, to] = [Number(match[1]), Number(match[2])];
-  if (to < from || to - from >= 20) throw new Error(`--seeds = '${given}': FROM ≤ TO, at most 20 seeds`);
-  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
-}
-
 const { values } = parseArgs({ options: { seeds: { type: 'string', default: '1-3' } } });
-const seeds = seedsOf(values.seeds);
+const seeds = seedsOf(values.seeds, 20);
 
 console.log(
   '| scenario | ramp | controller | p99 ÷ target (worst) | exec peak | exec mean | warm mean | DLQ · throttled | $ a month |',

@@ -27,16 +27,9 @@ import {
 } from '../lib/bench/group-file.ts';
 import { type GroupRun, runGroupComparison } from '../lib/bench/group-run.ts';
 import { markdownHeader } from '../lib/views/markdown.ts';
+import { seedsOf } from './seed-range.ts';
 
 const READINGS = [10, 60] as const;
-
-function seedsOf(given: string): number[] {
-  const match = /^(\d+)-(\d+)$/.exec(given);
-  if (!match) throw new Error(`--seeds = '${given}': must be FROM-TO, e.g. 1-5`);
-  const [from, to] = [Number(match[1]), Number(match[2])];
-  if (to < from || to - from >= 100) throw new Error(`--seeds = '${given}': FROM ≤ TO, at most 100 seeds`);
-  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
-}
 
 const { values } = parseArgs({
   options: {

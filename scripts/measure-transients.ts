@@ -16,17 +16,10 @@ import { type BenchRow, dominates } from '../lib/bench/bench.ts';
 import { monthlyCost } from '../lib/bench/cost.ts';
 import { type LoadFile, loadScenario, readLoadFile, shippedScenarios } from '../lib/load-file/load-file.ts';
 import { type ControllerKind, runScenario } from '../lib/sim/run.ts';
+import { seedsOf } from './seed-range.ts';
 
 const CONTROLLERS: ControllerKind[] = ['age-law', 'native', 'provisioned'];
 const QUIET_SECONDS = 300;
-
-function seedsOf(given: string): number[] {
-  const match = /^(\d+)-(\d+)$/.exec(given);
-  if (!match) throw new Error(`--seeds = '${given}': must be FROM-TO, e.g. 1-5`);
-  const [from, to] = [Number(match[1]), Number(match[2])];
-  if (to < from || to - from >= 100) throw new Error(`--seeds = '${given}': FROM ≤ TO, at most 100 seeds`);
-  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
-}
 
 /** The starts of bursts from quiet: the first second of a loaded phase after ≥ 5 minutes without arrivals. */
 function burstStarts(scenario: LoadFile): number[] {
