@@ -1,7 +1,12 @@
 import { Token } from 'aws-cdk-lib';
-import type { CfnFunction, IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { CfnEventSourceMapping, CfnFunction, IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue, IQueue } from 'aws-cdk-lib/aws-sqs';
-import { type ActuatorMode, EVENT_SOURCE_MAX_CONCURRENCY, type ScalerConfig } from '../control/index.ts';
+import {
+  type ActuatorMode,
+  EVENT_SOURCE_MAX_CONCURRENCY,
+  INVOKES_PER_POLLER,
+  type ScalerConfig,
+} from '../control/index.ts';
 import { type AttachedMapping, maximumOf, sameValue } from './event-source.ts';
 import { resourceOfType } from './resource-type.ts';
 
@@ -47,6 +52,18 @@ function redriveOf(queue: CfnQueue): { maxReceiveCount?: unknown } | undefined |
   if (typeof policy !== 'object' || policy === null || Token.isUnresolved(policy)) return 'unreadable';
   const record = policy as Record<string, unknown>;
   return { maxReceiveCount: record.maxReceiveCount ?? record.MaxReceiveCount };
+}
+
+/** The app's own `provisionedPollerConfig` on the mapping, where synth can read it. */
+function pollersOf(resource: CfnEventSourceMapping): { minimum?: number; maximum?: number } | undefined {
+  const config = (resource as { provisionedPollerConfig?: unknown }).provisionedPollerConfig;
+  if (config === undefined || Token.isUnresolved(config)) return undefined;
+  const { minimumPollers, maximumPollers } = config as {
+    minimumPollers?: unknown;
+    maximumPollers?: unknown;
+  };
+  const number = (v: unknown) => (typeof v === 'number' && !Token.isUnresolved(v) ? v : undefined);
+  return { minimum: number(minimumPollers), maximum: number(maximumPollers) };
 }
 
 /**
@@ -145,6 +162,20 @@ export function checkAttachedResources(
           `consumer reservedConcurrentExecutions = ${reserved}: below the cap ${config.maxConcurrency} up to which actuator 'event-source' raises the mapping's MaximumConcurrency${start}, so the pollers would overpull into throttles and the DLQ; set reservedConcurrentExecutions to at least ${highest}, lower maxConcurrency to ${Math.max(reserved, EVENT_SOURCE_MAX_CONCURRENCY.min)}, or use ScalerActuator.LOCKSTEP`,
         );
       }
+    }
+  }
+
+  const pollers = mapping ? pollersOf(mapping) : undefined;
+  if (config.actuator === 'provisioned' && pollers?.maximum !== undefined) {
+    if (pollers.maximum * INVOKES_PER_POLLER > config.maxConcurrency) {
+      errors.push(
+        `event source mapping provisionedPollerConfig.maximumPollers = ${pollers.maximum}: ${pollers.maximum * INVOKES_PER_POLLER} concurrent invocations, above the scaler's cap ${config.maxConcurrency}, so until the first tick (and after every deploy that sets it again) the pollers could overload the downstream; set it to at most ${Math.floor(config.maxConcurrency / INVOKES_PER_POLLER)}, or leave provisionedPollerConfig out and the scaler starts it at the floor`,
+      );
+    }
+    if (pollers.minimum !== undefined && pollers.minimum > pollers.maximum) {
+      errors.push(
+        `event source mapping provisionedPollerConfig.minimumPollers = ${pollers.minimum}: above its maximumPollers ${pollers.maximum}; set it at most ${pollers.maximum}`,
+      );
     }
   }
 

@@ -1,4 +1,4 @@
-import type { ScalerConfig } from './config.ts';
+import { capInSteps, type ScalerConfig } from './config.ts';
 import type { HeavierShown } from './heavier-items.ts';
 import type { ControllerState, GrowthProbe, QueueSnapshot } from './snapshot.ts';
 
@@ -135,7 +135,13 @@ export function saturationOf(view: ProbeView): SaturationFinding {
   const found =
     judged?.verdict === 'saturated' && probe !== undefined && judged.useful !== undefined
       ? {
-          ceiling: Math.max(config.minConcurrency, probe.from, Math.round(judged.useful)),
+          // Whole steps of the actuator (a poller's 10 in provisioned mode): a ceiling between two levels would let
+          // a growth round up past it, and a shrink to it round back up to where it was, every tick.
+          ceiling: Math.max(
+            config.minConcurrency,
+            probe.from,
+            capInSteps(Math.round(judged.useful), config.actuator),
+          ),
           until: now + config.scaleDownDelaySeconds,
         }
       : undefined;

@@ -1,6 +1,6 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { EventSourceMapping, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../examples/app.ts';
@@ -123,6 +123,28 @@ describe('QueueAgeScaler variants', () => {
     ]);
     expect(errorsOf(attach({ actuator: ScalerActuator.PROVISIONED, minConcurrency: 2 }))).toEqual([
       expect.stringMatching(/^minConcurrency = 2: must be a multiple of 10, at least 20/),
+    ]);
+  });
+
+  it('the provisioned actuator refuses the app’s own provisionedPollerConfig above the cap, with the fix', () => {
+    const { stack, queue, consumer } = parts();
+    const mapping = new EventSourceMapping(stack, 'Mapping', {
+      target: consumer,
+      eventSourceArn: queue.queueArn,
+      provisionedPollerConfig: { minimumPollers: 2, maximumPollers: 500 },
+    });
+    const scaler = new QueueAgeScaler(stack, 'Scaler', {
+      queue,
+      consumer,
+      eventSourceMapping: mapping,
+      actuator: ScalerActuator.PROVISIONED,
+      minConcurrency: 20,
+      maxConcurrency: 100,
+    });
+    expect(errorsOf(scaler)).toEqual([
+      expect.stringMatching(
+        /^event source mapping provisionedPollerConfig.maximumPollers = 500: 5000 concurrent invocations, above the scaler's cap 100.*set it to at most 10/,
+      ),
     ]);
   });
 

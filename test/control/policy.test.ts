@@ -807,6 +807,26 @@ describe("actuator 'provisioned': the law's values are whole pollers (10 concurr
     expect(clampConcurrency(3, provisioned())).toBe(20);
   });
 
+  it('a saturation found at a knee between two levels holds at whole pollers (45 useful → a ceiling of 40)', () => {
+    // Behind at 40, grown to 60; the next period served what 45 workers at the old per-item time serve.
+    const probe = { at: NOW - 300, from: 40, to: 60, completionsBefore: 2_000, itemSecondsBefore: 0.02 };
+    const decision = decide(
+      snapshot({
+        appliedConcurrency: 60,
+        age: 300,
+        lag: 60,
+        arrivalRatePerSecond: 3_000,
+        completionRatePerSecond: 2_250,
+        itemSeconds: 60 / 2_250,
+        ratePeriodSeconds: 60,
+      }),
+      state({ baselineArrivalRate: 3_000, baselineItemSeconds: 0.02, growthProbe: probe }),
+      provisioned({ maxConcurrency: 100 }),
+    );
+    expect(decision.state.saturation?.ceiling).toBe(40);
+    expect(decision.desired % 10).toBe(0);
+  });
+
   it('a shrink removes a whole poller at least: 30 → 20 at one step a shrink (29 would round back up)', () => {
     const decision = decide(
       snapshot({ appliedConcurrency: 30, age: 0, arrivalRatePerSecond: 50 }),
