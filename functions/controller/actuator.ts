@@ -16,6 +16,7 @@ import {
   assertWritable,
   type ConcurrencyPort,
   type ConsumerLimits,
+  capInSteps,
   EVENT_SOURCE_MAX_CONCURRENCY,
   effectiveConcurrency,
   executionCeiling,
@@ -383,9 +384,7 @@ export class LambdaActuator implements ConcurrencyPort {
  * MaximumConcurrency, 1 for reserved alone, whole pollers (20 at least) in provisioned mode.
  */
 function levelWithin(mode: ActuatorMode, value: number): number {
-  if (mode === 'provisioned') {
-    return Math.max(PROVISIONED_MIN_CONCURRENCY, Math.floor(value / INVOKES_PER_POLLER) * INVOKES_PER_POLLER);
-  }
+  if (mode === 'provisioned') return Math.max(PROVISIONED_MIN_CONCURRENCY, capInSteps(value, mode));
   return Math.max(value, mode === 'reserved' ? 1 : EVENT_SOURCE_MAX_CONCURRENCY.min);
 }
 
