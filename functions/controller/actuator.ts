@@ -126,6 +126,8 @@ export class LambdaActuator implements ConcurrencyPort {
   #limits: ConsumerLimits | undefined;
   /** The last reading's pause and mapping facts (the limits themselves live in `#limits`). */
   #read: ConsumerReading | undefined;
+  /** The MinimumPollers the tick's scheduled floors ask for (`apply`'s `warm`), where they ask. */
+  #warmPollers: number | undefined;
   /** The consumer's timeout, read once, when a budget's tick first asks (a shrink's release needs it). */
   #timeout: Promise<number | undefined> | undefined;
 
@@ -256,17 +258,23 @@ export class LambdaActuator implements ConcurrencyPort {
         : { batchingWindowSeconds: reading.batchingWindowSeconds }),
       // What makes a worker busy for slow start (lib/control depth-trend.ts, `busyMessagesPerWorker`).
       ...(reading.batchSize === undefined ? {} : { batchSize: reading.batchSize }),
+      // Provisioned mode's warm pollers, as the scheduled floors count them (10 invocations a poller).
+      ...(this.target.mode === 'provisioned' && this.#read?.minimumPollers !== undefined
+        ? { warm: this.#read.minimumPollers * INVOKES_PER_POLLER }
+        : {}),
     };
   }
 
-  async apply(desired: number, applied: number): Promise<void> {
+  async apply(desired: number, applied: number, warm?: number): Promise<void> {
     // The tick's reading (runTick asked `applied()` first); apply itself reads nothing. Without one, the
     // caller's value stands for both limits.
     const known = Number.isFinite(applied) ? applied : undefined;
     this.#limits ??= { reserved: known, mapping: known };
+    if (warm !== undefined) this.#warmPollers = Math.ceil(warm / INVOKES_PER_POLLER);
     const plan = planWrites(this.target.mode, this.#limits, desired, this.config.maxConcurrency);
     try {
       for (const write of plan) await this.write(write);
+      await this.warmAlone();
       this.#actuation = { kind: 'applied', value: desired };
     } catch (error) {
       const refused = this.#writes.at(-1);
@@ -321,6 +329,18 @@ export class LambdaActuator implements ConcurrencyPort {
     }
   }
 
+  /**
+   * The scheduled floors' warm pollers where the plan wrote no mapping (the maximum unchanged): one write of
+   * MinimumPollers at the maximum in force, which is at or above it (warmConcurrency never passes the value).
+   */
+  private async warmAlone(): Promise<void> {
+    const wanted = this.#warmPollers;
+    const maximum = this.#limits?.mapping;
+    if (this.target.mode !== 'provisioned' || wanted === undefined || maximum === undefined) return;
+    if (this.#read?.minimumPollers === Math.min(wanted, maximum / INVOKES_PER_POLLER)) return;
+    await this.write({ target: 'mapping', value: maximum });
+  }
+
   private async write(write: Write): Promise<void> {
     assertWritable(write, this.config.maxConcurrency, this.target.mode);
     const deadline = this.writeDeadline;
@@ -338,10 +358,11 @@ export class LambdaActuator implements ConcurrencyPort {
           }),
         );
       } else if (this.target.mode === 'provisioned') {
-        // MinimumPollers may not exceed MaximumPollers: a floor above the new maximum comes down with it.
+        // MinimumPollers may not exceed MaximumPollers: a floor above the new maximum comes down with it. The
+        // scheduled floors' warm pollers where the tick asked for them, else what the mapping had.
         const maximumPollers = write.value / INVOKES_PER_POLLER;
         const minimumPollers = Math.min(
-          this.#read?.minimumPollers ?? PROVISIONED_MIN_POLLERS,
+          this.#warmPollers ?? this.#read?.minimumPollers ?? PROVISIONED_MIN_POLLERS,
           maximumPollers,
         );
         await this.lambda.send(

@@ -4,6 +4,7 @@ import {
   type BudgetMemberEnvironment,
   MAX_BUDGET_MEMBERS,
   PROVISIONED_MEMBER_PROBLEM,
+  SCHEDULED_FLOORS_MEMBER_PROBLEM,
 } from '../../lib/budget-environment.ts';
 import { budgetOwner, scalerOwner } from '../../lib/consumer-owner.ts';
 import {
@@ -250,13 +251,18 @@ export function budgetSettingsFromEnvironment(env: Record<string, string | undef
   return { budgetName, budget, members };
 }
 
-/** A member on the provisioned actuator, refused (lib/budget-environment.ts, `PROVISIONED_MEMBER_PROBLEM`). */
+/**
+ * A member on the provisioned actuator, or with scheduled floors: refused (lib/budget-environment.ts,
+ * `PROVISIONED_MEMBER_PROBLEM`, `SCHEDULED_FLOORS_MEMBER_PROBLEM`).
+ */
 function provisionedMemberProblems(members: readonly MemberSettings[]): string[] {
-  return members.flatMap((m, i) =>
-    m.config.actuator === 'provisioned'
-      ? [`${BUDGET_ENVIRONMENT.members}[${i}] (${m.resources.scalerName}): ${PROVISIONED_MEMBER_PROBLEM}`]
-      : [],
-  );
+  return members.flatMap((m, i) => {
+    const at = `${BUDGET_ENVIRONMENT.members}[${i}] (${m.resources.scalerName})`;
+    return [
+      ...(m.config.actuator === 'provisioned' ? [`${at}: ${PROVISIONED_MEMBER_PROBLEM}`] : []),
+      ...(m.config.floors !== undefined ? [`${at}: ${SCHEDULED_FLOORS_MEMBER_PROBLEM}`] : []),
+    ];
+  });
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type BudgetMemberEnvironment,
   MAX_BUDGET_MEMBERS,
   PROVISIONED_MEMBER_PROBLEM,
+  SCHEDULED_FLOORS_MEMBER_PROBLEM,
 } from '../budget-environment.ts';
 import type { DownstreamHealthSpec } from '../control/downstream-health.ts';
 import {
@@ -329,6 +330,7 @@ export class DownstreamBudget extends Construct {
     }
     const config = member.config;
     if (config?.actuator === 'provisioned') problems.push(PROVISIONED_MEMBER_PROBLEM);
+    if (config?.floors !== undefined) problems.push(SCHEDULED_FLOORS_MEMBER_PROBLEM);
     if (config && this.limitsValid && config.maxConcurrency > this.concurrency) {
       problems.push(
         `maxConcurrency = ${config.maxConcurrency}: above ${budget}, ${this.concurrency}: this member alone could take more of the downstream than the budget holds; set maxConcurrency (or dbPoolSize) to at most ${this.concurrency} on this scaler, or raise the budget's limit if the downstream takes more`,

@@ -1,5 +1,6 @@
 import { maxConcurrencyFor } from './capacity.ts';
 import { decimalNumber } from './decimal.ts';
+import { parseScheduledFloors, type ScheduledFloor } from './scheduled-floors.ts';
 import {
   type ActuatorMode,
   LAMBDA_DEFAULTS,
@@ -64,7 +65,9 @@ export interface ResolveOptions {
   /** Defaults for fields the settings leave out. @default LAMBDA_DEFAULTS */
   readonly defaults?: ScalerSettings;
   /** How to name a field in a message, e.g. its environment variable. @default the field's own name */
-  readonly label?: (field: keyof ScalerSettings) => string;
+  readonly label?: (field: SettingName) => string;
+  /** How to name the scheduled floors in a message. @default 'floors' */
+  readonly floorsLabel?: string;
 }
 
 function describe(rule: Rule): string {
@@ -155,7 +158,16 @@ export function resolveScalerConfig(
 ): ScalerConfig {
   const label = options.label ?? ((field) => field);
   const problems: string[] = [];
-  const merged = mergedOverDefaults(settings, options.defaults ?? LAMBDA_DEFAULTS, problems);
+  // Settings come from JSON too: only an object has floors to take out (mergedOverDefaults refuses the rest).
+  const given: unknown = settings;
+  const isObject = typeof given === 'object' && given !== null && !Array.isArray(given);
+  const { floors: floorsGiven, ...rest } = isObject
+    ? (given as Record<string, unknown>)
+    : { floors: undefined };
+  const floorsLabel = options.floorsLabel ?? 'floors';
+  const scheduled = parseScheduledFloors(floorsGiven, floorsLabel);
+  problems.push(...scheduled.problems);
+  const merged = mergedOverDefaults(isObject ? rest : given, options.defaults ?? LAMBDA_DEFAULTS, problems);
   const parsed = parsedByRule(merged, label, problems);
   const num = (field: NumericSetting): number | undefined => parsed[field];
   const cap = maxConcurrencyFor({
@@ -165,23 +177,55 @@ export function resolveScalerConfig(
     callsPerItem: num('callsPerItem'),
     explicitMax: num('maxConcurrency'),
   });
-  problems.push(...crossFieldProblems(parsed, cap, label), ...missingProblems(merged, cap, label));
+  problems.push(
+    ...crossFieldProblems(parsed, cap, label),
+    ...missingProblems(merged, cap, label),
+    ...scheduledFloorProblems(scheduled.floors, parsed, cap, floorsLabel),
+  );
   if (problems.length > 0) throw new ConfigError(problems);
 
   // Provisioned mode applies whole pollers: a cap of 32 is 3 pollers, 30 (the law then knows when it is at the cap).
   const applicable =
     cap !== undefined && parsed.actuator !== undefined ? capInSteps(cap, parsed.actuator) : cap;
-  const config = { ...parsed, maxConcurrency: applicable };
+  const floors =
+    scheduled.floors !== undefined && scheduled.floors.length > 0 ? { floors: scheduled.floors } : {};
+  const config = { ...parsed, maxConcurrency: applicable, ...floors };
   if (!isComplete(config))
     throw new Error('unreachable: a missing required setting is a problem reported above');
   return config;
 }
 
-type Label = (field: keyof ScalerSettings) => string;
+type Label = (field: SettingName) => string;
+
+/**
+ * A scheduled floor is a floor: above `minConcurrency` (or it would raise nothing), within the cap, and in
+ * provisioned mode whole pollers, as the floor itself must be.
+ */
+function scheduledFloorProblems(
+  floors: readonly ScheduledFloor[] | undefined,
+  parsed: Parsed,
+  cap: number | undefined,
+  label: string,
+): string[] {
+  const problems: string[] = [];
+  const floor = parsed.minConcurrency;
+  const step = parsed.actuator === undefined ? 1 : concurrencyStep(parsed.actuator);
+  const applicableCap = cap === undefined ? undefined : Math.floor(cap / step) * step;
+  (floors ?? []).forEach((f, index) => {
+    const at = `${label}[${index}].minConcurrency = ${f.minConcurrency}`;
+    if (floor !== undefined && f.minConcurrency <= floor)
+      problems.push(`${at}: must be above minConcurrency (${floor}), or it raises nothing`);
+    if (applicableCap !== undefined && f.minConcurrency > applicableCap)
+      problems.push(`${at}: must not exceed the cap ${applicableCap}`);
+    if (step > 1 && f.minConcurrency % step !== 0)
+      problems.push(`${at}: must be a multiple of ${step} with actuator 'provisioned' (whole pollers)`);
+  });
+  return problems;
+}
 
 /** The defaults with the given settings over them; an unknown field is a problem, not a setting. */
 function mergedOverDefaults(
-  settings: ScalerSettings | Record<string, unknown>,
+  settings: unknown,
   defaults: ScalerSettings,
   problems: string[],
 ): Record<string, unknown> {
@@ -195,7 +239,7 @@ function mergedOverDefaults(
   }
   for (const [field, value] of Object.entries(given)) {
     if (!isSetting(field)) {
-      problems.push(`unknown field ${shown(field)} (known: ${SETTING_NAMES.join(', ')})`);
+      problems.push(`unknown field ${shown(field)} (known: ${[...SETTING_NAMES, 'floors'].join(', ')})`);
       continue;
     }
     if (value !== undefined) merged[field] = value;

@@ -16,6 +16,9 @@ export function environmentName<K extends SettingName>(field: K): (typeof SETTIN
   return SETTINGS[field].env;
 }
 
+/** The scheduled floors' variable: their list as JSON (scheduled-floors.ts). */
+export const SCHEDULED_FLOORS_ENV = 'SCHEDULED_FLOORS';
+
 /** The settings as environment variables (for the CDK construct). Undefined values are left out. */
 export function settingsToEnvironment(settings: ScalerSettings): Record<string, string> {
   const env: Record<string, string> = {};
@@ -23,6 +26,8 @@ export function settingsToEnvironment(settings: ScalerSettings): Record<string, 
     const value = settings[field];
     if (value !== undefined) env[environmentName(field)] = String(value);
   }
+  if (settings.floors !== undefined && settings.floors.length > 0)
+    env[SCHEDULED_FLOORS_ENV] = JSON.stringify(settings.floors);
   return env;
 }
 
@@ -31,10 +36,25 @@ export function configFromEnvironment(
   env: Record<string, string | undefined>,
   options: Omit<ResolveOptions, 'label'> = {},
 ): ScalerConfig {
-  const settings: Record<string, string> = {};
+  const settings: Record<string, unknown> = {};
   for (const field of SETTING_NAMES) {
     const value = env[environmentName(field)];
     if (value !== undefined) settings[field] = value;
   }
-  return resolveScalerConfig(settings, { ...options, label: (field) => environmentName(field) });
+  const floors = env[SCHEDULED_FLOORS_ENV];
+  if (floors !== undefined) settings.floors = floorsFromJson(floors);
+  return resolveScalerConfig(settings, {
+    ...options,
+    label: (field) => environmentName(field),
+    floorsLabel: SCHEDULED_FLOORS_ENV,
+  });
+}
+
+/** The variable's JSON; text that is not JSON is kept as text, which the validator names as the wrong shape. */
+function floorsFromJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }

@@ -82,6 +82,11 @@ export interface ActuatorCondition {
   readonly batchingWindowSeconds?: number;
   /** The mapping's BatchSize (1–10,000), where known: what one execution holds in flight. @default 10 */
   readonly batchSize?: number;
+  /**
+   * What the actuator keeps warm now, where it warms anything: provisioned mode's `MinimumPollers`, in the
+   * invocations they drive (10 a poller). Compared with the scheduled floors' (`warmConcurrency`) at each tick.
+   */
+  readonly warm?: number;
 }
 
 export interface ConcurrencyPort {
@@ -102,10 +107,11 @@ export interface ConcurrencyPort {
   functionTimeoutSeconds?(): Promise<number | undefined>;
   /**
    * Applies an absolute value, repairing whatever is out of step on the way. Called when it differs from
-   * `applied()` or the condition says the values are out of step; never while paused. A refused write leaves the
-   * old value: `applied()` afterwards says what holds.
+   * `applied()` or the condition says the values are out of step, or what is kept warm differs from `warm` (the
+   * scheduled floors' `warmConcurrency`: provisioned mode's MinimumPollers); never while paused. A refused write
+   * leaves the old value: `applied()` afterwards says what holds.
    */
-  apply(desired: number, applied: number): Promise<void>;
+  apply(desired: number, applied: number, warm?: number): Promise<void>;
   /**
    * Reads the limits afresh, so `applied()` and `condition()` see what an operator did since the last reading.
    * The fast path calls it before it grows. @default nothing to do: the limits are always current (the simulator)

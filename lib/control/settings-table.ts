@@ -7,6 +7,7 @@
  * `QueueAgeScalerSettings` (the typecheck says so) and the seed preset's value.
  */
 
+import type { ScheduledFloor } from './scheduled-floors.ts';
 import type { SettingDescriptor } from './setting-descriptor.ts';
 
 /**
@@ -309,8 +310,18 @@ type ValueOfRule<R> = R extends { kind: 'enum'; values: readonly (infer V)[] } ?
  */
 export type SettingValues = { [K in keyof Settings]: ValueOfRule<Settings[K]['rule']> };
 
+/**
+ * Floors raised on a schedule (scheduled-floors.ts): a list, so not a row of the table above; validated with the
+ * rest by `resolveScalerConfig`.
+ */
+interface WithScheduledFloors {
+  readonly floors?: readonly ScheduledFloor[];
+}
+
 /** What a user may set. Values may be numbers or numeric strings (environment variables, context). */
-export type ScalerSettings = { readonly [K in keyof Settings]?: SettingValues[K] | string };
+export type ScalerSettings = {
+  readonly [K in keyof Settings]?: SettingValues[K] | string;
+} & WithScheduledFloors;
 
 type Present = { [K in keyof Settings]: Settings[K]['presence'] extends 'optional' ? never : K }[SettingName];
 
@@ -319,7 +330,7 @@ export type ScalerConfig = {
   readonly [K in keyof Settings as K extends Present ? K : never]: SettingValues[K];
 } & {
   readonly [K in keyof Settings as K extends Present ? never : K]?: SettingValues[K];
-};
+} & WithScheduledFloors;
 
 /** A preset's settings: every setting the config always has, given (the simulator's presets are complete). */
 export type PresetSettings = ScalerSettings & {

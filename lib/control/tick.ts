@@ -12,6 +12,7 @@ import type {
   QueuePort,
   StatePort,
 } from './ports.ts';
+import { warmConcurrency, withScheduledFloor } from './scheduled-floors.ts';
 import type { ControllerState, PauseKind, QueueSnapshot } from './snapshot.ts';
 
 export interface TickPorts {
@@ -77,6 +78,8 @@ export async function readAndDecide(
     ports.concurrency.condition?.() ?? Promise.resolve<ActuatorCondition>({}),
     ports.state.load(now),
   ]);
+  // A scheduled floor on now is the floor (scheduled-floors.ts): every rule of the law sees it.
+  const floored = withScheduledFloor(config, now);
   const decideOn = (read: MetricSeries) => {
     const snapshot = observe({
       now,
@@ -88,7 +91,7 @@ export async function readAndDecide(
       batchSize: condition.batchSize,
       peakWindowSeconds: config.scaleDownDelaySeconds,
     });
-    return { snapshot, decision: decide(snapshot, state, config) };
+    return { snapshot, decision: decide(snapshot, state, floored) };
   };
   let decided = decideOn(series);
   // Rates reused from an earlier tick serve a hold; an action is decided on fresh ones (rate-reads.ts).
@@ -123,8 +126,11 @@ export async function runTick(
   // Nothing set means nothing bounds the consumer: the law adopts what it runs (never the floor by default).
   const applied = current ?? Number.POSITIVE_INFINITY;
   const paused = decision.reason === 'hold:paused';
-  const changed = !paused && (decision.desired !== current || (condition.outOfStep ?? false));
-  if (changed) await ports.concurrency.apply(decision.desired, applied);
+  // Provisioned mode's MinimumPollers follow the scheduled floors (warm before a peak, back to 2 after it).
+  const warm = warmConcurrency(config, now, decision.desired);
+  const warmMoves = warm !== undefined && condition.warm !== undefined && condition.warm !== warm;
+  const changed = !paused && (decision.desired !== current || (condition.outOfStep ?? false) || warmMoves);
+  if (changed) await ports.concurrency.apply(decision.desired, applied, warm);
   const after = changed ? ((await ports.concurrency.condition?.()) ?? {}) : condition;
   const repaired = repairedBy(condition, after);
   await ports.state.save(decision.state, now);
@@ -160,7 +166,7 @@ export async function runFastSample(
   const decision = decideFast(
     { at: now, messages: depth.visible, inFlight: depth.inFlight },
     context,
-    config,
+    withScheduledFloor(config, now),
   );
   const held = (applied: number, paused?: PauseKind): FastSampleResult => ({
     depth,

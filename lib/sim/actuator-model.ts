@@ -1,4 +1,5 @@
 import type { ActuatorMode } from '../control/config.ts';
+import { PROVISIONED_MIN_CONCURRENCY } from '../control/config.ts';
 import type { ActuatorCondition } from '../control/ports.ts';
 import {
   assertWritable,
@@ -34,6 +35,11 @@ export class ActuatorModel {
   reserved: number | undefined;
   /** The mapping's MaximumConcurrency; undefined: unset (or no mapping). */
   mapping: number | undefined;
+  /**
+   * Provisioned mode's MinimumPollers as the controller keeps them, in invocations (10 a poller): SQS's least, 2
+   * pollers, until a scheduled floor warms more. Undefined for every other consumer.
+   */
+  warm: number | undefined;
   /** Every change of the applied concurrency: [time, value], starting with the initial value at 0. */
   readonly changes: [number, number][] = [];
   /** Reserved concurrency held: an account has it; the in-process pool has none. */
@@ -56,6 +62,7 @@ export class ActuatorModel {
         // Event-source mode holds reserved at the cap and moves only the mapping's maximum.
         this.reserved = consumer.actuator === 'event-source' && lambda ? cap : floor;
         this.mapping = lambda && consumer.actuator !== 'reserved' ? floor : undefined;
+        this.warm = lambda && consumer.actuator === 'provisioned' ? PROVISIONED_MIN_CONCURRENCY : undefined;
         this.changes.push([0, floor]);
         break;
       case 'native':
@@ -107,11 +114,18 @@ export class ActuatorModel {
     const consumer = this.consumer;
     if (consumer.kind !== 'controlled') return {};
     const mode = this.actuatorMode(consumer.actuator);
-    return { outOfStep: outOfStep(mode, this.limits()), overpull: overpulls(mode, this.limits()) };
+    return {
+      outOfStep: outOfStep(mode, this.limits()),
+      overpull: overpulls(mode, this.limits()),
+      ...(this.warm === undefined ? {} : { warm: this.warm }),
+    };
   }
 
-  /** The Lambda's write plan, applied to the model in the same order, at `now`. */
-  apply(desired: number, now: number): void {
+  /**
+   * The Lambda's write plan, applied to the model in the same order, at `now`; in provisioned mode MinimumPollers
+   * follow `warm` (the scheduled floors'), never above the maximum, as the Lambda's actuator writes them.
+   */
+  apply(desired: number, now: number, warm?: number): void {
     const consumer = this.consumer;
     if (consumer.kind !== 'controlled')
       throw new Error(`controller ${this.controllerName} wrote concurrency in ${consumer.kind} mode`);
@@ -124,6 +138,8 @@ export class ActuatorModel {
       if (write.target === 'reserved') this.reserved = write.value;
       else this.mapping = write.value;
     }
+    if (this.warm !== undefined && this.mapping !== undefined)
+      this.warm = Math.min(warm ?? this.warm, this.mapping);
     const after = effectiveConcurrency(mode, this.limits());
     this.reservedMeter?.set(now, this.reserved ?? 0);
     if (after !== undefined && after !== before) this.changes.push([now, after]);

@@ -1,3 +1,4 @@
+import { INVOKES_PER_POLLER } from '../control/config.ts';
 import type { QueueDepth } from '../control/ports.ts';
 import type { ControllerState } from '../control/snapshot.ts';
 import type { TickPorts } from '../control/tick.ts';
@@ -140,8 +141,9 @@ export class ControllerClock {
         ceiling: async () => actuator.ceiling(),
         condition: async () => ({ ...actuator.condition(), batchSize: parts.batchSize }),
         functionTimeoutSeconds: async () => parts.functionTimeoutSeconds,
-        apply: async (desired) => {
-          actuator.apply(desired, this.at);
+        apply: async (desired, _applied, warm) => {
+          actuator.apply(desired, this.at, warm);
+          if (actuator.warm !== undefined) loops.warm(actuator.warm / INVOKES_PER_POLLER);
           loops.resize(this.at);
           this.rateReads.wrote();
         },

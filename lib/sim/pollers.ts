@@ -14,6 +14,11 @@ export interface PollerScaling {
    * is the most loops busy at once during it; `limit` the bound from MaximumConcurrency (Infinity when unset).
    */
   scale(backlogSeen: boolean, peakBusy: number, limit: number): void;
+  /**
+   * Provisioned mode's MinimumPollers as a controller wrote them (the scheduled floors' warm pollers): held from the
+   * next evaluation on. Standard mode has none.
+   */
+  setMinimum?(pollers: number): void;
 }
 
 /**
@@ -72,7 +77,7 @@ export class ProvisionedPollers implements PollerScaling {
   private readonly step: number;
 
   constructor(
-    private readonly minimumPollers: number,
+    private minimumPollers: number,
     private readonly maximumPollers: number,
     evaluationSeconds = 60,
   ) {
@@ -87,6 +92,10 @@ export class ProvisionedPollers implements PollerScaling {
   /** AWS bills provisioned mode per event poller unit (EPU) and hour, at least MinimumPollers of them. */
   get billedPollers(): number {
     return this.pollers;
+  }
+
+  setMinimum(pollers: number): void {
+    this.minimumPollers = pollers;
   }
 
   scale(backlogSeen: boolean, peakBusy: number, limit: number): void {

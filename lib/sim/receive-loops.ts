@@ -53,6 +53,11 @@ export class ReceiveLoops {
     }
   }
 
+  /** Provisioned mode's MinimumPollers as the controller wrote them (its scheduled floors' warm pollers). */
+  warm(pollers: number): void {
+    this.pollers?.setMinimum?.(pollers);
+  }
+
   /** Whether the loops scale on their own (the mapping's pollers), every `pollerScaleSeconds`. */
   get scales(): boolean {
     return this.pollers !== undefined;
