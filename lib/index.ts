@@ -21,6 +21,7 @@ export {
   SCALER_OUTPUTS,
 } from './cdk/queue-age-scaler.ts';
 export { type QueueAgeScalerSettings, ScalerActuator } from './cdk/scaler-settings.ts';
+export type { ScheduledFloorProps } from './cdk/scheduled-floor-props.ts';
 export { type DownstreamLimits, maxConcurrencyFor } from './control/capacity.ts';
 export {
   ACTUATOR_MODES,

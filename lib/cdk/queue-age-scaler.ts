@@ -55,6 +55,7 @@ import {
   settingsFromProps,
   wholeMinuteTickProblem,
 } from './scaler-settings.ts';
+import { floorsFromProps, type ScheduledFloorProps } from './scheduled-floor-props.ts';
 
 export { CONTROLLER_ASSET_DIR, CONTROLLER_HANDLER } from './controller-function.ts';
 
@@ -82,6 +83,12 @@ export const SCALER_OUTPUTS = [
 ] as const;
 
 export interface QueueAgeScalerProps extends QueueAgeScalerSettings {
+  /**
+   * Floors raised on a schedule, ahead of peaks you know: with `ScalerActuator.PROVISIONED` they also warm the
+   * mapping's event pollers, only while they are on. At most 10. Not for a `DownstreamBudget`'s members.
+   * @default none
+   */
+  readonly floors?: readonly ScheduledFloorProps[];
   /** The queue whose oldest message's age the scaler holds at the target. A standard queue (not FIFO). */
   readonly queue: IQueue;
   /**
@@ -597,9 +604,13 @@ function validatedConfig(props: QueueAgeScalerProps, problems: string[]): Scaler
   const tick = props.tick ?? (props.budget ? Duration.seconds(props.budget.tickSeconds) : undefined);
   const given = settingsFromProps({ ...props, tick });
   problems.push(...given.problems);
+  const floors = floorsFromProps(props.floors, problems);
   let validated: ScalerConfig | undefined;
   try {
-    validated = resolveScalerConfig(given.settings, { label: propName });
+    validated = resolveScalerConfig(
+      { ...given.settings, ...(floors === undefined ? {} : { floors }) } as ScalerSettings,
+      { label: propName },
+    );
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     problems.push(...error.problems);
@@ -722,11 +733,12 @@ function checkedOptions(
 }
 
 function settingsOf(config: ScalerConfig): ScalerSettings {
-  const settings: Record<string, number | string> = {};
+  const settings: Record<string, unknown> = {};
   for (const field of SETTING_NAMES) {
     const value = config[field];
     if (value !== undefined) settings[field] = value;
   }
+  if (config.floors !== undefined) settings.floors = config.floors;
   return settings as ScalerSettings;
 }
 

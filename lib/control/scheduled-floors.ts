@@ -167,7 +167,9 @@ function parseFloor(item: unknown, at: string, problems: string[]): ScheduledFlo
   }
   const { schedule, minConcurrency, durationSeconds, timeZone } = record;
   const zoneKnown = timeZone === undefined || (typeof timeZone === 'string' && knownTimeZone(timeZone));
-  if (
+  if (minConcurrency === undefined) {
+    problems.push(`${at}.minConcurrency is missing: an integer in [1; 10000] (concurrent executions)`);
+  } else if (
     !Number.isInteger(minConcurrency) ||
     (minConcurrency as number) < 1 ||
     (minConcurrency as number) > 10_000

@@ -202,6 +202,26 @@ describe('DownstreamBudget: one controller runs every member', () => {
     ]);
   });
 
+  it('a member with scheduled floors is refused, with why (the budget checks its floors’ sum once, at synth)', () => {
+    const { scalers } = budgetApp({ maxConcurrency: 40 }, [
+      { name: 'Plain' },
+      {
+        name: 'Floored',
+        props: {
+          floors: [{ schedule: 'cron(0 9 * * ? *)', minConcurrency: 10, duration: Duration.hours(1) }],
+        },
+      },
+    ]);
+    expect(scalers.map((s) => errorsOf(s))).toEqual([
+      [],
+      [
+        expect.stringMatching(
+          /^floors \(scheduled floors\) are not available to a shared budget's members yet/,
+        ),
+      ],
+    ]);
+  });
+
   it('IAM, per member as it joins: its queue, its consumer and its mapping, each write as its actuator needs', () => {
     // GIVEN one member per actuator
     const { stack, budget, scalers, parts } = budgetApp({ maxConcurrency: 40 }, [

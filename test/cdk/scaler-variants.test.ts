@@ -113,6 +113,48 @@ describe('QueueAgeScaler variants', () => {
     expect(actions).toContain('lambda:UpdateEventSourceMapping');
   });
 
+  it('scheduled floors reach the controller’s environment as JSON, the duration in seconds', () => {
+    // GIVEN weekday mornings in Paris, a floor of 60 on the provisioned actuator
+    const scaler = attach({
+      actuator: ScalerActuator.PROVISIONED,
+      minConcurrency: 20,
+      maxConcurrency: 100,
+      floors: [
+        {
+          schedule: 'cron(45 8 ? * MON-FRI *)',
+          minConcurrency: 60,
+          duration: Duration.hours(2),
+          timeZone: 'Europe/Paris',
+        },
+      ],
+    });
+    // THEN
+    expect(errorsOf(scaler)).toEqual([]);
+    const [controller] = Object.values(
+      templateOf(scaler).findResources('AWS::Lambda::Function', {
+        Properties: { Environment: { Variables: Match.objectLike({ SCHEDULED_FLOORS: Match.anyValue() }) } },
+      }),
+    );
+    expect(JSON.parse(controller?.Properties.Environment.Variables.SCHEDULED_FLOORS)).toEqual([
+      {
+        schedule: 'cron(45 8 ? * MON-FRI *)',
+        minConcurrency: 60,
+        durationSeconds: 7200,
+        timeZone: 'Europe/Paris',
+      },
+    ]);
+  });
+
+  it('a scheduled floor synth cannot accept is one line naming the prop, the value and what is allowed', () => {
+    const scaler = attach({
+      floors: [{ schedule: 'cron(0 9 * * *)', minConcurrency: 64, duration: Duration.seconds(10) }],
+    });
+    expect(errorsOf(scaler)).toEqual([
+      expect.stringMatching(/^floors\[0\]\.durationSeconds = 10: must be an integer in \[60; 604800\]/),
+      expect.stringMatching(/^floors\[0\]\.schedule = 'cron\(0 9 \* \* \*\)': has 5 fields/),
+    ]);
+  });
+
   it('the provisioned actuator refuses a mapping with MaximumConcurrency, and a floor under two pollers, one line each', () => {
     const scaler = attach(
       { actuator: ScalerActuator.PROVISIONED, minConcurrency: 20 },
