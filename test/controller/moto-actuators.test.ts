@@ -200,6 +200,47 @@ describe('provisioned: reserved concurrency and MaximumPollers (10 invocations a
     for (const i of world.instants) pollersAtMost(i);
   });
 
+  // A floor of 60 starting every minute for a minute (on at any instant), and one whose only year has passed.
+  const floorAlwaysOn = JSON.stringify([
+    { schedule: 'cron(* * * * ? *)', minConcurrency: 60, durationSeconds: 60 },
+  ]);
+  const floorNeverOn = JSON.stringify([
+    { schedule: 'cron(0 9 * * ? 2020)', minConcurrency: 60, durationSeconds: 3600 },
+  ]);
+
+  it('a scheduled floor that comes on: reserved first, then MaximumPollers and MinimumPollers together (the pollers warm)', async () => {
+    const world = await World.create(server, {
+      env: { ...env, SCHEDULED_FLOORS: floorAlwaysOn },
+      reserved: 20,
+      pollers: { minimum: 2, maximum: 2 },
+    });
+    await world.seed(repeat(10, STEADY));
+    await world.tick();
+    expect(world.lastLog().fields.reason).toBe('grow:below-floor');
+    expect(world.instants).toEqual([
+      { command: 'PutFunctionConcurrencyCommand', reserved: 60, minimumPollers: 2, maximumPollers: 2 },
+      { command: 'UpdateEventSourceMappingCommand', reserved: 60, minimumPollers: 6, maximumPollers: 6 },
+    ]);
+  });
+
+  it('once no floor is on, MinimumPollers come back to 2 at once, alone; the maximum waits for the law’s shrink', async () => {
+    const world = await World.create(server, {
+      env: { ...env, SCHEDULED_FLOORS: floorNeverOn },
+      reserved: 60,
+      pollers: { minimum: 6, maximum: 6 },
+    });
+    await world.seed(repeat(10, STEADY));
+    await world.tick();
+    expect(world.instants).toEqual([
+      { command: 'UpdateEventSourceMappingCommand', reserved: 60, minimumPollers: 2, maximumPollers: 6 },
+    ]);
+    // The next tick has nothing to write
+    world.advance();
+    await world.seed([STEADY]);
+    await world.tick();
+    expect(world.instants).toHaveLength(1);
+  });
+
   it('a pause (the mapping disabled) is held: nothing written', async () => {
     const world = await World.create(server, {
       env,
