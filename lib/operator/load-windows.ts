@@ -145,3 +145,32 @@ export function dailyPeak(hours: readonly WindowNeed[], offsetHours = 0): DailyP
   if (best.count * 3 < days * 2 || peakNeed < 2 * troughNeed || peakNeed < troughNeed + 2) return undefined;
   return { hourOfDay: best.hourOfDay, days, daysAtThatHour: best.count, peakNeed, troughNeed };
 }
+
+/** A scheduled floor for a daily peak (the construct's `floors`), as `recommend` proposes it. */
+export interface FloorProposal {
+  /** EventBridge's cron: 15 minutes before the hour ahead of the peak's, every day. */
+  readonly schedule: string;
+  readonly minConcurrency: number;
+  /** Through the end of the hour after the peak's: the days whose peak fell an hour either side are covered. */
+  readonly durationSeconds: number;
+}
+
+/** Lead before the earliest hour the peak falls in, so the limit (and provisioned mode's pollers) are up first. */
+const FLOOR_LEAD_SECONDS = 15 * 60;
+
+/**
+ * The floor a daily peak calls for: its median need, within the cap, from 15 minutes before the hour ahead of the
+ * peak's to the end of the hour after it (3 h 15 min); none where the floor already holds the peak's need.
+ */
+export function proposedFloor(peak: DailyPeak, floor: number, cap: number): FloorProposal | undefined {
+  const minConcurrency = Math.min(cap, Math.ceil(peak.peakNeed));
+  if (minConcurrency <= floor) return undefined;
+  const startMinuteOfDay = ((((peak.hourOfDay - 1) * 60 - FLOOR_LEAD_SECONDS / 60) % 1440) + 1440) % 1440;
+  const hour = Math.floor(startMinuteOfDay / 60);
+  const minute = startMinuteOfDay % 60;
+  return {
+    schedule: `cron(${minute} ${hour} * * ? *)`,
+    minConcurrency,
+    durationSeconds: 3 * HOUR + FLOOR_LEAD_SECONDS,
+  };
+}

@@ -13,8 +13,10 @@ import {
   type DailyPeak,
   dailyPeak,
   type FloorChoice,
+  type FloorProposal,
   floorWindowSeconds,
   hourlyNeeds,
+  proposedFloor,
   windowNeeds,
 } from './load-windows.ts';
 import { chooseController, type Recommendation } from './recommend.ts';
@@ -104,6 +106,8 @@ export interface RecommendReport {
     readonly floorFrom: ({ readonly by: 'quietest-window' } & FloorChoice) | { readonly by: 'config' };
   };
   readonly dailyPeak?: DailyPeak;
+  /** A scheduled floor for the daily peak (the construct's `floors`), where the floor does not already hold it. */
+  readonly floorProposal?: FloorProposal;
   /** In RECOMMEND_CONTROLLERS' order. */
   readonly options: readonly SeedFigures[];
   /** The age law's reserved concurrency held over the trace, concurrency-seconds (the mean of seeds). */
@@ -215,6 +219,7 @@ export async function recommend(input: RecommendInput): Promise<RecommendReport>
   const busy = scenario.phases.filter((p) => p.ratePerSecond > 0);
   const offsetHours = startSeconds === undefined ? 0 : Math.floor((startSeconds % 86_400) / 3600);
   const peak = dailyPeak(hourlyNeeds(scenario.phases, given), offsetHours);
+  const proposal = peak === undefined ? undefined : proposedFloor(peak, floor, config.maxConcurrency);
   const comparison = compareReplay(scenario.phases, series);
   return {
     trace: {
@@ -250,6 +255,7 @@ export async function recommend(input: RecommendInput): Promise<RecommendReport>
       floorFrom,
     },
     ...(peak === undefined ? {} : { dailyPeak: peak }),
+    ...(proposal === undefined ? {} : { floorProposal: proposal }),
     options,
     ageLawReservedSeconds: ageLawReserved,
     choice: chooseController(options),

@@ -128,8 +128,22 @@ function floorText(report: RecommendReport): string {
 function dailyPeakNote(report: RecommendReport): string | undefined {
   const p = report.dailyPeak;
   if (p === undefined) return undefined;
-  const clock = report.trace.startSeconds === undefined ? " (counted from the trace's start)" : ' UTC';
-  return `note: a daily peak around ${String(p.hourOfDay).padStart(2, '0')}:00${clock} on ${p.daysAtThatHour} of ${p.days} days, a need of ${p.peakNeed} against ${p.troughNeed} in the quietest hour. The controller has no scheduled floors: minConcurrency is one value all day, so nothing raises it ahead of the peak. The figures above are each option meeting the peak as it comes.`;
+  const known = report.trace.startSeconds !== undefined;
+  const clock = known ? ' UTC' : " (counted from the trace's start)";
+  const peak = `note: a daily peak around ${String(p.hourOfDay).padStart(2, '0')}:00${clock} on ${p.daysAtThatHour} of ${p.days} days, a need of ${p.peakNeed} against ${p.troughNeed} in the quietest hour.`;
+  const f = report.floorProposal;
+  if (f === undefined) return `${peak} The floor already holds it: no scheduled floor to add.`;
+  const hours = Number((f.durationSeconds / 3600).toFixed(2));
+  const pollers = Math.ceil(f.minConcurrency / 10) * 10;
+  const zone = known
+    ? ''
+    : " (the hours count from the trace's start: write the schedule in your queue's clock, or give timeZone)";
+  return [
+    peak,
+    `A scheduled floor meets it warm: floors: [{ schedule: '${f.schedule}', minConcurrency: ${f.minConcurrency}, duration: Duration.minutes(${f.durationSeconds / 60}) }], ${hours} h a day${zone}.`,
+    `With ScalerActuator.PROVISIONED it keeps the pollers warm for it (${pollers}, whole pollers; billed only while on); with the other actuators it holds the limit, and the standard mapping's pollers still ramp on the backlog.`,
+    'The figures above do not replay it: each option meets the peak as it comes.',
+  ].join(' ');
 }
 
 /**

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { resolveScalerConfig } from '../../lib/control/config.ts';
+import { activeScheduledFloor } from '../../lib/control/scheduled-floors.ts';
 import type { LoadFile, Phase } from '../../lib/load-file/load-file.ts';
-import { chooseFloor, dailyPeak, hourlyNeeds } from '../../lib/operator/load-windows.ts';
+import { chooseFloor, dailyPeak, hourlyNeeds, proposedFloor } from '../../lib/operator/load-windows.ts';
 import { compareReplay, type ReplaySeries, windowSeconds } from '../../lib/operator/replay-comparison.ts';
 import { checkReplayRows, planReplay, replayWindow, roundDown } from '../../lib/operator/replay-limit.ts';
 import { thin } from '../../lib/operator/replay-thinning.ts';
@@ -197,6 +198,20 @@ describe('the floor and the daily peak from the hours of a trace', () => {
       troughNeed: 3,
     });
     expect(dailyPeak(hours, 2)?.hourOfDay).toBe(18);
+  });
+
+  it('proposes a scheduled floor for the peak: its need, from 15 minutes before the hour ahead to the end of the hour after', () => {
+    const peak = { hourOfDay: 16, days: 3, daysAtThatHour: 3, peakNeed: 23, troughNeed: 3 };
+    const floor = proposedFloor(peak, 3, 32);
+    expect(floor).toEqual({ schedule: 'cron(45 14 * * ? *)', minConcurrency: 23, durationSeconds: 11_700 });
+    // On through the peak's hour and the hours either side, off after
+    const day = Date.UTC(2026, 11, 7) / 1000;
+    const on = (h: number, m = 0) => activeScheduledFloor([floor as never], day + h * 3600 + m * 60);
+    expect([on(14, 44), on(14, 45), on(16), on(17, 59), on(18)]).toEqual([undefined, 23, 23, 23, undefined]);
+    // Past midnight, within the cap, and none where the floor already holds the peak
+    expect(proposedFloor({ ...peak, hourOfDay: 0 }, 3, 32)?.schedule).toBe('cron(45 22 * * ? *)');
+    expect(proposedFloor({ ...peak, peakNeed: 50 }, 3, 32)?.minConcurrency).toBe(32);
+    expect(proposedFloor(peak, 23, 32)).toBeUndefined();
   });
 
   it.each([
