@@ -7,7 +7,11 @@
  * - native: the standard mapping, its MaximumConcurrency at AWS's highest, 1,000;
  * - provisioned: provisioned mode on its own, 2 to cap ÷ 10 pollers;
  * - age law, lockstep: the age law on the standard mapping, capped at 1,000 like native;
- * - age law, provisioned: the age law driving provisioned mode (actuator 'provisioned', floor 20), cap 5,000.
+ * - age law, provisioned: the age law driving provisioned mode (actuator 'provisioned', floor 20), cap 5,000;
+ * - on the diurnal day, the same with a scheduled floor around its peak (issue 31 item 2): what a user who knows the
+ *   day's peak sets (`recommend` proposes one from a trace's daily peak), warming the pollers only then.
+ *
+ * `--only TEXT` runs the contenders whose label contains TEXT.
  *
  * The replays are thinned in time (`--time-scale` 0.3: phases a third as long) so that a run stays within the
  * simulator's 50 million messages; each still runs minutes at thousands of concurrent consumers. Per row: the worst
@@ -51,13 +55,31 @@ const CONTENDERS: readonly Contender[] = [
   },
 ];
 
+/**
+ * The diurnal day at 0.3 of its length rises in 90 s steps to 80,000/s at 540–630 s (20 ms items: a need of about
+ * 1,800). A floor of 1,500 from 00:04 to 00:14 of the run (the simulator's clock starts at 00:00 UTC) covers the
+ * steps at and around the peak, from 35,000/s up and back.
+ */
+const DIURNAL_PEAK_FLOOR: Contender = {
+  label: 'age law, provisioned, floor 1,500 at 2–14 min',
+  controller: 'age-law',
+  settings: {
+    actuator: 'provisioned',
+    minConcurrency: 20,
+    maxConcurrency: CAP,
+    floors: [{ schedule: 'cron(2 0 * * ? *)', minConcurrency: 1500, durationSeconds: 720 }],
+  },
+};
+
 /** Shipped shapes at thousands: the seed's spike (800/s → 120,000/s, need 2,400) and the diurnal day (× 100). */
 const SHAPES = [
-  { name: 'seed-spike', rate: 150, time: 0.3 },
-  { name: 'diurnal', rate: 100, time: 0.3 },
+  { name: 'seed-spike', rate: 150, time: 0.3, extra: [] },
+  { name: 'diurnal', rate: 100, time: 0.3, extra: [DIURNAL_PEAK_FLOOR] },
 ] as const;
 
-const { values } = parseArgs({ options: { seeds: { type: 'string', default: '1-3' } } });
+const { values } = parseArgs({
+  options: { seeds: { type: 'string', default: '1-3' }, only: { type: 'string' } },
+});
 const seeds = seedsOf(values.seeds, 20);
 
 console.log(
@@ -67,7 +89,8 @@ console.log('|---|---|---|---|---|---|---|---|---|');
 for (const shape of SHAPES) {
   const scenario = scaleScenario(loadScenario(shape.name), shape.rate, shape.time);
   for (const pollerScaleSeconds of [10, 60]) {
-    for (const contender of CONTENDERS) {
+    for (const contender of [...CONTENDERS, ...shape.extra]) {
+      if (values.only !== undefined && !contender.label.includes(values.only)) continue;
       const p99s: number[] = [];
       const peaks: number[] = [];
       const execMeans: number[] = [];

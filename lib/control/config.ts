@@ -49,6 +49,8 @@ export const EVENT_SOURCE_MAX_CONCURRENCY = { min: 2, max: 1000 } as const;
 export const INVOKES_PER_POLLER = 10;
 export const PROVISIONED_MIN_POLLERS = 2;
 export const PROVISIONED_MIN_CONCURRENCY = PROVISIONED_MIN_POLLERS * INVOKES_PER_POLLER;
+/** SQS's `MinimumPollers` is 2–200 (docs/aws-facts.md, "Provisioned mode"): the most a scheduled floor warms. */
+export const PROVISIONED_MAX_WARM_POLLERS = 200;
 
 /** The step the actuator moves the concurrency by: a poller's 10 in provisioned mode, else 1. */
 export function concurrencyStep(actuator: ActuatorMode): number {
@@ -219,6 +221,10 @@ function scheduledFloorProblems(
       problems.push(`${at}: must not exceed the cap ${applicableCap}`);
     if (step > 1 && f.minConcurrency % step !== 0)
       problems.push(`${at}: must be a multiple of ${step} with actuator 'provisioned' (whole pollers)`);
+    if (step > 1 && f.minConcurrency > PROVISIONED_MAX_WARM_POLLERS * step)
+      problems.push(
+        `${at}: must be at most ${PROVISIONED_MAX_WARM_POLLERS * step} with actuator 'provisioned': it warms the mapping's MinimumPollers, which SQS allows up to ${PROVISIONED_MAX_WARM_POLLERS}`,
+      );
   });
   return problems;
 }

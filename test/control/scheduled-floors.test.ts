@@ -264,6 +264,19 @@ describe('floors are validated with the settings: the field, the value, what is 
     ).toThrow(/floors\[0\]\.minConcurrency = 45: must be a multiple of 10/);
   });
 
+  it('in provisioned mode a floor warms at most the 200 MinimumPollers SQS allows', () => {
+    expect(() =>
+      resolveScalerConfig({
+        actuator: 'provisioned',
+        minConcurrency: 20,
+        maxConcurrency: 5000,
+        floors: [{ schedule: 'cron(0 9 * * ? *)', minConcurrency: 2010, durationSeconds: 600 }],
+      }),
+    ).toThrow(
+      /floors\[0\]\.minConcurrency = 2010: must be at most 2000 .*MinimumPollers, which SQS allows up to 200/,
+    );
+  });
+
   it('at most ten floors', () => {
     const eleven = Array.from({ length: 11 }, () => WEEKDAY_MORNINGS);
     expect(parseScheduledFloors(eleven, 'floors').problems).toEqual(['floors: 11 floors, at most 10']);
