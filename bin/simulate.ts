@@ -31,7 +31,9 @@ Options:
                       (default lambda)
   --config FILE.json  control-law settings over the preset's (validated), and the simulator's model, e.g.
                       {"targetAgeSeconds": 30, "maxConcurrency": 24,
-                       "simulator": {"metricDelaySeconds": 60, "downstream": {"connectionPool": 20}}}
+                       "simulator": {"metricDelaySeconds": 60, "downstream": {"connectionPool": 20}}};
+                      scheduled floors as "floors": [{"schedule": "cron(19 0 * * ? *)",
+                      "minConcurrency": 60, "durationSeconds": 600}] (a run starts at 00:00 UTC)
   --controller NAME   ${CONTROLLER_KINDS.join(', ')}
                       (default age-law; the others are the bench's baselines: native = no controller, the
                       mapping's MaximumConcurrency at the cap; provisioned = the mapping's provisioned mode)

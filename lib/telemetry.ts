@@ -13,7 +13,8 @@ export const CONTROLLER_METRICS = {
   // from the decision's log line). The names stay for the readers of an older controller's history.
   cap: 'MaxConcurrency',
   floor: 'MinConcurrency',
-  // The age the law acted on and its target: published only by a budget's members (BUDGET_MEMBER_DENSE_METRICS);
+  // The age the law acted on and its target: published only by a budget's members, while behind
+  // (BUDGET_MEMBER_BEHIND_METRICS);
   // a lone scaler's readers take the age from AWS/SQS and the target from the settings. The names also stay for
   // the readers of an older lone controller's history (`status` falls back to them).
   headAgeSeconds: 'HeadAgeSeconds',
@@ -66,13 +67,15 @@ export const WHEN_DIFFERENT_CONTROLLER_METRICS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * What a budget's member publishes every tick on top: the age its law acted on and its target, which `status
- * --budget` reads per member to tell who is starved. It knows a member only by its ScalerName (the members' grants
- * in ListMetrics), not its queue or its settings, so it cannot read AWS/SQS's age or the decision log instead.
- * $0.60 a member a month. The member's desired value (its demand) is published as a lone scaler's is, where it
- * differs from the applied value (WHEN_DIFFERENT_CONTROLLER_METRICS): a starved member's minutes.
+ * What a budget's member publishes on top, only in the minutes it is behind (its age above its target): the age its
+ * law acted on and its target, which `status --budget` reads per member to tell who is starved (a member can be
+ * starved only while behind). It knows a member only by its ScalerName (the members' grants in ListMetrics), not its
+ * queue or its settings, so it cannot read AWS/SQS's age or the decision log instead; a minute with the member's
+ * applied value and without these reads as "at or under its target". Billed only in the hours a member is behind,
+ * counted as none (they were $0.60 a member a month every minute). The member's desired value (its demand) is
+ * published as a lone scaler's is, where it differs from the applied value (WHEN_DIFFERENT_CONTROLLER_METRICS).
  */
-export const BUDGET_MEMBER_DENSE_METRICS: ReadonlySet<string> = new Set([
+export const BUDGET_MEMBER_BEHIND_METRICS: ReadonlySet<string> = new Set([
   CONTROLLER_METRICS.headAgeSeconds,
   CONTROLLER_METRICS.targetAgeSeconds,
 ]);

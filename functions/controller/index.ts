@@ -37,7 +37,7 @@ export const handler =
         reporters: new Map(
           settings.members.map(({ resources: { scalerName } }) => [
             scalerName,
-            // status --budget reads each member's age and target from its metrics (BUDGET_MEMBER_DENSE_METRICS).
+            // status --budget reads each member's age and target while it is behind (BUDGET_MEMBER_BEHIND_METRICS).
             powertoolsReporter(
               createMetrics(scalerName),
               logger({ scaler: scalerName, budget: settings.budgetName }),

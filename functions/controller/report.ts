@@ -23,8 +23,8 @@ const count = (name: string, value: number): MetricValue => ({ name, unit: Metri
 /**
  * The metrics one tick publishes. Pure, so what the dashboards, the alarms and the carried state read is
  * tested without Powertools. Every decided tick publishes the dense state (lib/telemetry.ts
- * DENSE_CONTROLLER_METRICS: applied; a budget's member also the age and its target, `memberAges`:
- * BUDGET_MEMBER_DENSE_METRICS), and the desired value where it differs; `AppliedConcurrency` and `ScaleEvents` are
+ * DENSE_CONTROLLER_METRICS: applied; a budget's member also the age and its target while it is behind,
+ * `memberAges`: BUDGET_MEMBER_BEHIND_METRICS), and the desired value where it differs; `AppliedConcurrency` and `ScaleEvents` are
  * also the controller's memory (carried-state.ts). The flags describe what is applied after the tick's writes, not
  * what the law wanted: a raise refused by the account's headroom is not "at cap". Each "behind and the controller
  * cannot act" flag comes with its age condition folded in (`Saturated`, `Shed`, `PausedAboveTarget`,
@@ -66,9 +66,11 @@ export function metricsFor(outcome: TickOutcome, options: { memberAges?: boolean
   if (outcome.appliedAfter !== undefined && actuation.kind !== 'failed') {
     out.push(count(M.appliedConcurrency, outcome.appliedAfter));
   }
-  if (options.memberAges) {
+  // A budget's member: its age and target only while it is behind (BUDGET_MEMBER_BEHIND_METRICS): a minute without
+  // them, with the applied value, reads as at or under target.
+  if (options.memberAges && ageAboveTarget) {
     out.push({ name: M.targetAgeSeconds, unit: MetricUnit.Seconds, value: config.targetAgeSeconds });
-    if (age !== undefined) out.push({ name: M.headAgeSeconds, unit: MetricUnit.Seconds, value: age });
+    out.push({ name: M.headAgeSeconds, unit: MetricUnit.Seconds, value: age });
   }
   return withoutQuietFlags(out);
 }

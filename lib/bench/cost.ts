@@ -1,6 +1,6 @@
 import { FAST_LOOP_END_BEFORE_TICK_SECONDS } from '../control/fast-path.ts';
 import type { ScalerConfig } from '../control/settings-table.ts';
-import { BUDGET_DENSE_METRICS, BUDGET_MEMBER_DENSE_METRICS } from '../telemetry.ts';
+import { BUDGET_DENSE_METRICS } from '../telemetry.ts';
 import DEPLOYED from './deployed-cost-inputs.json' with { type: 'json' };
 
 /** The bench's controllers this file prices (lib/sim's ControllerKind; any other is a yardstick: no price). */
@@ -203,14 +203,13 @@ export function queueReadsMonthlyCost(
 
 /**
  * A shared budget's own figures: its dense metrics (the limit and the Σ granted, dimension BudgetName), each
- * member's grant (BudgetGrant) and its age and target every tick (BUDGET_MEMBER_DENSE_METRICS: `status --budget`
- * reads them; a lone scaler publishes neither; the desired value, a member's as a lone scaler's, only where it
- * differs from the applied one, counted as none), and its one alarm (`-budget-exhausted`, one metric). test/bench/cost.test.ts
+ * member's grant (BudgetGrant) every tick (its age and target only while it is behind, BUDGET_MEMBER_BEHIND_METRICS,
+ * and the desired value, a member's as a lone scaler's, only where it differs from the applied one: counted as none), and its one alarm (`-budget-exhausted`, one metric). test/bench/cost.test.ts
  * synthesizes a budget and fails when its alarms or a member's differ from what is counted here.
  */
 export const BUDGET_COUNTED = {
   ownMetrics: BUDGET_DENSE_METRICS.size,
-  metricsPerMember: 1 + BUDGET_MEMBER_DENSE_METRICS.size,
+  metricsPerMember: 1,
   alarmMetrics: 1,
 } as const;
 
@@ -225,7 +224,7 @@ export interface BudgetCost {
   /**
    * Each member: its queue's reads (the law's metrics, the rates at the members' share of reads, by default never
    * quiet; its consumer's invocations for the release delay; the depth at the tick and each sample), its applied
-   * value, its age and target (for `status --budget`) and its grant, its alarms (a lone scaler's).
+   * value and its grant, its alarms (a lone scaler's).
    */
   readonly perMember: number;
   readonly total: number;

@@ -23,7 +23,8 @@ export interface ScalerDashboardProps {
   readonly oscillationThreshold: number;
   /**
    * Graph the head age the controller used (HeadAgeSeconds) beside AWS/SQS's: only a budget's member publishes
-   * it (lib/telemetry.ts BUDGET_MEMBER_DENSE_METRICS); a lone scaler's graph is AWS/SQS's age and the target line.
+   * it, in the minutes it is behind (lib/telemetry.ts BUDGET_MEMBER_BEHIND_METRICS); a lone scaler's graph is
+   * AWS/SQS's age and the target line.
    */
   readonly headAgeSeen: boolean;
 }

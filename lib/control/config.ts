@@ -1,5 +1,11 @@
 import { maxConcurrencyFor } from './capacity.ts';
 import { decimalNumber } from './decimal.ts';
+import {
+  INVOKES_PER_POLLER,
+  PROVISIONED_MAX_WARM_POLLERS,
+  PROVISIONED_MIN_CONCURRENCY,
+  PROVISIONED_MIN_POLLERS,
+} from './poller-grid.ts';
 import { parseScheduledFloors, type ScheduledFloor } from './scheduled-floors.ts';
 import {
   type ActuatorMode,
@@ -14,6 +20,7 @@ import {
   type SettingName,
   type SettingValues,
 } from './settings-table.ts';
+import { shown } from './shown.ts';
 
 /**
  * One config path for every entry point (CDK props, `cdk.json` context, the controller's environment, the
@@ -21,6 +28,12 @@ import {
  * collected, then thrown once, each naming the field, the value given and the allowed range.
  */
 
+export {
+  INVOKES_PER_POLLER,
+  PROVISIONED_MAX_WARM_POLLERS,
+  PROVISIONED_MIN_CONCURRENCY,
+  PROVISIONED_MIN_POLLERS,
+} from './poller-grid.ts';
 export {
   ACTUATOR_MODES,
   type ActuatorMode,
@@ -30,6 +43,7 @@ export {
   type ScalerSettings,
   SETTING_NAMES,
 } from './settings-table.ts';
+export { shown } from './shown.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -40,17 +54,6 @@ export class ConfigError extends Error {
 
 /** The mapping's `ScalingConfig.MaximumConcurrency` range (AWS: 2–1000). */
 export const EVENT_SOURCE_MAX_CONCURRENCY = { min: 2, max: 1000 } as const;
-
-/**
- * Provisioned mode (docs/aws-facts.md, "Provisioned mode"): each event poller drives up to 10 concurrent invocations
- * and an SQS mapping keeps at least 2 (`MinimumPollers`). The pollers never look at reserved concurrency, so reserved
- * must hold what they can drive, 10 a poller: the actuator moves both in steps of 10, from 20 up.
- */
-export const INVOKES_PER_POLLER = 10;
-export const PROVISIONED_MIN_POLLERS = 2;
-export const PROVISIONED_MIN_CONCURRENCY = PROVISIONED_MIN_POLLERS * INVOKES_PER_POLLER;
-/** SQS's `MinimumPollers` is 2–200 (docs/aws-facts.md, "Provisioned mode"): the most a scheduled floor warms. */
-export const PROVISIONED_MAX_WARM_POLLERS = 200;
 
 /** The step the actuator moves the concurrency by: a poller's 10 in provisioned mode, else 1. */
 export function concurrencyStep(actuator: ActuatorMode): number {
@@ -80,26 +83,6 @@ function describe(rule: Rule): string {
       return `must be an integer in [${rule.min}; ${rule.max}] (${rule.unit})`;
     case 'number':
       return `must be a number in ${rule.minInclusive ? '[' : '('}${rule.min}; ${rule.max}] (${rule.unit})`;
-  }
-}
-
-const SHOWN_LENGTH = 80;
-
-/**
- * The value as it was given, for an error message: a string quoted (with JSON escapes, so a newline or a quote
- * inside it is visible), an array or object as JSON (`[60]`, not `60`), a number as written; cut short past 80
- * characters so one bad value cannot flood the message.
- */
-export function shown(value: unknown): string {
-  const cut = (text: string) => (text.length > SHOWN_LENGTH ? `${text.slice(0, SHOWN_LENGTH - 3)}...` : text);
-  if (typeof value === 'string') return `'${cut(JSON.stringify(value).slice(1, -1))}'`;
-  if (typeof value === 'number' || value === undefined) return String(value);
-  if (typeof value === 'bigint') return `${value}n`;
-  if (typeof value === 'function' || typeof value === 'symbol') return `(a ${typeof value})`;
-  try {
-    return cut(JSON.stringify(value) ?? String(value));
-  } catch {
-    return cut(String(value));
   }
 }
 

@@ -1,5 +1,6 @@
 import { Cron } from 'croner';
-import { PROVISIONED_MIN_CONCURRENCY, shown } from './config.ts';
+import { PROVISIONED_MIN_CONCURRENCY } from './poller-grid.ts';
+import { shown } from './shown.ts';
 
 /**
  * Scheduled floors: a floor raised for a while from a schedule's start, ahead of a peak the user knows (the 09:00
@@ -21,6 +22,14 @@ export interface ScheduledFloor {
   readonly durationSeconds: number;
   /** The IANA time zone the schedule reads in. @default 'UTC' */
   readonly timeZone?: string;
+}
+
+/**
+ * Floors raised on a schedule: a list, so not a row of the settings table; validated with the rest by
+ * `resolveScalerConfig` (config.ts).
+ */
+export interface WithScheduledFloors {
+  readonly floors?: readonly ScheduledFloor[];
 }
 
 /** Bounds: a list a tick evaluates in microseconds, windows within a week. */
@@ -194,20 +203,13 @@ function parseFloor(item: unknown, at: string, problems: string[]): ScheduledFlo
       `${at}.timeZone = ${shown(timeZone)}: must be an IANA time zone, such as 'UTC' or 'Europe/Paris'`,
     );
   }
-  if (typeof schedule !== 'string' || schedule.length > MAX_SCHEDULE_LENGTH) {
-    problems.push(
-      `${at}.schedule = ${shown(schedule)}: must be EventBridge's cron(minutes hours day-of-month month day-of-week year), such as 'cron(45 8 ? * MON-FRI *)'`,
-    );
-  } else if (zoneKnown) {
-    try {
-      const cron = compile(schedule, timeZone as string | undefined);
-      // A schedule no date matches (30 February) would never raise anything: say so now. From 1970, not from the
-      // clock: a config valid at deploy stays valid (a past year's schedule is merely never on).
-      if (cron.nextRun(new Date(0)) === null) throw new Error('matches no date');
-    } catch (error) {
-      problems.push(`${at}.schedule = ${shown(schedule)}: ${(error as Error).message}`);
-    }
-  }
+  scheduleProblem(
+    schedule,
+    zoneKnown ? (timeZone as string | undefined) : undefined,
+    zoneKnown,
+    at,
+    problems,
+  );
   if (problems.length > before) return undefined;
   return {
     schedule: schedule as string,
@@ -215,6 +217,30 @@ function parseFloor(item: unknown, at: string, problems: string[]): ScheduledFlo
     durationSeconds: durationSeconds as number,
     ...(timeZone === undefined ? {} : { timeZone: timeZone as string }),
   };
+}
+
+/** The schedule's problem, if any: its syntax, its time zone's, and a date it matches. */
+function scheduleProblem(
+  schedule: unknown,
+  timeZone: string | undefined,
+  zoneKnown: boolean,
+  at: string,
+  problems: string[],
+): void {
+  if (typeof schedule !== 'string' || schedule.length > MAX_SCHEDULE_LENGTH) {
+    problems.push(
+      `${at}.schedule = ${shown(schedule)}: must be EventBridge's cron(minutes hours day-of-month month day-of-week year), such as 'cron(45 8 ? * MON-FRI *)'`,
+    );
+  } else if (zoneKnown) {
+    try {
+      const cron = compile(schedule, timeZone);
+      // A schedule no date matches (30 February) would never raise anything: say so now. From 1970, not from the
+      // clock: a config valid at deploy stays valid (a past year's schedule is merely never on).
+      if (cron.nextRun(new Date(0)) === null) throw new Error('matches no date');
+    } catch (error) {
+      problems.push(`${at}.schedule = ${shown(schedule)}: ${(error as Error).message}`);
+    }
+  }
 }
 
 function knownTimeZone(zone: string): boolean {

@@ -7,7 +7,7 @@
  * `QueueAgeScalerSettings` (the typecheck says so) and the seed preset's value.
  */
 
-import type { ScheduledFloor } from './scheduled-floors.ts';
+import type { WithScheduledFloors } from './scheduled-floors.ts';
 import type { SettingDescriptor } from './setting-descriptor.ts';
 
 /**
@@ -309,14 +309,6 @@ type ValueOfRule<R> = R extends { kind: 'enum'; values: readonly (infer V)[] } ?
  * key, so code generic over the field (`parsed[field] = value` with `value: SettingValues[K]`) typechecks.
  */
 export type SettingValues = { [K in keyof Settings]: ValueOfRule<Settings[K]['rule']> };
-
-/**
- * Floors raised on a schedule (scheduled-floors.ts): a list, so not a row of the table above; validated with the
- * rest by `resolveScalerConfig`.
- */
-interface WithScheduledFloors {
-  readonly floors?: readonly ScheduledFloor[];
-}
 
 /** What a user may set. Values may be numbers or numeric strings (environment variables, context). */
 export type ScalerSettings = {

@@ -27,8 +27,11 @@ export interface BudgetMemberSummary {
   readonly desired?: number;
   /** What it runs (AppliedConcurrency: after the tick, and any fast-path growth since). */
   readonly applied?: number;
+  /** Its head age and target, where it published them: only while behind (see `atOrUnderTarget`). */
   readonly headAgeSeconds?: number;
   readonly targetAgeSeconds?: number;
+  /** Its newest minute had no age: at or under its target (the age and target are published only while behind). */
+  readonly atOrUnderTarget?: boolean;
   /** Head age ÷ target: above 1 it is behind. */
   readonly ageOverTarget?: number;
   /** Undefined when a value it takes was not read. */
@@ -81,6 +84,18 @@ const why = <N extends string>(partial: readonly PartialSeries<N>[], series: N) 
       : `incomplete (${status})`;
 };
 
+/**
+ * A member publishes its age and target only in the minutes it is behind (lib/telemetry.ts,
+ * BUDGET_MEMBER_BEHIND_METRICS): its newest applied value with no age as new, the age read whole, is a minute at or
+ * under its target. A member of an older controller, which published them every minute, reads as before.
+ */
+function atOrUnderTarget(m: MemberReading): boolean {
+  const set = latest(m.series.applied);
+  const age = latest(m.series.headAge);
+  const ageRead = !m.partial.some((p) => p.series === 'headAge');
+  return set !== undefined && ageRead && (age === undefined || age.timestamp < set.timestamp);
+}
+
 export function summarizeMember(m: MemberReading, metricsRead = true): BudgetMemberSummary {
   const value = (name: MemberSeriesName) => latest(m.series[name])?.value;
   const grant = latest(m.series.grant);
@@ -90,21 +105,24 @@ export function summarizeMember(m: MemberReading, metricsRead = true): BudgetMem
   const floor = value('floor');
   const desired = raw === undefined ? undefined : Math.min(cap ?? raw, Math.max(floor ?? raw, raw));
   const applied = value('applied');
-  const headAgeSeconds = value('headAge');
-  const targetAgeSeconds = value('targetAge');
+  const onTarget = atOrUnderTarget(m);
+  const headAgeSeconds = onTarget ? undefined : value('headAge');
+  const targetAgeSeconds = onTarget ? undefined : value('targetAge');
   const ageOverTarget =
     headAgeSeconds === undefined || targetAgeSeconds === undefined || targetAgeSeconds <= 0
       ? undefined
       : headAgeSeconds / targetAgeSeconds;
   const starved =
-    grant === undefined ||
-    desired === undefined ||
-    headAgeSeconds === undefined ||
-    targetAgeSeconds === undefined
+    grant === undefined || desired === undefined
       ? undefined
-      : grant.value < desired && headAgeSeconds > targetAgeSeconds;
-  const behind =
-    headAgeSeconds === undefined || targetAgeSeconds === undefined
+      : onTarget
+        ? false
+        : headAgeSeconds === undefined || targetAgeSeconds === undefined
+          ? undefined
+          : grant.value < desired && headAgeSeconds > targetAgeSeconds;
+  const behind = onTarget
+    ? false
+    : headAgeSeconds === undefined || targetAgeSeconds === undefined
       ? undefined
       : headAgeSeconds > targetAgeSeconds;
   const state: MemberState =
@@ -117,11 +135,14 @@ export function summarizeMember(m: MemberReading, metricsRead = true): BudgetMem
           : headAgeSeconds === 0
             ? 'idle'
             : 'ok';
+  const shown = onTarget ? SHOWN.filter((name) => name !== 'headAge' && name !== 'targetAge') : SHOWN;
   const missing = metricsRead
-    ? SHOWN.filter((name) => value(name) === undefined).map((name) => ({
-        metric: MEMBER_METRIC[name],
-        why: why(m.partial, name),
-      }))
+    ? shown
+        .filter((name) => value(name) === undefined)
+        .map((name) => ({
+          metric: MEMBER_METRIC[name],
+          why: why(m.partial, name),
+        }))
     : [];
   return {
     name: m.name,
@@ -130,6 +151,7 @@ export function summarizeMember(m: MemberReading, metricsRead = true): BudgetMem
     applied,
     headAgeSeconds,
     targetAgeSeconds,
+    ...(onTarget ? { atOrUnderTarget: true } : {}),
     ageOverTarget,
     starved,
     state,
@@ -232,9 +254,9 @@ export function memberTable(s: BudgetSummary, now: number): string[] {
     m.grant === undefined ? unknown : String(m.grant.value),
     m.desired === undefined ? unknown : String(m.desired),
     m.applied === undefined ? unknown : String(m.applied),
-    m.headAgeSeconds === undefined ? unknown : seconds(m.headAgeSeconds),
-    m.targetAgeSeconds === undefined ? unknown : seconds(m.targetAgeSeconds),
-    m.ageOverTarget === undefined ? unknown : ratio(m.ageOverTarget),
+    m.atOrUnderTarget ? '≤ target' : m.headAgeSeconds === undefined ? unknown : seconds(m.headAgeSeconds),
+    m.atOrUnderTarget ? '-' : m.targetAgeSeconds === undefined ? unknown : seconds(m.targetAgeSeconds),
+    m.atOrUnderTarget ? '≤ 1' : m.ageOverTarget === undefined ? unknown : ratio(m.ageOverTarget),
     STATE_TEXT[m.state],
     m.grant === undefined ? '-' : ago(m.grant.timestamp, now),
   ]);

@@ -209,10 +209,10 @@ describe('a shared budget’s cost counts what a budget deploys', () => {
     const three = budgetMonthlyBreakdown(lambda, 3);
     expect(three.controller).toBeCloseTo(one.controller, 9);
     expect(three.total - one.total).toBeCloseTo(2 * one.perMember, 9);
-    // Per member: 4 metrics a tick ($1.73), its applied value, its age and target and its grant ($1.20: a lone
-    // scaler publishes no age or target; the desired value only where it differs), its 7 alarm metrics ($0.70),
-    // the depth reads and a cold start's own history (cents)
-    expect(one.perMember).toBeGreaterThan(1.73 + 1.2 + 0.7);
-    expect(one.perMember).toBeLessThan(1.73 + 1.2 + 0.7 + 0.2);
+    // Per member: 4 metrics a tick ($1.73), its applied value and its grant ($0.60: its age and target only while
+    // it is behind, the desired value only where it differs, counted as none), its 7 alarm metrics ($0.70), the
+    // depth reads and a cold start's own history (cents)
+    expect(one.perMember).toBeGreaterThan(1.73 + 0.6 + 0.7);
+    expect(one.perMember).toBeLessThan(1.73 + 0.6 + 0.7 + 0.2);
   });
 });

@@ -5,7 +5,7 @@ import { createMetrics, logEntryFor, metricsFor } from '../../functions/controll
 import { CallLog } from '../../lib/aws/clients.ts';
 import { type Decision, type QueueSnapshot, resolveScalerConfig } from '../../lib/control/index.ts';
 import {
-  BUDGET_MEMBER_DENSE_METRICS,
+  BUDGET_MEMBER_BEHIND_METRICS,
   CONTROLLER_METRICS,
   DENSE_CONTROLLER_METRICS,
   METRIC_NAMESPACE,
@@ -181,11 +181,24 @@ describe('the flags describe what is applied', () => {
         .map((x) => x.name)
         .sort(),
     ).toEqual([...DENSE_CONTROLLER_METRICS].sort());
+    // A budget's member on target publishes no age or target: they say something only while it is behind
     expect(
       metricsFor(outcome, { memberAges: true })
         .map((x) => x.name)
         .sort(),
-    ).toEqual([...DENSE_CONTROLLER_METRICS, ...BUDGET_MEMBER_DENSE_METRICS].sort());
+    ).toEqual([...DENSE_CONTROLLER_METRICS].sort());
+  });
+
+  it('a budget member behind its target publishes its age and its target (what status --budget reads)', () => {
+    const behind = pausedOutcome({ ageSeconds: 400, visibleMessages: 40 });
+    const published = Object.fromEntries(
+      metricsFor(behind, { memberAges: true }).map((x) => [x.name, x.value]),
+    );
+    for (const name of BUDGET_MEMBER_BEHIND_METRICS) expect(published[name], name).toBeDefined();
+    expect(published[CONTROLLER_METRICS.headAgeSeconds]).toBe(400);
+    // A lone scaler publishes neither
+    const lone = metricsFor(behind).map((x) => x.name);
+    for (const name of BUDGET_MEMBER_BEHIND_METRICS) expect(lone).not.toContain(name);
   });
 
   it('a behind tick publishes only names the cost counts, dense or sparse', () => {

@@ -495,6 +495,44 @@ describe('the budget screen', () => {
     expect(m.starved).toBe(state === 'starved');
   });
 
+  it('a newest minute without an age is at or under target (published only while behind): an older one is the past', () => {
+    // Behind at 480 (age 300, target 60, granted 2 of 8); at 540 on target again, so no age or target was published
+    const series = {
+      grant: [{ timestamp: 540, value: 6 }],
+      desired: [{ timestamp: 480, value: 8 }],
+      applied: [
+        { timestamp: 480, value: 2 },
+        { timestamp: 540, value: 6 },
+      ],
+      headAge: [{ timestamp: 480, value: 300 }],
+      targetAge: [{ timestamp: 480, value: 60 }],
+      cap: [{ timestamp: 540, value: 10 }],
+      floor: [{ timestamp: 540, value: 1 }],
+    };
+    const m = summarizeMember({ name: 'orders', series, partial: [] });
+    expect(m).toMatchObject({ atOrUnderTarget: true, state: 'ok', starved: false, missing: [] });
+    expect(m.headAgeSeconds).toBeUndefined();
+    const screen = budgetScreen({
+      readAt: 600,
+      budgetName: 'db',
+      windowSeconds: 900,
+      budget: { limit: [{ timestamp: 540, value: 9 }], granted: [], exhausted: [], starvedMembers: [] },
+      budgetPartial: [],
+      members: [{ name: 'orders', series, partial: [] }],
+      notShown: [],
+      problems: [],
+    });
+    expect(screen).toMatch(/orders .*≤ target/);
+    // The age read failed: unknown, not "on target"
+    const unread = summarizeMember({
+      name: 'orders',
+      series,
+      partial: [{ series: 'headAge', status: 'InternalError' }],
+    });
+    expect(unread.atOrUnderTarget).toBeUndefined();
+    expect(unread.headAgeSeconds).toBe(300);
+  });
+
   it('a minute without a desired datapoint is "as applied" (published only where it differs): not starved', () => {
     // The member asked 8 and was granted 2 at 480; from 540 its law asks what it runs, so nothing was published
     const m = summarizeMember({
