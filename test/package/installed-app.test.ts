@@ -337,6 +337,10 @@ describe(`a CommonJS app (cdk init's shape) on aws-cdk-lib ${MIN_AWS_CDK_LIB}`, 
         ],
         ['FifoQueue/Scaler', /^the queue is a FIFO queue: the scaler does not support FIFO yet/],
         [
+          'ScheduledFloorFiveFields/Scaler',
+          /^floors\[0\]\.schedule = 'cron\(45 8 \* \* 1-5\)': has 5 fields: cron\(\) takes 6/,
+        ],
+        [
           'BudgetTooSmall/Budget',
           /^the members' floors \(minConcurrency\) add up to 12, above the budget 10 \(BudgetTooSmall\/First 6, BudgetTooSmall\/Second 6\).*raise the budget's limit to 12 if the downstream takes it$/,
         ],

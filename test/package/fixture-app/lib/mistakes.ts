@@ -96,6 +96,15 @@ export function addMistakes(app: cdk.App): void {
     new QueueAgeScaler(s, 'Scaler', { queue: s.queue, consumer: s.consumer });
   }
   {
+    // A scheduled floor in cron's five fields, not EventBridge's six (croner, a dependency of the package, reads it).
+    const s = new Parts(app, 'ScheduledFloorFiveFields');
+    new QueueAgeScaler(s, 'Scaler', {
+      queue: s.queue,
+      consumer: s.consumer,
+      floors: [{ schedule: 'cron(45 8 * * 1-5)', minConcurrency: 10, duration: cdk.Duration.hours(2) }],
+    });
+  }
+  {
     // A budget its members' floors do not fit in (checked once every member has joined), and a member whose
     // cap is above the budget.
     const s = new Parts(app, 'BudgetTooSmall');

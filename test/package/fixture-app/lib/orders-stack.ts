@@ -35,6 +35,10 @@ export class OrdersStack extends cdk.Stack {
       eventSource: new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true }),
       targetAge: cdk.Duration.minutes(1),
       maxConcurrency: 20,
+      // Read and evaluated by the installed controller at every tick; its one year is past, so it never comes on.
+      floors: [
+        { schedule: 'cron(0 9 ? * MON-FRI 2020)', minConcurrency: 4, duration: cdk.Duration.hours(1) },
+      ],
     });
   }
 }
