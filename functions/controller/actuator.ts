@@ -323,6 +323,8 @@ export class LambdaActuator implements ConcurrencyPort {
     try {
       for (const write of planWrites(this.target.mode, limits, value, this.config.maxConcurrency))
         await this.write(write);
+      // The warm pollers the floor asks for, within the maximum the headroom left (never above it).
+      await this.warmAlone();
       this.#actuation = { ...base, value: this.appliedNow ?? value };
     } catch (error) {
       this.#actuation = { kind: 'failed', failure: failureOf(error), error: errorMessage(error), value };

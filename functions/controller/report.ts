@@ -68,9 +68,10 @@ export function metricsFor(outcome: TickOutcome, options: { memberAges?: boolean
   }
   // A budget's member: its age and target only while it is behind (BUDGET_MEMBER_BEHIND_METRICS): a minute without
   // them, with the applied value, reads as at or under target.
-  if (options.memberAges && ageAboveTarget) {
+  // A tick with no age publishes the target alone: status --budget reads that minute as unknown, not on target.
+  if (options.memberAges && (ageAboveTarget || age === undefined)) {
     out.push({ name: M.targetAgeSeconds, unit: MetricUnit.Seconds, value: config.targetAgeSeconds });
-    out.push({ name: M.headAgeSeconds, unit: MetricUnit.Seconds, value: age });
+    if (age !== undefined) out.push({ name: M.headAgeSeconds, unit: MetricUnit.Seconds, value: age });
   }
   return withoutQuietFlags(out);
 }

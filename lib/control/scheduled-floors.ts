@@ -60,7 +60,13 @@ function compile(schedule: string, timeZone: string | undefined): Cron {
       `has ${fields.length} fields: cron() takes 6 (minutes hours day-of-month month day-of-week year)`,
     );
   }
-  const [, , dayOfMonth, , dayOfWeek] = fields;
+  const [, , dayOfMonth, , dayOfWeek, year] = fields;
+  // EventBridge's years are 1970–2199; croner's run to 9999, and a sparse pattern over those would be searched to
+  // the end at every evaluation (tens of ms): bounded here as EventBridge bounds them.
+  const years = (year as string).match(/\d+/g) ?? [];
+  if (years.some((y) => Number(y) > 2199)) {
+    throw new Error('has a year past 2199: EventBridge takes 1970-2199');
+  }
   if ((dayOfMonth === '?') === (dayOfWeek === '?')) {
     throw new Error('needs ? in exactly one of day-of-month and day-of-week, as EventBridge does');
   }

@@ -90,10 +90,26 @@ const why = <N extends string>(partial: readonly PartialSeries<N>[], series: N) 
  * under its target. A member of an older controller, which published them every minute, reads as before.
  */
 function atOrUnderTarget(m: MemberReading): boolean {
-  const set = latest(m.series.applied);
+  // The tick's own minute: the grant, which only a tick publishes (a sample between ticks publishes applied too).
+  const tick = latest(m.series.grant);
   const age = latest(m.series.headAge);
-  const ageRead = !m.partial.some((p) => p.series === 'headAge');
-  return set !== undefined && ageRead && (age === undefined || age.timestamp < set.timestamp);
+  // A tick with no age publishes its target alone: that minute is unknown, not on target.
+  const target = latest(m.series.targetAge);
+  const ageRead = !m.partial.some((p) => p.series === 'headAge' || p.series === 'targetAge');
+  const before = (p: Datapoint | undefined) =>
+    p === undefined || tick === undefined || p.timestamp < tick.timestamp;
+  // Its own applied value read too: a member whose own metrics are missing is unknown, not on target.
+  const applied = latest(m.series.applied);
+  return tick !== undefined && applied !== undefined && ageRead && before(age) && before(target);
+}
+
+/** A tick that published its target without an age (it had none): the member's lateness is unknown. */
+function ageUnknownAtTick(m: MemberReading): boolean {
+  const tick = latest(m.series.grant);
+  const age = latest(m.series.headAge);
+  const target = latest(m.series.targetAge);
+  if (tick === undefined || target === undefined || target.timestamp < tick.timestamp) return false;
+  return age === undefined || age.timestamp < target.timestamp;
 }
 
 export function summarizeMember(m: MemberReading, metricsRead = true): BudgetMemberSummary {
@@ -106,7 +122,7 @@ export function summarizeMember(m: MemberReading, metricsRead = true): BudgetMem
   const desired = raw === undefined ? undefined : Math.min(cap ?? raw, Math.max(floor ?? raw, raw));
   const applied = value('applied');
   const onTarget = atOrUnderTarget(m);
-  const headAgeSeconds = onTarget ? undefined : value('headAge');
+  const headAgeSeconds = onTarget || ageUnknownAtTick(m) ? undefined : value('headAge');
   const targetAgeSeconds = onTarget ? undefined : value('targetAge');
   const ageOverTarget =
     headAgeSeconds === undefined || targetAgeSeconds === undefined || targetAgeSeconds <= 0

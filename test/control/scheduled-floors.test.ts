@@ -216,6 +216,12 @@ describe('floors are validated with the settings: the field, the value, what is 
       problem: /matches no date/,
     },
     {
+      comment:
+        'a year past EventBridge’s 2199 (a sparse pattern to 9999 would be searched at every evaluation)',
+      floors: [{ schedule: 'cron(0 0 ? 2 1#5 1976,2101-9999/4)', minConcurrency: 10, durationSeconds: 600 }],
+      problem: /has a year past 2199: EventBridge takes 1970-2199/,
+    },
+    {
       comment: 'a duration under a minute',
       floors: [{ schedule: 'cron(0 9 * * ? *)', minConcurrency: 10, durationSeconds: 30 }],
       problem: /^floors\[0\]\.durationSeconds = 30: must be an integer in \[60; 604800\]/,

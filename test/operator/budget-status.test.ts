@@ -533,6 +533,46 @@ describe('the budget screen', () => {
     expect(unread.headAgeSeconds).toBe(300);
   });
 
+  it('behind at its tick, then a sample’s applied value a minute later: still behind; a tick with no age: unknown', () => {
+    const base = {
+      desired: [{ timestamp: 480, value: 30 }],
+      cap: [{ timestamp: 480, value: 40 }],
+      floor: [{ timestamp: 480, value: 1 }],
+    };
+    // A budget ticking every 2 minutes: the tick at 480 (behind), a sample's growth published applied at 540
+    const sampled = summarizeMember({
+      name: 'orders',
+      series: {
+        ...base,
+        grant: [{ timestamp: 480, value: 10 }],
+        applied: [
+          { timestamp: 480, value: 10 },
+          { timestamp: 540, value: 12 },
+        ],
+        headAge: [{ timestamp: 480, value: 300 }],
+        targetAge: [{ timestamp: 480, value: 60 }],
+      },
+      partial: [],
+    });
+    expect(sampled.atOrUnderTarget).toBeUndefined();
+    expect(sampled.headAgeSeconds).toBe(300);
+    // The tick at 540 had no age: its target alone was published
+    const noAge = summarizeMember({
+      name: 'orders',
+      series: {
+        ...base,
+        grant: [{ timestamp: 540, value: 10 }],
+        applied: [{ timestamp: 540, value: 10 }],
+        headAge: [{ timestamp: 420, value: 300 }],
+        targetAge: [{ timestamp: 540, value: 60 }],
+      },
+      partial: [],
+    });
+    expect(noAge.atOrUnderTarget).toBeUndefined();
+    expect(noAge.headAgeSeconds).toBeUndefined();
+    expect(noAge.state).toBe('unknown');
+  });
+
   it('a minute without a desired datapoint is "as applied" (published only where it differs): not starved', () => {
     // The member asked 8 and was granted 2 at 480; from 540 its law asks what it runs, so nothing was published
     const m = summarizeMember({
