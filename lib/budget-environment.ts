@@ -50,16 +50,10 @@ export interface BudgetMemberEnvironment {
 }
 
 /**
- * Provisioned mode moves whole pollers of 10 invocations while a budget grants whole workers: a grant rounded up to
- * a poller could take the budget's sum past its limit. Refused, at synth (lib/cdk/downstream-budget.ts) and at the controller's start (functions/controller/resources.ts).
- */
-/**
  * A scheduled floor raises a member's floor for a while, and a budget grants the members' floors first, checked
  * against its limit once at synth: a floor that comes and goes would need that sum to hold at every instant of
- * every schedule. Refused, at synth and at the controller's start, as the provisioned actuator is.
+ * every schedule. Refused, at synth (lib/cdk/downstream-budget.ts) and at the controller's start
+ * (functions/controller/resources.ts).
  */
 export const SCHEDULED_FLOORS_MEMBER_PROBLEM =
   "floors (scheduled floors) are not available to a shared budget's members yet: the budget grants the members' floors first and checks their sum against its limit at synth, and a floor that comes and goes on a schedule is not in that sum; raise the member's minConcurrency instead, or use a lone scaler";
-
-export const PROVISIONED_MEMBER_PROBLEM =
-  "actuator 'provisioned' is not available to a shared budget's members yet: the budget grants whole workers, provisioned mode moves whole pollers of 10, and a grant rounded up to a poller could take the budget's sum past its limit; use the lockstep actuator on a member, or a lone scaler";

@@ -3,7 +3,6 @@ import {
   BUDGET_ENVIRONMENT,
   type BudgetMemberEnvironment,
   MAX_BUDGET_MEMBERS,
-  PROVISIONED_MEMBER_PROBLEM,
   SCHEDULED_FLOORS_MEMBER_PROBLEM,
 } from '../../lib/budget-environment.ts';
 import { budgetOwner, scalerOwner } from '../../lib/consumer-owner.ts';
@@ -244,25 +243,22 @@ export function budgetSettingsFromEnvironment(env: Record<string, string | undef
       for (const p of error.problems) problems.push(`${label}${asMemberProblem(p)}`);
     }
   });
-  problems.push(...provisionedMemberProblems(members));
+  problems.push(...scheduledFloorsMemberProblems(members));
   if (problems.length === 0) problems.push(...sharedConsumerProblems(members));
   if (problems.length === 0) problems.push(...budgetFitProblems(budget, members));
   if (problems.length > 0) throw new ConfigError(problems);
   return { budgetName, budget, members };
 }
 
-/**
- * A member on the provisioned actuator, or with scheduled floors: refused (lib/budget-environment.ts,
- * `PROVISIONED_MEMBER_PROBLEM`, `SCHEDULED_FLOORS_MEMBER_PROBLEM`).
- */
-function provisionedMemberProblems(members: readonly MemberSettings[]): string[] {
-  return members.flatMap((m, i) => {
-    const at = `${BUDGET_ENVIRONMENT.members}[${i}] (${m.resources.scalerName})`;
-    return [
-      ...(m.config.actuator === 'provisioned' ? [`${at}: ${PROVISIONED_MEMBER_PROBLEM}`] : []),
-      ...(m.config.floors !== undefined ? [`${at}: ${SCHEDULED_FLOORS_MEMBER_PROBLEM}`] : []),
-    ];
-  });
+/** A member with scheduled floors: refused (lib/budget-environment.ts, `SCHEDULED_FLOORS_MEMBER_PROBLEM`). */
+function scheduledFloorsMemberProblems(members: readonly MemberSettings[]): string[] {
+  return members.flatMap((m, i) =>
+    m.config.floors === undefined
+      ? []
+      : [
+          `${BUDGET_ENVIRONMENT.members}[${i}] (${m.resources.scalerName}): ${SCHEDULED_FLOORS_MEMBER_PROBLEM}`,
+        ],
+  );
 }
 
 /**

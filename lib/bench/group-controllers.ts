@@ -50,6 +50,7 @@ function configOf(member: GroupMember, cap: number): ScalerConfig {
   const settings = {
     ...(member.targetAgeSeconds === undefined ? {} : { targetAgeSeconds: member.targetAgeSeconds }),
     ...(member.minConcurrency === undefined ? {} : { minConcurrency: member.minConcurrency }),
+    ...(member.actuator === undefined ? {} : { actuator: member.actuator }),
     maxConcurrency: cap,
   };
   return resolveScalerConfig(settings, { defaults: PRESETS.lambda.settings });

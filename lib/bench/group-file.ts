@@ -1,6 +1,12 @@
 import { readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { ConfigError, EVENT_SOURCE_MAX_CONCURRENCY, resolveScalerConfig, shown } from '../control/config.ts';
+import {
+  type ActuatorMode,
+  ConfigError,
+  EVENT_SOURCE_MAX_CONCURRENCY,
+  resolveScalerConfig,
+  shown,
+} from '../control/config.ts';
 import { LoadFileError, type Phase, readLoadFile, SCENARIO_DIR } from '../load-file/load-file.ts';
 import {
   checkedNumbers,
@@ -33,7 +39,8 @@ import { PRESETS } from '../sim/presets.ts';
  * - `members`: 1 to 20, each `name` (unique, letters, digits, `.`, `_`, `-`), `load` (a load file, relative to
  *   this file), and optional `targetAgeSeconds`, `minConcurrency` (the control law's ranges; lambda defaults 60 and
  *   2), `maxConcurrency` (its own cap, if lower than what a controller gives it; absent: none of its own),
- *   `weight` (how much its lateness counts in the split, (0; 1000], default 1) and `itemMs` (replaces the load's
+ *   `actuator` (the control law's: `provisioned` drives the mapping's provisioned mode, whole pollers of 10 from a
+ *   floor of 20, under the shared budget and the age law per queue; the native baselines ignore it), `weight` (how much its lateness counts in the split, (0; 1000], default 1) and `itemMs` (replaces the load's
  *   `item_ms` in every phase, so one shape can be reused at another item time). A load file's own `@downstream`
  *   line is refused: the downstream is the group's.
  *
@@ -50,6 +57,8 @@ export interface GroupMember {
   readonly targetAgeSeconds?: number;
   readonly minConcurrency?: number;
   readonly maxConcurrency?: number;
+  /** Its actuator (the control law's `actuator`): under the shared budget and the age law per queue. */
+  readonly actuator?: ActuatorMode;
   readonly weight?: number;
   readonly itemMs?: number;
 }
@@ -82,10 +91,11 @@ const MEMBER_FIELDS = [
   'targetAgeSeconds',
   'minConcurrency',
   'maxConcurrency',
+  'actuator',
   'weight',
   'itemMs',
 ];
-const SETTINGS_FIELDS = ['targetAgeSeconds', 'minConcurrency', 'maxConcurrency'] as const;
+const SETTINGS_FIELDS = ['targetAgeSeconds', 'minConcurrency', 'maxConcurrency', 'actuator'] as const;
 
 /** The static split every member gets without a shared budget: ⌊budget ÷ n⌋, at least the mapping's minimum 2. */
 export function staticSplit(budget: number, members: number): number {

@@ -12,7 +12,6 @@ import {
   BUDGET_ENVIRONMENT,
   type BudgetMemberEnvironment,
   MAX_BUDGET_MEMBERS,
-  PROVISIONED_MEMBER_PROBLEM,
   SCHEDULED_FLOORS_MEMBER_PROBLEM,
 } from '../budget-environment.ts';
 import type { DownstreamHealthSpec } from '../control/downstream-health.ts';
@@ -329,7 +328,6 @@ export class DownstreamBudget extends Construct {
       );
     }
     const config = member.config;
-    if (config?.actuator === 'provisioned') problems.push(PROVISIONED_MEMBER_PROBLEM);
     if (config?.floors !== undefined) problems.push(SCHEDULED_FLOORS_MEMBER_PROBLEM);
     if (config && this.limitsValid && config.maxConcurrency > this.concurrency) {
       problems.push(

@@ -19,6 +19,13 @@
  * 5. The order guard: a unit never goes where it would give a member a larger fraction of its extra than a
  *    later member that is still short has. Pressure alone would, in units this coarse: extras of 1 and 10, at
  *    lateness 1.0 and 1.1, two units to share: the second unit goes to the 10, not the 1, which is less late.
+ * 6. Steps: a member whose actuator moves in steps (provisioned mode: whole pollers of 10 invocations) is granted
+ *    whole steps above its floor, which is one of its levels. Its share is its part of the pool in the nearest whole
+ *    steps (a part of 6 is one poller, of 4 none), as many as the pool holds; the members of single units share
+ *    what is left (`poolShares`). Its demand is its law's value (a level already) within its cap's whole steps, and
+ *    in rules 4–5 its next unit is a whole step, taken only while that much is left in the pool. A later member whose
+ *    step does not fit what is left does not hold the rest back: those units go to members whose steps fit (the
+ *    guard of rule 5 counts only the members that could still take a step). No step is granted past the budget.
  *
  * When the demands fit the budget, every member gets its own. Otherwise the leftover fills a level L: a member at
  * lateness p gets about 1 − L ÷ p of its extra (at least its share), a member at or below L its share only. The
@@ -27,8 +34,9 @@
  * by 0.1 each tick, and every swing is a pair of writes).
  *
  * What the rule guarantees, for every input it accepts (test/control/budget-allocation.test.ts):
- * - Σ granted ≤ budget, and Σ granted = min(budget, Σ demand): the pool is never held back.
- * - floor ≤ granted ≤ demand ≤ max(desired, floor), and granted ≤ cap.
+ * - Σ granted ≤ budget, and Σ granted = min(budget, Σ demand): the pool is never held back. With steps: Σ granted
+ *   ≤ budget, and what is left is less than the step of every member still short (nothing usable is held back).
+ * - floor ≤ granted ≤ demand ≤ max(desired, floor), and granted ≤ cap; with a step, granted − floor is whole steps.
  * - Every member gets at least min(demand, floor + its share).
  * - The order (precisely): if member j got more than its share and is less late than member i, and i is short of
  *   its demand, then j's fraction of its extra met is at most i's: (granted_j − floor_j) ÷ extra_j ≤
@@ -72,6 +80,11 @@ export interface BudgetMember {
   /** Its share of the budget and how much its lateness counts, > 0. @default 1 */
   readonly weight?: number;
   /**
+   * The step its actuator moves by (`concurrencyStep`: 10 in provisioned mode, a poller's invocations): it is granted
+   * its floor plus whole steps. Its floor must be a multiple of it. @default 1
+   */
+  readonly step?: number;
+  /**
    * An operator's pause (reserved concurrency 0, or a disabled mapping): the value the member holds now. It is
    * granted exactly that, so no write lands on it (a pause is never written over), and it takes no floor and no
    * share; what it holds still counts against the budget.
@@ -111,6 +124,8 @@ interface Claim {
   readonly name: string;
   readonly paused: boolean;
   readonly weight: number;
+  /** Its unit of grant: 1, or a poller's 10. */
+  readonly step: number;
   readonly floor: number;
   readonly extra: number;
   readonly lateness: number | undefined;
@@ -131,17 +146,15 @@ export function allocateBudget(budget: number, members: readonly BudgetMember[])
   let pool = budget - shares.reduce((sum, s) => sum + s.claim.floor, 0);
   // Rule 3: each member's share of the pool by weight, as far as its own law asks for it.
   const sharing = shares.filter((s) => !s.claim.paused);
-  const weights = sharing.reduce((sum, s) => sum + s.claim.weight, 0);
-  const shareable = pool;
+  poolShares(sharing, pool);
   for (const s of sharing) {
-    s.pooled = Math.floor((shareable * s.claim.weight) / weights + 1e-9);
     s.guaranteed = Math.min(s.claim.extra, s.pooled);
     s.met = s.guaranteed;
     pool -= s.guaranteed;
   }
-  for (let next = nextUnit(shares); pool > 0 && next !== undefined; next = nextUnit(shares)) {
-    next.met += 1;
-    pool -= 1;
+  for (let next = nextUnit(shares, pool); next !== undefined; next = nextUnit(shares, pool)) {
+    next.met += next.claim.step;
+    pool -= next.claim.step;
   }
   return shares.map(grantOf);
 }
@@ -172,6 +185,12 @@ export function budgetProblems(budget: number, members: readonly BudgetMember[])
     if (!(Number.isFinite(weight) && weight > 0)) {
       problems.push(`${who}.weight = ${weight}: must be a number > 0`);
     }
+    const step = m.step ?? 1;
+    if (!Number.isInteger(step) || step < 1) {
+      problems.push(`${who}.step = ${step}: must be an integer ≥ 1`);
+    } else if (Number.isInteger(m.floor) && m.floor % step !== 0) {
+      problems.push(`${who}.floor = ${m.floor}: must be a multiple of its step, ${step} (one of its levels)`);
+    }
     if (m.pausedAt !== undefined && !(Number.isInteger(m.pausedAt) && m.pausedAt >= 0)) {
       problems.push(`${who}.pausedAt = ${m.pausedAt}: must be an integer ≥ 0`);
     }
@@ -190,19 +209,51 @@ export function budgetProblems(budget: number, members: readonly BudgetMember[])
   return problems;
 }
 
+/**
+ * Each member's share of the pool above the floors (rule 3), by weight. A member with a step takes the nearest whole
+ * steps of its part (half up), as many of those as the pool holds (where they do not all fit, the one rounded up
+ * most gives a step back first, then the least late); the members of single units split what is left by their
+ * weights. With no steps, each share is ⌊pool × weight ÷ Σ weights⌋.
+ */
+function poolShares(sharing: readonly Share[], shareable: number): void {
+  const weights = sharing.reduce((sum, s) => sum + s.claim.weight, 0);
+  const part = (s: Share) => (shareable * s.claim.weight) / weights;
+  const stepped = sharing.filter((s) => s.claim.step > 1);
+  for (const s of stepped) s.pooled = Math.round(part(s) / s.claim.step + 1e-9) * s.claim.step;
+  let over = stepped.reduce((sum, s) => sum + s.pooled, 0) - shareable;
+  while (over > 0) {
+    // `sharing` is in rank order: the last of equal excess is the least late.
+    const back = stepped
+      .filter((s) => s.pooled > 0)
+      .reduce((a, b) => (b.pooled - part(b) >= a.pooled - part(a) ? b : a));
+    back.pooled -= back.claim.step;
+    over -= back.claim.step;
+  }
+  const single = sharing.filter((s) => s.claim.step === 1);
+  const rest = shareable - stepped.reduce((sum, s) => sum + s.pooled, 0);
+  const singleWeights = single.reduce((sum, s) => sum + s.claim.weight, 0);
+  for (const s of single) s.pooled = Math.floor((rest * s.claim.weight) / singleWeights + 1e-9);
+}
+
 function claimOf(m: BudgetMember): Claim {
   if (m.pausedAt !== undefined) {
     return {
       name: m.name,
       paused: true,
       weight: m.weight ?? 1,
+      step: 1,
       floor: m.pausedAt,
       extra: 0,
       lateness: undefined,
       rank: -Infinity,
     };
   }
-  const demand = Math.min(m.cap, Math.max(m.floor, m.desired));
+  const step = m.step ?? 1;
+  // Its levels: the floor plus whole steps, the highest within the cap (a desired between two takes the higher).
+  const demand = Math.min(
+    m.floor + wholeSteps(m.cap - m.floor, step),
+    Math.max(m.floor, m.floor + Math.ceil((m.desired - m.floor) / step) * step),
+  );
   // Age is data, not configuration: a value that cannot be an age is unknown, as the law's sanitize treats it.
   const known = m.ageSeconds !== undefined && Number.isFinite(m.ageSeconds) && m.ageSeconds >= 0;
   const lateness = known ? ((m.weight ?? 1) * (m.ageSeconds ?? 0)) / m.targetSeconds : undefined;
@@ -210,6 +261,7 @@ function claimOf(m: BudgetMember): Claim {
     name: m.name,
     paused: false,
     weight: m.weight ?? 1,
+    step,
     floor: m.floor,
     extra: demand - m.floor,
     lateness,
@@ -228,6 +280,12 @@ interface Share {
 
 const short = (s: Share) => s.met < s.claim.extra;
 
+/** `units` rounded down to whole steps. */
+const wholeSteps = (units: number, step: number) => Math.floor(units / step) * step;
+
+/** Short, and its next step fits what is left in the pool. */
+const feedable = (s: Share, pool: number) => short(s) && s.claim.step <= pool;
+
 /** Most behind first; equal lateness (two unknown ages included) by name. */
 function byRank(a: Claim, b: Claim): number {
   if (a.rank !== b.rank) return a.rank > b.rank ? -1 : 1;
@@ -239,32 +297,35 @@ const pressure = ({ claim, met }: Share) =>
   claim.rank === -Infinity ? -Infinity : (claim.rank * (claim.extra - met)) / claim.extra;
 
 /**
- * The share the next unit goes to, or undefined when every extra is met. The highest-ranked share still short
- * always qualifies (no later member is short), so a unit is always placed while anyone is short: the pool is
- * never held back.
+ * The share the next unit (its step) goes to, or undefined when no member short of its extra has a step that fits
+ * the pool. The highest-ranked feedable share always qualifies (no later member could take a step), so a unit is
+ * always placed while anyone's step fits: the pool is never held back.
  */
-function nextUnit(shares: readonly Share[]): Share | undefined {
+function nextUnit(shares: readonly Share[], pool: number): Share | undefined {
   let best: Share | undefined;
   for (const s of shares) {
-    if (!short(s) || !keepsOrder(shares, s)) continue;
+    if (!feedable(s, pool) || !keepsOrder(shares, s, pool)) continue;
     if (best === undefined || before(s, best)) best = s;
   }
   return best;
 }
 
-/** One more unit for j leaves its fraction met at most that of every later member still short. */
-function keepsOrder(shares: readonly Share[], j: Share): boolean {
+/** One more step for j leaves its fraction met at most that of every later member that could still take one. */
+function keepsOrder(shares: readonly Share[], j: Share, pool: number): boolean {
   return shares.every(
-    (i) => i.claim.rank <= j.claim.rank || !short(i) || (j.met + 1) * i.claim.extra <= i.met * j.claim.extra,
+    (i) =>
+      i.claim.rank <= j.claim.rank ||
+      !feedable(i, pool) ||
+      (j.met + j.claim.step) * i.claim.extra <= i.met * j.claim.extra,
   );
 }
 
-/** Higher pressure; then the smaller fraction met after the unit; then rank order (`shares` is sorted by it). */
+/** Higher pressure; then the smaller fraction met after the step; then rank order (`shares` is sorted by it). */
 function before(j: Share, k: Share): boolean {
   const pj = pressure(j);
   const pk = pressure(k);
   if (pj !== pk) return pj > pk;
-  return (j.met + 1) * k.claim.extra < (k.met + 1) * j.claim.extra;
+  return (j.met + j.claim.step) * k.claim.extra < (k.met + k.claim.step) * j.claim.extra;
 }
 
 function grantOf({ claim, met, guaranteed, pooled }: Share): BudgetGrant {

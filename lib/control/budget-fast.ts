@@ -1,5 +1,5 @@
 import { budgetCount, ceilingOf } from './budget-member.ts';
-import type { ScalerConfig } from './config.ts';
+import { capInSteps, type ScalerConfig } from './config.ts';
 import type { FastPathContext } from './fast-path.ts';
 import type { ActuatorCondition } from './ports.ts';
 import { type FastSampleResult, runFastSample, type TickPorts } from './tick.ts';
@@ -62,7 +62,10 @@ export function fastGrowthLimit(
     applied !== undefined && Number.isFinite(applied) ? applied : (counts.get(name) ?? config.maxConcurrency);
   const free = Math.max(0, budget - total - held);
   // Never above what is free, not even to the floor: a member below its floor (a hand edit) waits for the tick.
-  return Math.min(config.maxConcurrency, own + free);
+  const limit = Math.min(config.maxConcurrency, own + free);
+  // On its levels (whole pollers in provisioned mode), rounded down: a level rounded up would pass what is free.
+  // Never below what it runs under, which a hand edit may have left between two levels: then it does not grow.
+  return Math.max(capInSteps(limit, config.actuator), Math.min(own, limit));
 }
 
 /** The config a sample runs under: its cap lowered to `limit` (and its floor with it, where the limit is lower). */

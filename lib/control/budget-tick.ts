@@ -14,6 +14,7 @@ import {
 } from './budget-member.ts';
 import type { BudgetMemberOutcome, BudgetTickResult } from './budget-outcome.ts';
 import { afterFailedLowering, type BudgetWrite, planBudgetWrites } from './budget-writes.ts';
+import { capInSteps, concurrencyStep } from './config.ts';
 import { fastPathContext, fastPathOn } from './fast-path.ts';
 import type { ControllerState } from './snapshot.ts';
 import { repairedBy, type TickOptions } from './tick.ts';
@@ -114,6 +115,8 @@ function claimsOf(run: TickRun): BudgetMember[] {
       cap: m.config.maxConcurrency,
       targetSeconds: m.config.targetAgeSeconds,
       weight: m.weight,
+      // Provisioned mode's levels are whole pollers: its grants too (budget-allocation.ts, rule 6).
+      step: concurrencyStep(m.config.actuator),
     };
     if (held(run, m.name)) return { ...base, desired: 0, pausedAt: heldAt(run, m.name) };
     const ok = entry(run, m.name).reading as OkReading;
@@ -151,12 +154,13 @@ function planOf(run: TickRun) {
 
 /**
  * The limit a readable member runs under (its applied limit, below its count where lockstep's limits differ),
- * never below its floor: a limit set by hand under the floor is written no lower than the floor.
+ * never below its floor: a limit set by hand under the floor is written no lower than the floor. On its levels
+ * (whole pollers in provisioned mode, rounded down): a hand edit between two is written at the lower.
  */
 function runsAt(run: TickRun, name: string): number | undefined {
   const { member, reading } = entry(run, name);
   if (!reading.ok || reading.current === undefined || !Number.isFinite(reading.current)) return undefined;
-  return Math.max(reading.current, member.config.minConcurrency);
+  return Math.max(capInSteps(reading.current, member.config.actuator), member.config.minConcurrency);
 }
 
 /** One write to a member, then its limits read back: returns its count after. */

@@ -188,18 +188,34 @@ describe('DownstreamBudget: one controller runs every member', () => {
     expect(synthErrors(budget.node.root as App, budget)).toEqual([]);
   });
 
-  it('a member on the provisioned actuator is refused, with why (grants are whole workers, its levels whole pollers)', () => {
-    const { scalers } = budgetApp({ maxConcurrency: 40 }, [
+  it('a member on the provisioned actuator joins: its mapping in provisioned mode at its floor, its pollers written by the budget', () => {
+    const { stack, scalers } = budgetApp({ maxConcurrency: 40 }, [
       { name: 'Lockstep' },
       {
         name: 'Provisioned',
         props: { actuator: ScalerActuator.PROVISIONED, minConcurrency: 20, maxConcurrency: 30 },
       },
     ]);
-    expect(scalers.map((s) => errorsOf(s))).toEqual([
-      [],
-      [expect.stringMatching(/^actuator 'provisioned' is not available to a shared budget's members yet/)],
+    expect(scalers.map((s) => errorsOf(s))).toEqual([[], []]);
+    // The budget's controller reads the member as provisioned: its grants are whole pollers (budget-allocation.ts).
+    const settings = membersOf(stack).map((m) => m.settings as Record<string, unknown>);
+    expect(settings[1]).toMatchObject({ actuator: 'provisioned', minConcurrency: 20, maxConcurrency: 30 });
+    // Its mapping starts at its floor's pollers, with no MaximumConcurrency (AWS refuses the two together).
+    const mappings = Object.values(resources(stack, 'AWS::Lambda::EventSourceMapping')).filter(
+      (m) => (m.Properties.ProvisionedPollerConfig as unknown) !== undefined,
+    );
+    expect(mappings.map((m) => [m.Properties.ProvisionedPollerConfig, m.Properties.ScalingConfig])).toEqual([
+      [{ MinimumPollers: 2, MaximumPollers: 2 }, undefined],
     ]);
+    // And the budget's controller may write that mapping (its pollers) and the member's reserved concurrency.
+    const statements = statementsOf(stack, 'OrdersDbControllerRoleDefaultPolicy');
+    const mapping = ref(stack, scalers[1]?.eventSourceMappingId);
+    const writes = statements.filter(
+      (s) => s.Action === 'lambda:UpdateEventSourceMapping' && rendered(s.Resource).endsWith(`:${mapping}`),
+    );
+    expect(writes).toHaveLength(1);
+    const reserved = statements.find((s) => s.Sid === 'SetConsumerConcurrency');
+    expect([reserved?.Resource].flat()).toHaveLength(2);
   });
 
   it('a member with scheduled floors is refused, with why (the budget checks its floors’ sum once, at synth)', () => {

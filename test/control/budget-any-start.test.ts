@@ -5,6 +5,7 @@ import { type ActuatorMode, resolveScalerConfig, type ScalerConfig } from '../..
 import type { ActuatorCondition } from '../../lib/control/ports.ts';
 import type { ControllerState } from '../../lib/control/snapshot.ts';
 import {
+  assertWritable,
   type ConsumerLimits,
   effectiveConcurrency,
   executionCeiling,
@@ -34,6 +35,8 @@ class Consumer {
   refuse: () => boolean = () => false;
   state: ControllerState = { baselineItemSeconds: 0.02, baselineArrivalRate: 0 };
   watch: Watch = () => {};
+  /** Writes the Lambda's actuator would refuse to send (`assertWritable`): off a provisioned member's pollers, say. */
+  readonly unsafe: string[] = [];
 
   constructor(
     readonly name: string,
@@ -106,6 +109,12 @@ class Consumer {
           },
           apply: async (desired) => {
             for (const write of planWrites(this.mode, this.limits, desired, this.config.maxConcurrency)) {
+              try {
+                assertWritable(write, this.config.maxConcurrency, this.mode);
+              } catch (error) {
+                this.unsafe.push(`${this.name}: ${(error as Error).message}`);
+                throw error;
+              }
               if (this.refuse()) throw new Error(`${this.name}: write refused`);
               const before = this.limits;
               this.limits = { ...this.limits, [write.target]: write.value };
@@ -143,9 +152,12 @@ const arbLimit = (floor: number, cap: number) =>
     { weight: 8, arbitrary: fc.integer({ min: floor, max: cap + 4 }) },
   );
 
+/** Provisioned mode's levels: whole pollers of 10 from 20; its mapping's bound is always whole pollers. */
+const POLLER = 10;
+
 const arbMember = fc
   .record({
-    mode: fc.constantFrom<ActuatorMode>('lockstep', 'reserved'),
+    mode: fc.constantFrom<ActuatorMode>('lockstep', 'reserved', 'provisioned'),
     floor: fc.integer({ min: 2, max: 5 }),
     extra: fc.integer({ min: 0, max: 20 }),
     age: fc.option(fc.integer({ min: 0, max: 1200 }), { nil: undefined, freq: 8 }),
@@ -155,11 +167,22 @@ const arbMember = fc
     refuseFraction: fc.constantFrom(0, 0, 0, 0.3, 1),
     seed: fc.integer({ min: 1, max: 1_000_000 }),
   })
+  // A provisioned member's floor and cap are whole pollers (its floor 20 or 30, up to 3 pollers above it).
+  .map((m) =>
+    m.mode === 'provisioned'
+      ? { ...m, floor: POLLER * Math.min(m.floor, 3), extra: POLLER * (m.extra % 4) }
+      : m,
+  )
   .chain((m) =>
     fc.record({
       spec: fc.constant(m),
       reserved: arbLimit(m.floor, m.floor + m.extra),
-      mapping: arbLimit(m.floor, m.floor + m.extra),
+      // Its MaximumPollers: whole pollers, whatever a hand edit did to reserved.
+      mapping: arbLimit(m.floor, m.floor + m.extra).map((v) =>
+        v === undefined || m.mode !== 'provisioned'
+          ? v
+          : Math.max(POLLER * 2, Math.floor(v / POLLER) * POLLER),
+      ),
     }),
   );
 
@@ -244,11 +267,12 @@ async function tickWatched(budget: number, members: readonly Consumer[]) {
     result.members.every(
       (o) => o.writeError === undefined && o.reason !== 'lowered-only' && o.reason !== 'unreadable',
     );
+  for (const c of members) faults.push(...c.unsafe.splice(0));
   return { faults, clean };
 }
 
 describe('a shared budget from any starting state', () => {
-  it('after every single write Σ applied ≤ budget, or the tick writes only lowerings until it is; a documented resume keeps it', async () => {
+  it('after every single write Σ applied ≤ budget, or the tick writes only lowerings until it is; a documented resume keeps it (provisioned members among them, written on whole pollers)', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(arbMember, { minLength: 1, maxLength: 5 }),

@@ -590,4 +590,19 @@ describe('runBudgetFastSample', () => {
       ),
     ).toBe(2);
   });
+
+  it('fastGrowthLimit on provisioned mode: whole pollers within what is free, never a poller rounded up past it', () => {
+    const c = cfg({ actuator: 'provisioned', minConcurrency: 20, maxConcurrency: 60 });
+    const counts = (own: number) =>
+      new Map([
+        ['p', own],
+        ['b', 13],
+      ]);
+    // Free 27 above 20: 47 rounds down to 40 (a fifth poller would make 50, past the budget's 60).
+    expect(fastGrowthLimit(60, counts(20), 'p', c)).toBe(40);
+    // Free 7: not a poller's worth, no growth.
+    expect(fastGrowthLimit(40, counts(20), 'p', c)).toBe(20);
+    // Its applied value left between two levels by a hand edit: held there, not lowered.
+    expect(fastGrowthLimit(40, counts(25), 'p', c, new Map(), 25)).toBe(25);
+  });
 });

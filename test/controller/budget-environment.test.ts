@@ -53,11 +53,14 @@ describe('the budget controller environment', () => {
     );
   });
 
-  it('refuses a member on the provisioned actuator, named (its levels are whole pollers, the grants whole workers)', () => {
+  it('reads a member on the provisioned actuator (its grants whole pollers); its floor off a poller is refused, named', () => {
     const provisioned = { settings: { actuator: 'provisioned', minConcurrency: 20, maxConcurrency: 30 } };
-    expect(problems(env([member('orders'), member('email', provisioned)]))).toEqual([
+    const settings = budgetSettingsFromEnvironment(env([member('orders'), member('email', provisioned)]));
+    expect(settings.members.map((m) => m.config.actuator)).toEqual(['lockstep', 'provisioned']);
+    const offGrid = { settings: { actuator: 'provisioned', minConcurrency: 25, maxConcurrency: 30 } };
+    expect(problems(env([member('orders'), member('email', offGrid)]))).toEqual([
       expect.stringMatching(
-        /^BUDGET_MEMBERS\[1\] \(email\): actuator 'provisioned' is not available to a shared budget's members yet/,
+        /^BUDGET_MEMBERS\[1\] \(email\)\.settings\.minConcurrency = 25: must be a multiple of 10/,
       ),
     ]);
   });

@@ -343,3 +343,32 @@ describe('a budget of 20 shared by three members, against moto', () => {
     expect(after.reserved).toBe(after.mapping);
   }, 60_000);
 });
+
+describe('a budget mixing a provisioned member and a lockstep one, against moto', () => {
+  it('grants the provisioned member whole pollers, written as MaximumPollers with reserved, within the budget after every write', async () => {
+    // GIVEN budget 40: imports on provisioned mode (floor 20: two pollers; cap 30) three times orders' arrivals
+    // (0.3/s at 100 s items: a need of 34), 5 minutes behind; orders in lockstep (floor 2, cap 16) 2 minutes behind
+    const provisioned: BudgetMemberSpec = {
+      settings: { ...SETTINGS, actuator: 'provisioned', minConcurrency: 20, maxConcurrency: 30 },
+      reserved: 20,
+      pollers: { minimum: 2, maximum: 2 },
+    };
+    const world = await BudgetWorld.create(server, 40, [provisioned, member(2)]);
+    const [imports, orders] = world.members as [World, World];
+    const heavy = (age: number) => ({ ...busy(age), sent: 18, deleted: 18, durationMs: 18 * 100_000 });
+    await imports.seed([heavy(300), ...repeat(9, heavy(30))]);
+    await imports.sendMessages(90);
+    await orders.seed([busy(120), ...repeat(9, busy(30))]);
+    await orders.sendMessages(12);
+    for (const m of world.members) await m.seedControllerHistory((await world.effective(m)) ?? 2, 10);
+    // WHEN the budget ticks
+    await world.tick();
+    // THEN Σ ≤ 40 after every single write, and the provisioned member moved by a whole poller: floors 22 leave 18,
+    // its part (9) is one poller, orders takes the 8 left
+    for (const s of world.sums) expect(s.sum).toBeLessThanOrEqual(40);
+    expect(grants(world)).toEqual({ [imports.names.scaler]: 30, [orders.names.scaler]: 10 });
+    expect(await imports.applied()).toEqual({ reserved: 30, minimumPollers: 2, maximumPollers: 3 });
+    expect(await world.effective(orders)).toBe(10);
+    expect(await world.sum()).toBe(40);
+  });
+});

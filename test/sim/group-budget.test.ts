@@ -41,6 +41,49 @@ describe('the shared budget on the shipped group scenarios', () => {
     },
   );
 
+  it('mixes actuators: a provisioned member moves by whole pollers, and the sum stays within the budget at every instant', async () => {
+    // GIVEN a pool of 40: the shipped bursty shape at 150 ms items (bursts needing 33) on provisioned mode (floor 20:
+    // two pollers), the steady one (11 busy) in lockstep
+    const group = parseGroupScenario(
+      JSON.stringify({
+        downstream: { connectionPool: 40 },
+        budget: 40,
+        members: [
+          {
+            name: 'bursty',
+            load: 'pool-bursty.csv',
+            actuator: 'provisioned',
+            minConcurrency: 20,
+            itemMs: 150,
+          },
+          { name: 'steady', load: 'pool-steady.csv' },
+        ],
+      }),
+      join(import.meta.dirname, '..', '..', 'scenarios', 'groups', 'mixed.json'),
+    );
+    for (const pollerScaleSeconds of [10, 60]) {
+      const run = await runGroup({
+        group,
+        controller: 'shared-budget',
+        seed: 1,
+        world: { pollerScaleSeconds },
+      });
+      expect(run.peakLimitSum).toBeLessThanOrEqual(group.budget);
+      const [bursty, steady] = run.result.members;
+      // THEN every limit the provisioned member ran under is whole pollers, and it grew past its two
+      const levels = (bursty?.concurrencyChanges ?? []).map(([, value]) => value);
+      expect(levels.every((v) => v % 10 === 0)).toBe(true);
+      expect(Math.max(...levels)).toBeGreaterThan(20);
+      // AND the lockstep member kept single steps
+      expect((steady?.concurrencyChanges ?? []).some(([, value]) => value % 10 !== 0)).toBe(true);
+      expect(run.lost).toBe(0);
+      expect(run.result.members.map((m) => [m.deadLettered, m.throttledInvocations])).toEqual([
+        [0, 0],
+        [0, 0],
+      ]);
+    }
+  });
+
   it('of one member runs exactly as the age law alone: the same tick, the same fast path', async () => {
     // GIVEN one queue whose need (10) fits its budget (15): the split grants its own law's value every tick
     const group = parseGroupScenario(

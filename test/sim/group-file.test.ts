@@ -87,6 +87,17 @@ describe('a group scenario file', () => {
       expected: /group\.json: unknown field 'members\[0\]\.target' \(known: name, load, targetAgeSeconds/,
     },
     {
+      what: 'a provisioned member whose floor is not whole pollers',
+      group: { ...valid, members: [member('a', { actuator: 'provisioned' }), member('b')] },
+      expected: /members\[0\] \(a\)\.minConcurrency = 2: must be a multiple of 10, at least 20/,
+    },
+    {
+      what: 'an actuator that does not exist',
+      group: { ...valid, members: [member('a', { actuator: 'pollers' }), member('b')] },
+      expected:
+        /members\[0\] \(a\)\.actuator = 'pollers': must be one of lockstep, reserved, event-source, provisioned/,
+    },
+    {
       what: 'no downstream',
       group: { budget: 40, members: valid.members },
       expected: /downstream = undefined: must be an object of connectionPool, apiRatePerSecond, callsPerItem/,

@@ -9,6 +9,7 @@ import {
 import { budgetSettingsFromEnvironment } from '../../../functions/controller/resources.ts';
 import { attachCallLog, createAwsClients } from '../../../lib/aws/clients.ts';
 import { BUDGET_ENVIRONMENT, type BudgetMemberEnvironment } from '../../../lib/budget-environment.ts';
+import { INVOKES_PER_POLLER } from '../../../lib/control/config.ts';
 import type { DownstreamHealthSpec } from '../../../lib/control/downstream-health.ts';
 import type { MotoServer } from '../../support/moto-server.ts';
 import { EmfRelay } from './emf-relay.ts';
@@ -21,6 +22,8 @@ export interface BudgetMemberSpec {
   readonly weight?: number;
   readonly reserved?: number;
   readonly mappingMax?: number;
+  /** Its mapping in provisioned mode instead of a MaximumConcurrency (actuator 'provisioned'). */
+  readonly pollers?: { readonly minimum: number; readonly maximum: number };
   /** Its own health signal for the downstream, as the construct writes it (`downstreamHealth`). */
   readonly downstreamHealth?: DownstreamHealthSpec;
 }
@@ -50,7 +53,10 @@ export const oneTickMember = (reserved: number, weight?: number): BudgetMemberSp
  */
 export class BudgetWorld {
   readonly logs: { message: string; fields: Record<string, unknown> }[] = [];
-  /** Σ over the members of their effective limits (lockstep: the lower of the two), after every write. */
+  /**
+   * Σ over the members of their effective limits (lockstep: the lower of the two; provisioned: reserved or 10 a
+   * poller), after every write.
+   */
   readonly sums: { command: string; sum: number }[] = [];
   readonly relay: EmfRelay;
   handler!: (event: unknown) => Promise<BudgetRun>;
@@ -81,6 +87,7 @@ export class BudgetWorld {
         await World.create(server, {
           reserved: spec.reserved,
           mappingMax: spec.mappingMax,
+          ...(spec.pollers === undefined ? {} : { pollers: spec.pollers }),
           env: { FAST_SAMPLE_SECONDS: '0' },
         }),
       );
@@ -185,8 +192,9 @@ export class BudgetWorld {
 
   async effective(member: World, cap = 16): Promise<number> {
     try {
-      const { reserved, mapping } = await member.applied();
-      const value = Math.min(reserved ?? Number.POSITIVE_INFINITY, mapping ?? Number.POSITIVE_INFINITY);
+      const { reserved, mapping, maximumPollers } = await member.applied();
+      const bound = maximumPollers === undefined ? mapping : maximumPollers * INVOKES_PER_POLLER;
+      const value = Math.min(reserved ?? Number.POSITIVE_INFINITY, bound ?? Number.POSITIVE_INFINITY);
       return Number.isFinite(value) ? value : cap;
     } catch {
       return cap;
