@@ -85,6 +85,14 @@ function heldAt(run: TickRun, name: string): number {
   return reading.ok ? Math.max(count, member.config.minConcurrency) : count;
 }
 
+/**
+ * The member's unit of grant: a poller's 10 in provisioned mode. A budget whose rest is less than a starved member's
+ * step is exhausted for it (with every step 1: fully granted).
+ */
+function stepOf(run: TickRun, name: string): number {
+  return concurrencyStep(entry(run, name).member.config.actuator);
+}
+
 function entry(run: TickRun, name: string): Entry {
   return run.byName.get(name) as Entry;
 }
@@ -248,7 +256,7 @@ export async function runBudgetTick(
     dropped,
     deferred,
     grantedTotal,
-    exhausted: split && grantedTotal >= budget && starved.length > 0,
+    exhausted: split && starved.length > 0 && starved.every((name) => stepOf(run, name) > budget - grantedTotal),
     starved,
   };
 }

@@ -17,7 +17,7 @@ import {
 import { type Load, NOW, OPTIONS, seriesOf } from './budget-load.ts';
 
 /**
- * A lockstep consumer whose writes go through the shared write plan, one limit at a time, each of which can be
+ * A lockstep (or provisioned: its config's actuator) consumer whose writes go through the shared write plan, one limit at a time, each of which can be
  * refused (the actuator's call failed): the limits before the refusal stay written, as in AWS.
  */
 class FakeConsumer {
@@ -40,7 +40,7 @@ class FakeConsumer {
   }
 
   effective(): number | undefined {
-    return effectiveConcurrency('lockstep', this.limits);
+    return effectiveConcurrency(this.config.actuator, this.limits);
   }
 
   member(weight?: number, lastKnown?: number): BudgetTickMember {
@@ -64,14 +64,14 @@ class FakeConsumer {
         },
         concurrency: {
           applied: async () => this.effective(),
-          ceiling: async () => executionCeiling('lockstep', this.limits),
+          ceiling: async () => executionCeiling(this.config.actuator, this.limits),
           condition: async (): Promise<ActuatorCondition> => {
             fail();
             const paused = this.limits.reserved === 0 ? 'reserved-zero' : undefined;
             return {
               ...(paused ? { paused } : {}),
-              outOfStep: !paused && outOfStep('lockstep', this.limits),
-              overpull: overpulls('lockstep', this.limits),
+              outOfStep: !paused && outOfStep(this.config.actuator, this.limits),
+              overpull: overpulls(this.config.actuator, this.limits),
             };
           },
           functionTimeoutSeconds: async () => {
@@ -79,7 +79,12 @@ class FakeConsumer {
             return this.timeoutSeconds;
           },
           apply: async (desired) => {
-            for (const write of planWrites('lockstep', this.limits, desired, this.config.maxConcurrency)) {
+            for (const write of planWrites(
+              this.config.actuator,
+              this.limits,
+              desired,
+              this.config.maxConcurrency,
+            )) {
               if (this.refuse(write.target, write.value)) throw new Error(`${this.name}: write refused`);
               this.writes++;
               this.limits = { ...this.limits, [write.target]: write.value };
@@ -144,6 +149,38 @@ describe('runBudgetTick', () => {
     expect(orders?.granted).toBeGreaterThan(10);
     expect(consumers[0]?.effective()).toBe(orders?.granted);
     expect(result.exhausted).toBe(false);
+  });
+
+  it('is exhausted for a provisioned member starved while what is left is less than a poller', async () => {
+    // GIVEN budget 38: imports on provisioned mode (floor 20) 4 × behind its target and asking its cap, 60; email
+    // idle in lockstep at its floor 2
+    const imports = new FakeConsumer(
+      'imports',
+      cfg({ actuator: 'provisioned', minConcurrency: 20, maxConcurrency: 60 }),
+      20,
+      {
+        ageSeconds: 240,
+        ratePerSecond: 2000,
+        itemSeconds: 0.02,
+        visible: 480_000,
+      },
+    );
+    const email = new FakeConsumer('email', cfg({ minConcurrency: 2, maxConcurrency: 30 }), 2, {
+      ageSeconds: 0,
+      ratePerSecond: 1,
+      itemSeconds: 0.02,
+    });
+    const result = await runBudgetTick(38, [imports.member(), email.member()], NOW, OPTIONS);
+    // THEN imports gets one poller above its floor (its share of the pool of 16, 8, is one poller), no more: the 6
+    // left are not a poller; the budget is not fully granted, and still exhausted for imports
+    expect(result.members.map((o) => [o.name, o.granted])).toEqual([
+      ['imports', 30],
+      ['email', 2],
+    ]);
+    expect(result.grantedTotal).toBe(32);
+    expect(result.starved).toEqual(['imports']);
+    expect(result.exhausted).toBe(true);
+    expect(imports.limits).toEqual({ reserved: 30, mapping: 30 });
   });
 
   it('in a shortfall, the member furthest behind gets the pool, and the budget holds after every write', async () => {
