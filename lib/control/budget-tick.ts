@@ -256,7 +256,8 @@ export async function runBudgetTick(
     dropped,
     deferred,
     grantedTotal,
-    exhausted: split && starved.length > 0 && starved.every((name) => stepOf(run, name) > budget - grantedTotal),
+    exhausted:
+      split && starved.length > 0 && starved.every((name) => stepOf(run, name) > budget - grantedTotal),
     starved,
   };
 }

@@ -220,7 +220,7 @@ export function budgetTroubles(r: BudgetReading, s: BudgetSummary): BudgetTroubl
   if (s.exhausted && s.starved.length === 0) {
     found.push({
       kind: 'exhausted',
-      message: `EXHAUSTED: the budget${s.limit === undefined ? '' : ` ${s.limit.value}`} is fully granted and the controller's last tick counted ${s.starvedMembers ?? 'some'} member(s) starved: shed, or raise the downstream's capacity and then the budget`,
+      message: `EXHAUSTED: the budget${s.limit === undefined ? '' : ` ${s.limit.value}`} is fully granted (or what is left is less than a starved member's poller) and the controller's last tick counted ${s.starvedMembers ?? 'some'} member(s) starved: shed, or raise the downstream's capacity and then the budget`,
     });
   }
   const unread = [
@@ -337,7 +337,7 @@ export function budgetScreen(r: BudgetReading): string {
         s.exhausted === undefined
           ? budgetMissing('exhausted')
           : s.exhausted
-            ? `YES: fully granted with a member starved${starvedCount}: shed, or raise the downstream's capacity`
+            ? `YES: a member starved with nothing left it can take${starvedCount}: shed, or raise the downstream's capacity`
             : `no${starvedCount}`
       }`,
     );
