@@ -4,6 +4,12 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type BenchRow, benchScenario, benchSection } from '../lib/bench/bench.ts';
 import { benchDocument } from '../lib/bench/bench-doc.ts';
+import {
+  type BeyondRow,
+  beyond1000Table,
+  beyond1000Verdicts,
+  runBeyond1000,
+} from '../lib/bench/beyond-1000.ts';
 import { type LoadFile, loadScenario, readLoadFile, shippedScenarios } from '../lib/load-file/load-file.ts';
 import { loadSimConfig } from '../lib/sim/config-file.ts';
 import { PRESET_NAMES, type PresetName } from '../lib/sim/presets.ts';
@@ -21,6 +27,7 @@ KEDA-like depth rule.
 
 Usage: ${command} [--preset lambda|seed]... [--scenario NAME]... [--trace FILE.csv]...
                         [--rate-scale X] [--time-scale X] [--config FILE.json] [--out FILE.md] [--doc]
+                        [--beyond-1000]
 
 Columns: p99 wait ÷ target and dead letters (how late, how lost); concurrent executions peak, time-weighted p99
 and mean, warm execution environments peak and mean (what the downstream feels); reserved concurrency held
@@ -36,6 +43,14 @@ does not say in steps or spread): its pollers stepping every 10 s (the simulator
 Under each table, the dominated controllers: A dominates B when A is no later (p99 ÷ target, counting anything at
 or under the target as meeting it; dead letters) and no heavier on the downstream (peak and mean concurrent
 executions), and clearly better on one of them (beyond 5 %).
+
+--beyond-1000 adds a table at thousands of concurrent consumers (seed 1, both readings; about 5 minutes): the seed's
+spike × 150 and the diurnal day × 100, thinned in time to 0.3, under native (capped at 1,000), provisioned mode on its
+own, the age law on the standard mapping (capped at 1,000) and the age law driving provisioned mode (cap 5,000; on the
+diurnal day also with a scheduled floor around its peak), with each one's $ a month, and under it whether the age
+law on provisioned mode meets the target where provisioned mode does, lighter (lib/bench/beyond-1000.ts). --doc
+includes it unless --scenario or --trace picks the scenarios; --rate-scale, --time-scale and --config do not apply
+to it.
 
 --rate-scale/--time-scale apply to every scenario, as the load tool applies them. --config applies to every run.
 --doc writes docs/benchmarks.md instead (or --out; without --out only in a clone of this project): a header with the date, the machine and the command, the
@@ -56,6 +71,7 @@ async function main(): Promise<void> {
         config: { type: 'string' },
         out: { type: 'string' },
         doc: { type: 'boolean' },
+        'beyond-1000': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -106,6 +122,11 @@ async function main(): Promise<void> {
       sections.push({ preset, rows, ...(reading === undefined ? {} : { pollerScaleSeconds: reading }) });
     }
   }
+  // Thousands of consumers (issue 31): seed 1, both readings; in the full document, elsewhere when asked.
+  const beyond: BeyondRow[] =
+    (values.doc && !chosen) || values['beyond-1000']
+      ? await runBeyond1000({ seeds: [1], onRun: (what) => process.stderr.write(`beyond 1,000: ${what}\n`) })
+      : [];
   const markdown = values.doc
     ? benchDocument({
         date: new Date().toISOString().slice(0, 10),
@@ -116,10 +137,14 @@ async function main(): Promise<void> {
         },
         command: [command, ...process.argv.slice(2)].join(' '),
         sections,
+        beyond,
         settings: file?.settings,
         world: file?.world,
       })
-    : `${sections.map((s) => benchSection(s.preset, s.rows, s.pollerScaleSeconds)).join('\n\n')}\n`;
+    : `${[
+        ...sections.map((s) => benchSection(s.preset, s.rows, s.pollerScaleSeconds)),
+        ...(beyond.length === 0 ? [] : [beyond1000Section(beyond)]),
+      ].join('\n\n')}\n`;
   console.log(markdown);
   const failures = writeOutputs([{ path: out, content: markdown }]);
   for (const failure of failures) console.error(`bench: ${failure} (the result above is complete)`);
@@ -129,6 +154,11 @@ async function main(): Promise<void> {
 
 quietOnClosedPipe();
 await runCli('bench', main);
+
+/** The thousands' table and issue 31's line under it, for a plain run. */
+function beyond1000Section(rows: readonly BeyondRow[]): string {
+  return ['## Beyond 1,000 (seed 1)', '', beyond1000Table(rows), '', ...beyond1000Verdicts(rows)].join('\n');
+}
 
 /** A preset's rows under one reading of the pollers' ramp (undefined: the preset's own). */
 interface BenchSectionRun {

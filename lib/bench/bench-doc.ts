@@ -5,6 +5,7 @@ import { PRESETS, type PresetName } from '../sim/presets.ts';
 import { configFor, MINIMUM_POLLERS, provisionedMaximumPollers } from '../sim/run.ts';
 import type { SimWorld } from '../sim/world.ts';
 import { type BenchRow, benchSection, dominated, dominates, latency } from './bench.ts';
+import { type BeyondRow, beyond1000Table, beyond1000Verdicts } from './beyond-1000.ts';
 import { costBreakdownMarkdown } from './cost.ts';
 
 /**
@@ -24,6 +25,8 @@ export interface BenchDocInput {
     /** The reading of the pollers' ramp these rows ran under, where not the preset's own (60: a step a minute). */
     readonly pollerScaleSeconds?: number;
   }[];
+  /** The runs at thousands of concurrent consumers (lib/bench/beyond-1000.ts), if made. */
+  readonly beyond?: readonly BeyondRow[];
   /** The config file's overrides, applied to every run (the prose quotes the settings the runs used). */
   readonly settings?: ScalerSettings;
   readonly world?: Partial<SimWorld>;
@@ -453,6 +456,7 @@ export function benchDocument(input: BenchDocInput): string {
     const steps = section.preset === 'seed' ? seedStepSentence(section.rows) : '';
     if (steps !== '') parts.push('', steps);
   }
+  if ((input.beyond ?? []).length > 0) parts.push('', ...beyondSection(input.beyond ?? []));
   parts.push(
     '',
     '## Other measurements',
@@ -463,4 +467,26 @@ export function benchDocument(input: BenchDocInput): string {
       '`npx tsx scripts/measure-simulator.ts`, in [docs/simulator.md](simulator.md#speed-and-memory).',
   );
   return `${parts.filter((p, i, a) => !(p === '' && a[i - 1] === '')).join('\n')}\n`;
+}
+
+/** Issue 31's table at thousands of concurrent consumers, and its line under it, met or missed. */
+function beyondSection(rows: readonly BeyondRow[]): string[] {
+  return [
+    '## Beyond 1,000 concurrent consumers',
+    '',
+    "Seed 1, both readings of the standard mapping's ramp (`npx tsx scripts/measure-beyond-1000.ts --seeds 1-3` " +
+      "for more seeds; lib/bench/beyond-1000.ts). The seed's spike × 150 (800/s → 120,000/s of 20 ms items, a need " +
+      'of about 2,400) and the diurnal day × 100 (to 80,000/s, about 1,800), thinned in time to 0.3 so that a run ' +
+      "fits the simulator's 50 million messages. Native and the age law on the standard mapping are held to its " +
+      '1,000; provisioned mode on its own runs 2 to 500 pollers; the age law drives provisioned mode with a cap of ' +
+      '5,000 (floor 20), and on the diurnal day also with a scheduled floor of 1,500 around the peak. `$ a month` is ' +
+      "what a month of the run's pollers would cost, the controller's included (lib/bench/cost.ts).",
+    '',
+    beyond1000Table(rows),
+    '',
+    'Whether the age law on provisioned mode meets the target where provisioned mode on its own does, with a lower ' +
+      'exec peak and mean, 0 dead letters and 0 throttled:',
+    '',
+    ...beyond1000Verdicts(rows),
+  ];
 }

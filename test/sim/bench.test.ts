@@ -143,6 +143,8 @@ describe('npm run bench', () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(/\[--doc\]/);
     expect(stdout).toMatch(/--doc writes docs\/benchmarks\.md/);
+    expect(stdout).toMatch(/\[--beyond-1000\]/);
+    expect(stdout).toMatch(/--beyond-1000 adds a table at thousands of concurrent consumers/);
   });
 
   it('--doc writes docs/benchmarks.md: a header with the date, the machine and the command, the comparison, the prose and the full tables', async () => {
