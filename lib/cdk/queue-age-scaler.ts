@@ -55,7 +55,7 @@ import {
   settingsFromProps,
   wholeMinuteTickProblem,
 } from './scaler-settings.ts';
-import { floorsFromProps, type ScheduledFloorProps } from './scheduled-floor-props.ts';
+import { floorsFromProps, inFloorPropsTerms, type ScheduledFloorProps } from './scheduled-floor-props.ts';
 
 export { CONTROLLER_ASSET_DIR, CONTROLLER_HANDLER } from './controller-function.ts';
 
@@ -613,7 +613,7 @@ function validatedConfig(props: QueueAgeScalerProps, problems: string[]): Scaler
     );
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    problems.push(...error.problems);
+    problems.push(...error.problems.map(inFloorPropsTerms));
   }
   const tickProblem = validated && wholeMinuteTickProblem(validated.tickSeconds);
   if (tickProblem) {

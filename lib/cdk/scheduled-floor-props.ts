@@ -55,3 +55,20 @@ export function floorsFromProps(
     return { ...rest, durationSeconds: seconds } satisfies Partial<Record<keyof ScheduledFloor, unknown>>;
   });
 }
+
+/**
+ * A validator's problem in the props' own words: the construct takes `duration` (a `Duration`), the validator reads
+ * it as `durationSeconds`.
+ */
+export function inFloorPropsTerms(problem: string): string {
+  return problem
+    .replace(
+      /^(floors\[\d+\])\.durationSeconds = ([^:]+): must be an integer in \[60; 604800\] \(seconds: a minute to a week\)/,
+      '$1.duration = $2 s: must be whole seconds from Duration.minutes(1) to Duration.days(7)',
+    )
+    .replace(/^(floors\[\d+\])\.durationSeconds\b/, '$1.duration')
+    .replace(
+      '{ schedule, minConcurrency, durationSeconds, timeZone? }',
+      '{ schedule, minConcurrency, duration, timeZone? }',
+    );
+}

@@ -70,6 +70,13 @@ function compile(schedule: string, timeZone: string | undefined): Cron {
   if ((dayOfMonth === '?') === (dayOfWeek === '?')) {
     throw new Error('needs ? in exactly one of day-of-month and day-of-week, as EventBridge does');
   }
+  if (fields.some((f, i) => f.includes('?') && i !== 2 && i !== 4)) {
+    throw new Error('has ? outside day-of-month and day-of-week, the only fields EventBridge takes it in');
+  }
+  const weekdays = dayOfWeekProblem(dayOfWeek as string);
+  if (weekdays !== undefined) throw new Error(weekdays);
+  // EventBridge's bare L in day-of-week is the week's last day, Saturday (7); croner takes L only after a day.
+  if (dayOfWeek === 'L') fields[4] = '7';
   return new Cron(`0 ${fields.join(' ')}`, {
     paused: true,
     mode: '7-part',
@@ -77,6 +84,26 @@ function compile(schedule: string, timeZone: string | undefined): Cron {
     sloppyRanges: true,
     timezone: timeZone ?? 'UTC',
   });
+}
+
+const WEEKDAY = /^([1-7]|SUN|MON|TUE|WED|THU|FRI|SAT)$/i;
+
+/**
+ * EventBridge's day-of-week: 1–7 (Sunday–Saturday) or the days' names, in lists, ranges and steps, `L` after a day
+ * (its last in the month), `#` and the nth (1–5). croner reads more (0 and 8 as Sunday, its own numbering): those
+ * are refused here, as EventBridge refuses them, rather than evaluated as something else.
+ */
+function dayOfWeekProblem(field: string): string | undefined {
+  if (field === '?' || field === '*' || field === 'L') return undefined;
+  const refused = `has day-of-week '${field}': EventBridge takes 1-7 (1 is Sunday) or SUN-SAT, with , - / L and #1-#5`;
+  for (const part of field.split(',')) {
+    const [days, nth, more] = part.replace(/L$/, '').split('#');
+    if (more !== undefined || (nth !== undefined && !/^[1-5]$/.test(nth))) return refused;
+    const [range, step, extra] = (days as string).split('/');
+    if (extra !== undefined || (step !== undefined && !/^[1-7]$/.test(step))) return refused;
+    for (const day of (range as string).split('-')) if (day !== '*' && !WEEKDAY.test(day)) return refused;
+  }
+  return undefined;
 }
 
 function compiledOf(floor: ScheduledFloor): CompiledFloor {

@@ -150,7 +150,8 @@ describe('QueueAgeScaler variants', () => {
       floors: [{ schedule: 'cron(0 9 * * *)', minConcurrency: 64, duration: Duration.seconds(10) }],
     });
     expect(errorsOf(scaler)).toEqual([
-      expect.stringMatching(/^floors\[0\]\.durationSeconds = 10: must be an integer in \[60; 604800\]/),
+      // In the props' own words: `duration`, a Duration.
+      'floors[0].duration = 10 s: must be whole seconds from Duration.minutes(1) to Duration.days(7)',
       expect.stringMatching(/^floors\[0\]\.schedule = 'cron\(0 9 \* \* \*\)': has 5 fields/),
     ]);
   });

@@ -39,6 +39,16 @@ describe('a scheduled floor is on from each start of its schedule for its durati
     expect(activeScheduledFloor([sundays], at('2026-12-07T09:30:00Z'))).toBeUndefined(); // a Monday
   });
 
+  it('a bare L in day-of-week is the week’s last day, Saturday, as EventBridge reads it', () => {
+    const saturdays = { ...WEEKDAY_MORNINGS, schedule: 'cron(0 9 ? * L *)' };
+    expect(activeScheduledFloor([saturdays], at('2026-12-05T09:30:00Z'))).toBe(20); // a Saturday
+    expect(activeScheduledFloor([saturdays], at('2026-12-04T09:30:00Z'))).toBeUndefined(); // a Friday
+    // 6L: the month's last Friday
+    const lastFriday = { ...WEEKDAY_MORNINGS, schedule: 'cron(0 9 ? * 6L *)' };
+    expect(activeScheduledFloor([lastFriday], at('2026-12-25T09:30:00Z'))).toBe(20);
+    expect(activeScheduledFloor([lastFriday], at('2026-12-18T09:30:00Z'))).toBeUndefined();
+  });
+
   it('reads the schedule in its time zone, daylight saving included', () => {
     const paris = { ...WEEKDAY_MORNINGS, schedule: 'cron(0 9 ? * * *)', timeZone: 'Europe/Paris' };
     // 09:00 in Paris is 08:00 UTC in winter, 07:00 UTC in summer
@@ -199,6 +209,26 @@ describe('floors are validated with the settings: the field, the value, what is 
       comment: 'no ?',
       floors: [{ schedule: 'cron(0 9 * * * *)', minConcurrency: 10, durationSeconds: 600 }],
       problem: /needs \? in exactly one of day-of-month and day-of-week/,
+    },
+    {
+      comment: '? in the minutes (EventBridge takes it only in the day fields)',
+      floors: [{ schedule: 'cron(? 9 ? * 2 *)', minConcurrency: 10, durationSeconds: 600 }],
+      problem: /has \? outside day-of-month and day-of-week/,
+    },
+    {
+      comment: 'a weekday of 8 (croner would read it as a Sunday)',
+      floors: [{ schedule: 'cron(0 9 ? * 8 *)', minConcurrency: 10, durationSeconds: 600 }],
+      problem: /has day-of-week '8': EventBridge takes 1-7 \(1 is Sunday\) or SUN-SAT/,
+    },
+    {
+      comment: 'a weekday of 0 (cron’s Sunday, not EventBridge’s)',
+      floors: [{ schedule: 'cron(0 9 ? * 0,2 *)', minConcurrency: 10, durationSeconds: 600 }],
+      problem: /has day-of-week '0,2'/,
+    },
+    {
+      comment: 'a sixth Monday',
+      floors: [{ schedule: 'cron(0 9 ? * 2#6 *)', minConcurrency: 10, durationSeconds: 600 }],
+      problem: /has day-of-week '2#6'/,
     },
     {
       comment: 'a rate',
