@@ -1,4 +1,6 @@
+import { type ActuatorMode, capInSteps, concurrencyStep } from '../control/config.ts';
 import { steadyNeed } from '../control/need.ts';
+import { INVOKES_PER_POLLER, PROVISIONED_MAX_WARM_POLLERS } from '../control/poller-grid.ts';
 import type { ScalerConfig } from '../control/settings-table.ts';
 import type { Phase } from '../load-file/load-file.ts';
 
@@ -162,8 +164,20 @@ const FLOOR_LEAD_SECONDS = 15 * 60;
  * The floor a daily peak calls for: its median need, within the cap, from 15 minutes before the hour ahead of the
  * peak's to the end of the hour after it (3 h 15 min); none where the floor already holds the peak's need.
  */
-export function proposedFloor(peak: DailyPeak, floor: number, cap: number): FloorProposal | undefined {
-  const minConcurrency = Math.min(cap, Math.ceil(peak.peakNeed));
+export function proposedFloor(
+  peak: DailyPeak,
+  floor: number,
+  cap: number,
+  actuator: ActuatorMode = 'lockstep',
+): FloorProposal | undefined {
+  // On the actuator's levels: whole pollers in provisioned mode (rounded up, as the law rounds a need), at most the
+  // 200 MinimumPollers SQS warms, within the cap's whole pollers.
+  const step = concurrencyStep(actuator);
+  const most =
+    actuator === 'provisioned'
+      ? Math.min(capInSteps(cap, actuator), PROVISIONED_MAX_WARM_POLLERS * INVOKES_PER_POLLER)
+      : cap;
+  const minConcurrency = Math.min(most, Math.ceil(peak.peakNeed / step) * step);
   if (minConcurrency <= floor) return undefined;
   const startMinuteOfDay = ((((peak.hourOfDay - 1) * 60 - FLOOR_LEAD_SECONDS / 60) % 1440) + 1440) % 1440;
   const hour = Math.floor(startMinuteOfDay / 60);

@@ -219,7 +219,8 @@ export async function recommend(input: RecommendInput): Promise<RecommendReport>
   const busy = scenario.phases.filter((p) => p.ratePerSecond > 0);
   const offsetHours = startSeconds === undefined ? 0 : Math.floor((startSeconds % 86_400) / 3600);
   const peak = dailyPeak(hourlyNeeds(scenario.phases, given), offsetHours);
-  const proposal = peak === undefined ? undefined : proposedFloor(peak, floor, config.maxConcurrency);
+  const proposal =
+    peak === undefined ? undefined : proposedFloor(peak, floor, config.maxConcurrency, config.actuator);
   const comparison = compareReplay(scenario.phases, series);
   return {
     trace: {

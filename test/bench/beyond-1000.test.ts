@@ -40,7 +40,12 @@ describe('the bench at thousands of concurrent consumers (issue 31)', () => {
   it('says met where the age law on provisioned mode is on time, lighter on both counts and clean', () => {
     const verdicts = beyond1000Verdicts([
       row('provisioned'),
-      row('age law, provisioned', { p99OverTarget: 0.3, execPeak: 1500, execMean: 690, dollarsPerMonth: 550 }),
+      row('age law, provisioned', {
+        p99OverTarget: 0.3,
+        execPeak: 1500,
+        execMean: 690,
+        dollarsPerMonth: 550,
+      }),
     ]);
     expect(verdicts).toEqual([
       '- diurnal × 100, 10 s reading: met (p99 0.30 × against 0.10 ×, exec peak 1500 against 2000, mean 690 against 700, 0 dead letters, 0 throttled, $550.00 against $600.00 a month).',
@@ -69,6 +74,8 @@ describe('the bench at thousands of concurrent consumers (issue 31)', () => {
   it('tabulates every row with its $ a month', () => {
     const table = beyond1000Table([row('provisioned'), row('age law, provisioned')]).split('\n');
     expect(table).toHaveLength(4);
-    expect(table[2]).toBe('| diurnal × 100 | 10 s | provisioned | 0.10 | 2000 | 700 | 1400 | 0 · 0 | 600.00 |');
+    expect(table[2]).toBe(
+      '| diurnal × 100 | 10 s | provisioned | 0.10 | 2000 | 700 | 1400 | 0 · 0 | 600.00 |',
+    );
   });
 });

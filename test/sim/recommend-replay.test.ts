@@ -212,6 +212,11 @@ describe('the floor and the daily peak from the hours of a trace', () => {
     expect(proposedFloor({ ...peak, hourOfDay: 0 }, 3, 32)?.schedule).toBe('cron(45 22 * * ? *)');
     expect(proposedFloor({ ...peak, peakNeed: 50 }, 3, 32)?.minConcurrency).toBe(32);
     expect(proposedFloor(peak, 23, 32)).toBeUndefined();
+    // In provisioned mode, whole pollers (23 → 30), within the cap's (45 → 40) and the 200 SQS warms (2,000)
+    expect(proposedFloor(peak, 20, 60, 'provisioned')?.minConcurrency).toBe(30);
+    expect(proposedFloor({ ...peak, peakNeed: 50 }, 20, 45, 'provisioned')?.minConcurrency).toBe(40);
+    expect(proposedFloor({ ...peak, peakNeed: 3000 }, 20, 5000, 'provisioned')?.minConcurrency).toBe(2000);
+    expect(proposedFloor({ ...peak, peakNeed: 17 }, 20, 60, 'provisioned')).toBeUndefined();
   });
 
   it.each([
