@@ -212,7 +212,9 @@ export function budgetSettingsFromEnvironment(env: Record<string, string | undef
       return;
     }
     for (const key of Object.keys(settings)) {
-      if (!SETTING_FIELDS.has(key)) problems.push(`${label}.settings.${key}: unknown setting`);
+      // A member's scheduled floors are refused (lib/budget-environment.ts), by name rather than as unknown.
+      if (key === 'floors') problems.push(`${label}: ${SCHEDULED_FLOORS_MEMBER_PROBLEM}`);
+      else if (!SETTING_FIELDS.has(key)) problems.push(`${label}.settings.${key}: unknown setting`);
     }
     const weight = member.weight ?? 1;
     if (!(typeof weight === 'number' && Number.isFinite(weight) && weight > 0 && weight <= 1000)) {
@@ -243,22 +245,10 @@ export function budgetSettingsFromEnvironment(env: Record<string, string | undef
       for (const p of error.problems) problems.push(`${label}${asMemberProblem(p)}`);
     }
   });
-  problems.push(...scheduledFloorsMemberProblems(members));
   if (problems.length === 0) problems.push(...sharedConsumerProblems(members));
   if (problems.length === 0) problems.push(...budgetFitProblems(budget, members));
   if (problems.length > 0) throw new ConfigError(problems);
   return { budgetName, budget, members };
-}
-
-/** A member with scheduled floors: refused (lib/budget-environment.ts, `SCHEDULED_FLOORS_MEMBER_PROBLEM`). */
-function scheduledFloorsMemberProblems(members: readonly MemberSettings[]): string[] {
-  return members.flatMap((m, i) =>
-    m.config.floors === undefined
-      ? []
-      : [
-          `${BUDGET_ENVIRONMENT.members}[${i}] (${m.resources.scalerName}): ${SCHEDULED_FLOORS_MEMBER_PROBLEM}`,
-        ],
-  );
 }
 
 /**

@@ -65,6 +65,17 @@ describe('the budget controller environment', () => {
     ]);
   });
 
+  it('refuses a member with scheduled floors by name, not as an unknown setting', () => {
+    const floored = {
+      settings: { floors: [{ schedule: 'cron(0 9 ? * * *)', minConcurrency: 10, durationSeconds: 600 }] },
+    };
+    expect(problems(env([member('orders'), member('email', floored as never)]))).toEqual([
+      expect.stringMatching(
+        /^BUDGET_MEMBERS\[1\] \(email\): floors \(scheduled floors\) are not available to a shared budget's members yet/,
+      ),
+    ]);
+  });
+
   it('reads each member with its own settings, defaults elsewhere, weight 1 unless given', () => {
     const settings = budgetSettingsFromEnvironment(
       env([member('orders', { weight: 2 }), member('email', { settings: { targetAgeSeconds: 300 } })]),
