@@ -185,6 +185,24 @@ function asMemberProblem(problem: string): string {
 }
 
 /**
+ * A member's unknown fields and settings, and its settings not an object. Its scheduled floors are refused by name
+ * (lib/budget-environment.ts), not as an unknown setting.
+ */
+function memberKeyProblems(member: Record<string, unknown>, label: string): string[] {
+  const problems = Object.keys(member)
+    .filter((key) => !MEMBER_FIELDS.has(key))
+    .map((key) => `${label}.${key}: unknown field`);
+  const settings = member.settings ?? {};
+  if (typeof settings !== 'object' || settings === null || Array.isArray(settings))
+    return [...problems, `${label}.settings: must be an object of settings`];
+  for (const key of Object.keys(settings)) {
+    if (key === 'floors') problems.push(`${label}: ${SCHEDULED_FLOORS_MEMBER_PROBLEM}`);
+    else if (!SETTING_FIELDS.has(key)) problems.push(`${label}.settings.${key}: unknown setting`);
+  }
+  return problems;
+}
+
+/**
  * Reads and validates a budget controller's environment at init: every problem at once, each naming the variable,
  * the member (its index and scaler name) and the field, so a bad deploy fails the cold start with one message.
  * Each member's resources and settings go through the lone scaler's own checks (`settingsFromEnvironment`).
@@ -203,19 +221,9 @@ export function budgetSettingsFromEnvironment(env: Record<string, string | undef
     }
     const member = raw as Partial<BudgetMemberEnvironment> & Record<string, unknown>;
     const label = `${where} (${typeof member.scalerName === 'string' ? member.scalerName : 'unnamed'})`;
-    for (const key of Object.keys(member)) {
-      if (!MEMBER_FIELDS.has(key)) problems.push(`${label}.${key}: unknown field`);
-    }
     const settings = member.settings ?? {};
-    if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) {
-      problems.push(`${label}.settings: must be an object of settings`);
-      return;
-    }
-    for (const key of Object.keys(settings)) {
-      // A member's scheduled floors are refused (lib/budget-environment.ts), by name rather than as unknown.
-      if (key === 'floors') problems.push(`${label}: ${SCHEDULED_FLOORS_MEMBER_PROBLEM}`);
-      else if (!SETTING_FIELDS.has(key)) problems.push(`${label}.settings.${key}: unknown setting`);
-    }
+    problems.push(...memberKeyProblems(member, label));
+    if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) return;
     const weight = member.weight ?? 1;
     if (!(typeof weight === 'number' && Number.isFinite(weight) && weight > 0 && weight <= 1000)) {
       problems.push(`${label}.weight = ${JSON.stringify(weight)}: must be a number in (0; 1000]`);
