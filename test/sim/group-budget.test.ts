@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ageLawMonthlyCost, BUDGET_COUNTED, budgetMonthlyCost, PRICES } from '../../lib/bench/cost.ts';
 import { groupAcceptance } from '../../lib/bench/group-acceptance.ts';
 import {
+  type GroupScenario,
   loadShippedGroup,
   parseGroupScenario,
   shippedGroups,
@@ -10,6 +11,10 @@ import {
 } from '../../lib/bench/group-file.ts';
 import { runGroup, runGroupComparison } from '../../lib/bench/group-run.ts';
 import { configFor } from '../../lib/sim/run.ts';
+
+/** A group under its shared budget, seed 1, under one reading of the pollers' ramp. */
+const sharedBudgetRun = (group: GroupScenario, pollerScaleSeconds: number) =>
+  runGroup({ group, controller: 'shared-budget', seed: 1, world: { pollerScaleSeconds } });
 
 describe('the shared budget on the shipped group scenarios', () => {
   it('ships the two groups the issue names', () => {
@@ -22,12 +27,7 @@ describe('the shared budget on the shipped group scenarios', () => {
       const group = loadShippedGroup(name);
       const split = staticSplit(group.budget, group.members.length);
       for (const pollerScaleSeconds of [10, 60]) {
-        const run = await runGroup({
-          group,
-          controller: 'shared-budget',
-          seed: 1,
-          world: { pollerScaleSeconds },
-        });
+        const run = await sharedBudgetRun(group, pollerScaleSeconds);
         // THEN the per-instant maximum of Σ limits (every write counted as it lands) is within the budget
         expect(run.peakLimitSum).toBeLessThanOrEqual(group.budget);
         // AND not by leaving it unused: the members reached it together, and the units moved between them (a
@@ -62,12 +62,7 @@ describe('the shared budget on the shipped group scenarios', () => {
       join(import.meta.dirname, '..', '..', 'scenarios', 'groups', 'mixed.json'),
     );
     for (const pollerScaleSeconds of [10, 60]) {
-      const run = await runGroup({
-        group,
-        controller: 'shared-budget',
-        seed: 1,
-        world: { pollerScaleSeconds },
-      });
+      const run = await sharedBudgetRun(group, pollerScaleSeconds);
       expect(run.peakLimitSum).toBeLessThanOrEqual(group.budget);
       const [bursty, steady] = run.result.members;
       // THEN every limit the provisioned member ran under is whole pollers, and it grew past its two
