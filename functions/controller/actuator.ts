@@ -75,8 +75,16 @@ export interface ConsumerReading extends ConsumerLimits {
   readonly batchSize?: number;
   /** Another controller the deploy names as the consumer's owner (lib/consumer-owner.ts): nothing may be written. */
   readonly drivenBy?: string;
+  /** The owner parameter could not be read (not absent: denied, throttled): the tick drives, and logs this. */
+  readonly ownerReadFault?: string;
   /** Provisioned mode's `MinimumPollers`, where read: kept at or under the `MaximumPollers` a write sets. */
   readonly minimumPollers?: number;
+}
+
+/** The owner check's answer: another controller that drives the consumer, and a fault reading the parameter. */
+export interface OwnerCheck {
+  readonly drivenBy?: string;
+  readonly fault?: string;
 }
 
 /** An actuator's knowledge of the limits, carried from a tick to its samples. */
@@ -139,7 +147,7 @@ export class LambdaActuator implements ConcurrencyPort {
      * The other controller the deploy names as the consumer's owner, read with the limits (at each tick, and afresh
      * before each growth between ticks); undefined: this one may write. @default no owner check
      */
-    private readonly drivenBy: () => Promise<string | undefined> = async () => undefined,
+    private readonly drivenBy: () => Promise<OwnerCheck> = async () => ({}),
   ) {}
 
   /**
@@ -181,7 +189,7 @@ export class LambdaActuator implements ConcurrencyPort {
   read(): Promise<ConsumerReading> {
     this.#reading ??= (async () => {
       const uuid = this.target.mode === 'reserved' ? this.target.mappingUuid : this.mappingUuid();
-      const [reserved, mapping, drivenBy] = await Promise.all([
+      const [reserved, mapping, { drivenBy, fault }] = await Promise.all([
         readReserved(this.lambda, this.target.functionName),
         uuid === undefined
           ? Promise.resolve<ActuatorReading | undefined>(undefined)
@@ -203,6 +211,7 @@ export class LambdaActuator implements ConcurrencyPort {
         batchingWindowSeconds: mapping?.batchingWindowSeconds,
         batchSize: mapping?.batchSize,
         ...(drivenBy === undefined ? {} : { drivenBy }),
+        ...(fault === undefined ? {} : { ownerReadFault: fault }),
       };
       this.#limits = reading;
       this.#read = reading;

@@ -118,7 +118,17 @@ function decided(
 ): TickOutcome {
   const appliedAfter = actuator.appliedNow;
   const pauseOverpull = pauseOverpulls(reading);
-  return { kind: 'decided', result, actuation, writes, appliedAfter, pauseOverpull, config: settings.config };
+  const fault = reading.ownerReadFault === undefined ? {} : { ownerReadFault: reading.ownerReadFault };
+  return {
+    kind: 'decided',
+    result,
+    actuation,
+    writes,
+    appliedAfter,
+    pauseOverpull,
+    ...fault,
+    config: settings.config,
+  };
 }
 
 const UNCHANGED: Recorded = { actuation: { kind: 'unchanged' }, writes: [] };

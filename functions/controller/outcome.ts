@@ -26,6 +26,8 @@ export type TickOutcome =
       readonly appliedAfter: number | undefined;
       /** Reserved concurrency 0 while the mapping polls: the operator's pause throttles every batch. */
       readonly pauseOverpull: boolean;
+      /** The owner parameter could not be read (the tick drove anyway): its fault, for the log line. */
+      readonly ownerReadFault?: string;
       readonly config: ScalerConfig;
     }
   | { readonly kind: 'skipped'; readonly reason: SkipReason; readonly detail: Record<string, unknown> }

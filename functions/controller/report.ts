@@ -155,6 +155,7 @@ export function logEntryFor(
           shed: decision.shed,
           ...(repaired ? { repaired: true } : {}),
           ...(outcome.pauseOverpull ? { pauseOverpull: true } : {}),
+          ...(outcome.ownerReadFault === undefined ? {} : { ownerReadFault: outcome.ownerReadFault }),
           inputs: decision.inputs,
           // The settings the tick ran under: no longer published as metrics (they are constants of the
           // deployment); `status` reads the cap and the floor from here.

@@ -50,8 +50,13 @@ export function actuatorFor(
   const drivenBy =
     owner === undefined
       ? undefined
-      : async () =>
-          drivenElsewhere(await readConsumerOwner(clients.ssm, resources.consumerFunctionName), owner);
+      : async () => {
+          const read = await readConsumerOwner(clients.ssm, resources.consumerFunctionName);
+          return {
+            drivenBy: drivenElsewhere(read.owner, owner),
+            ...(read.fault ? { fault: read.fault } : {}),
+          };
+        };
   return new LambdaActuator(clients.lambda, target, config, drivenBy);
 }
 

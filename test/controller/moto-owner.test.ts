@@ -70,6 +70,25 @@ describe('a lone scaler and the owner parameter', () => {
   });
 });
 
+describe('the owner parameter unreadable', () => {
+  it('denied: the controller drives as before owners were named, and its log line says why the guard is blind', async () => {
+    const world = await behindAt3();
+    world.ssmFault = (command) =>
+      command === 'GetParameterCommand'
+        ? Object.assign(new Error('not authorized to perform ssm:GetParameter'), {
+            name: 'AccessDeniedException',
+            $metadata: {},
+          })
+        : undefined;
+    const outcome = await world.tick();
+    expect(outcome.kind).toBe('decided');
+    expect((await world.applied()).mapping).toBeGreaterThan(3);
+    expect(world.lastLog().fields.ownerReadFault).toBe(
+      'AccessDeniedException: not authorized to perform ssm:GetParameter',
+    );
+  });
+});
+
 describe('between ticks', () => {
   it('the deploy names another owner after the tick: the sample that would grow reads it first and writes nothing', async () => {
     // GIVEN a quiet queue held at 2 by this scaler's tick, the samples between ticks on

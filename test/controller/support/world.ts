@@ -217,6 +217,14 @@ export class World {
     const clients = createAwsClients(this.server.clientConfig);
     if (observeWrites) this.observeWrites(clients.lambda);
     this.observeMetricQueries(clients.cloudwatch);
+    clients.ssm.middlewareStack.add(
+      (next, context) => async (args) => {
+        const error = this.ssmFault?.(context.commandName ?? '');
+        if (error) throw error;
+        return next(args);
+      },
+      { step: 'initialize', name: 'injectSsmFaults' },
+    );
     this.calls = attachCallLog(clients);
     // Captures the decision lines the Powertools Logger would print (the reporter's only use of it).
     const capture = (message: string, fields: Record<string, unknown>) => this.logs.push({ message, fields });
@@ -236,6 +244,9 @@ export class World {
       await this.duringSleep?.(this.now);
     });
   }
+
+  /** A fault to throw before an SSM command reaches moto (which cannot deny a read): return an Error to fail it. */
+  ssmFault?: (command: string) => Error | undefined;
 
   /** The query ids of each GetMetricData request, in order (what a tick paid for). */
   readonly metricQueries: string[][] = [];
