@@ -1,16 +1,13 @@
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TickOutcome } from '../../functions/controller/outcome.ts';
-import { logEntryFor } from '../../functions/controller/report.ts';
-import { CallLog } from '../../lib/aws/clients.ts';
 import { readConsumerOwner } from '../../lib/aws/owner-parameter.ts';
-import { resolveScalerConfig } from '../../lib/control/index.ts';
 import { awsError } from '../controller/support/unit-deps.ts';
 
 /**
  * The owner parameter's faults (moto has the parameter or not; it cannot deny a read, so the SDK is mocked here):
- * its absence is no owner, silently; any other fault is no owner too, so the law still drives, and is reported.
+ * its absence is no owner, silently; any other fault is no owner too, so the law still drives, and is reported
+ * (the log line's field: test/controller/report.test.ts).
  */
 const ssm = new SSMClient({
   region: 'us-east-1',
@@ -40,35 +37,4 @@ describe('reading the consumer’s owner', () => {
       });
     },
   );
-
-  it('the tick’s log line carries the fault', () => {
-    const outcome: TickOutcome = {
-      kind: 'decided',
-      result: {
-        snapshot: { now: 1000, appliedConcurrency: 4 },
-        decision: {
-          desired: 4,
-          reason: 'hold:steady',
-          atCap: false,
-          saturated: false,
-          shed: false,
-          downstreamSlower: false,
-          inputs: {},
-          state: {},
-        },
-        applied: 4,
-        changed: false,
-        repaired: false,
-      },
-      actuation: { kind: 'unchanged' },
-      writes: [],
-      appliedAfter: 4,
-      pauseOverpull: false,
-      ownerReadFault: 'AccessDeniedException: denied',
-      config: resolveScalerConfig({}),
-    };
-    expect(logEntryFor(outcome, new CallLog()).fields.ownerReadFault).toBe('AccessDeniedException: denied');
-    const { ownerReadFault: _, ...clean } = outcome;
-    expect(logEntryFor(clean, new CallLog()).fields).not.toHaveProperty('ownerReadFault');
-  });
 });

@@ -158,6 +158,22 @@ describe('the flags describe what is applied', () => {
     expect(m[CONTROLLER_METRICS.pauseOverpull]).toBe(overpull ? 1 : undefined);
   });
 
+  it('the decision line carries an owner parameter that could not be read (the tick drove anyway)', () => {
+    const outcome: TickOutcome = {
+      kind: 'decided',
+      result: { snapshot, decision, applied: 8, changed: false, repaired: false },
+      actuation: { kind: 'unchanged' },
+      writes: [],
+      appliedAfter: 8,
+      pauseOverpull: false,
+      ownerReadFault: 'AccessDeniedException: denied',
+      config,
+    };
+    expect(logEntryFor(outcome, new CallLog()).fields.ownerReadFault).toBe('AccessDeniedException: denied');
+    const { ownerReadFault: _, ...read } = outcome;
+    expect(logEntryFor(read, new CallLog()).fields).not.toHaveProperty('ownerReadFault');
+  });
+
   it('a quiet tick publishes the dense state only: no 0 flag, each sparse metric only when non-zero', () => {
     const outcome: TickOutcome = {
       kind: 'decided',
