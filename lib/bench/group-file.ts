@@ -40,7 +40,7 @@ import { PRESETS } from '../sim/presets.ts';
  *   this file), and optional `targetAgeSeconds`, `minConcurrency` (the control law's ranges; lambda defaults 60 and
  *   2), `maxConcurrency` (its own cap, if lower than what a controller gives it; absent: none of its own),
  *   `actuator` (the control law's: `provisioned` drives the mapping's provisioned mode, whole pollers of 10 from a
- *   floor of 20, under the shared budget and the age law per queue; the native baselines ignore it), `weight` (how much its lateness counts in the split, (0; 1000], default 1) and `itemMs` (replaces the load's
+ *   floor of 20, under the shared budget and the age law per queue; the native baselines keep their MaximumConcurrency, its cap rounded down to whole pollers), `weight` (how much its lateness counts in the split, (0; 1000], default 1) and `itemMs` (replaces the load's
  *   `item_ms` in every phase, so one shape can be reused at another item time). A load file's own `@downstream`
  *   line is refused: the downstream is the group's.
  *

@@ -10,7 +10,8 @@
  *    them all (a budget below the sum of the floors is refused).
  * 3. Then every member's share: the pool above the floors split by weight (equal weights: the static split), each
  *    member taking of its share only what its demand asks. A member the static split would have kept on target
- *    keeps that here: no one is cut below its share to feed another, however late.
+ *    keeps that here: no one is cut below its share to feed another, however late. (With steps, rule 6, a
+ *    provisioned member's share is rounded to whole pollers, so the single-worker members' shares move with it.)
  * 4. What is left, the shares some members did not need, goes one unit at a time to whoever is furthest behind,
  *    never past a member's demand. Lateness is weight × age ÷ target (2 means twice its target behind; weight 2
  *    ranks a member at half its target with another at its target). A member's pressure is its lateness × the
@@ -36,12 +37,16 @@
  * What the rule guarantees, for every input it accepts (test/control/budget-allocation.test.ts):
  * - Σ granted ≤ budget, and Σ granted = min(budget, Σ demand): the pool is never held back. With steps: Σ granted
  *   ≤ budget, and what is left is less than the step of every member still short (nothing usable is held back).
- * - floor ≤ granted ≤ demand ≤ max(desired, floor), and granted ≤ cap; with a step, granted − floor is whole steps.
+ * - floor ≤ granted ≤ demand ≤ max(desired, floor), and granted ≤ cap; with a step, granted − floor is whole steps
+ *   and the demand is the desired rounded up to a level (31 asks 40), so it may pass max(desired, floor).
  * - Every member gets at least min(demand, floor + its share).
  * - The order (precisely): if member j got more than its share and is less late than member i, and i is short of
  *   its demand, then j's fraction of its extra met is at most i's: (granted_j − floor_j) ÷ extra_j ≤
  *   (granted_i − floor_i) ÷ extra_i. Beyond the shares, a less-late member is never fed at the expense of one
- *   further behind.
+ *   further behind. With steps this holds only where i's step fitted what was left when j took its last unit: a
+ *   provisioned member whose part of the pool rounds to no poller can stay at its floor while a less-late member
+ *   takes the units (budget 36: a provisioned member 10 × behind at 20, a lockstep one 2 × behind at 14, an idle one
+ *   at 2; docs/design.md, "Steps", says so).
  * - It keeps no memory: a member whose desired fell gets at most the new value, and the units it freed go to the
  *   others in the same call. An idle member (age 0) has no pressure: in a shortfall it keeps what its own law asks
  *   up to its share, and its law shrinks that within its scale-down delay, returning the units to the pool.

@@ -30,8 +30,7 @@ describe('a budget mixing steps', () => {
       poller('provisioned', { desired: 40, ageSeconds: 600 }),
       member('lockstep', { desired: 30, ageSeconds: 120 }),
     ]);
-    // THEN the pool of 23 is shared 11 | 11 (the poller's share rounded down to 10), one left; the poller cannot take
-    // a step of 10 from it, so lockstep gets it: 30 and 15, Σ 45
+    // THEN the pool of 23: the poller's part, 11.5, is one poller (10); lockstep shares the 13 left: 30 and 15, Σ 45
     expect(grants).toEqual({ provisioned: 30, lockstep: 15 });
   });
 
@@ -69,15 +68,15 @@ describe('a budget mixing steps', () => {
   });
 
   it('a step that no longer fits leaves the rest to whoever can use it, and none of it is lost', () => {
-    // GIVEN budget 39 and two provisioned members at floor 10 (step 10) and a lockstep one at floor 1
-    const grants = granted(39, [
+    // GIVEN budget 30: a provisioned member at floor 10 (step 10, most late), a lockstep one behind and one idle
+    const grants = granted(30, [
       poller('a', { floor: 10, desired: 40, ageSeconds: 900 }),
-      poller('b', { floor: 10, desired: 40, ageSeconds: 600 }),
       member('c', { floor: 1, desired: 40, ageSeconds: 60 }),
+      member('d', { floor: 1, desired: 1, ageSeconds: 0 }),
     ]);
-    // THEN the pool of 18: shares of 6 round to 0 for the pollers; c takes its 6; the 12 left: a takes 10, and the
-    // last 2 (no poller's step fits) go to c
-    expect(grants).toEqual({ a: 20, b: 10, c: 9 });
+    // THEN the pool of 18: a's part of 6 is one poller (10); c and d share the 8 left, 4 each; d uses none, and its 4
+    // (no poller's step fits them) go to c, not held back: a 20, c 9, d 1, Σ 30
+    expect(grants).toEqual({ a: 20, c: 9, d: 1 });
   });
 });
 
