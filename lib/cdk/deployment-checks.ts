@@ -67,6 +67,17 @@ function pollersOf(resource: CfnEventSourceMapping): { minimum?: number; maximum
 }
 
 /**
+ * What an imported mapping must carry for the actuator, which synth cannot read: provisioned mode refuses
+ * MaximumConcurrency (docs/aws-facts.md, "Provisioned mode"), the other modes are bounded by it until the first tick.
+ */
+function importedMappingLimits(actuator: ActuatorMode): string {
+  if (actuator === 'provisioned') {
+    return 'that it is in provisioned mode (ProvisionedPollerConfig, MinimumPollers at least 2) with no MaximumConcurrency (AWS refuses the two together)';
+  }
+  return 'that its MaximumConcurrency is set (until the first tick it is what bounds the pollers)';
+}
+
+/**
  * The checks that need the cap run only when the config itself is valid; the one that needs only the actuator (a
  * reserved concurrency the scaler would fight) runs on `actuator` as given, so it is reported with the rest.
  */
@@ -108,7 +119,7 @@ export function checkAttachedResources(
   } else {
     warnings.push({
       id: 'queue-age-scaler:imported-mapping',
-      message: `the event source mapping ${resources.mapping.mappingId} is imported, so synth cannot check that it joins ${resources.queue.node.path} to ${resources.consumer.node.path}, nor read its MaximumConcurrency or batching window: make sure it does, that its MaximumConcurrency is set, and that the queue's visibility timeout covers 6 × the consumer's timeout plus its batching window`,
+      message: `the event source mapping ${resources.mapping.mappingId} is imported, so synth cannot check that it joins ${resources.queue.node.path} to ${resources.consumer.node.path}, nor read its limits or batching window: make sure it does, ${importedMappingLimits(actuator)}, and that the queue's visibility timeout covers 6 × the consumer's timeout plus its batching window`,
     });
   }
 

@@ -470,34 +470,51 @@ describe('QueueAgeScaler deployment checks on the attached resources', () => {
     ).toEqual([]);
   });
 
-  it('warns that an imported mapping cannot be checked, and skips what it cannot read', () => {
-    // GIVEN a queue, consumer and mapping all imported
-    const app = new App({ context: NO_BUNDLING });
-    const stack = new Stack(app, 'Imported', { env: { account: '123456789012', region: 'eu-west-1' } });
-    const queue = Queue.fromQueueArn(stack, 'Queue', 'arn:aws:sqs:eu-west-1:123456789012:orders');
-    const consumer = LambdaFunction.fromFunctionName(stack, 'Consumer', 'orders-consumer');
-    const mapping = EventSourceMapping.fromEventSourceMappingId(
-      stack,
-      'Mapping',
-      '11111111-2222-3333-4444-555555555555',
-    );
-    // WHEN
-    const scaler = new QueueAgeScaler(stack, 'Scaler', {
-      queue,
-      consumer,
-      eventSourceMapping: mapping,
-      alarmEmail: 'ops@example.com',
-    });
-    // THEN: no error, one warning saying what to check by hand, and no DLQ alarm without a DLQ
-    expect(errorsOf(scaler)).toEqual([]);
-    expect(annotations(scaler, 'warning')).toEqual([
-      expect.stringMatching(
-        /the event source mapping 11111111-2222-3333-4444-555555555555 is imported, so synth cannot check that it joins Imported\/Queue to Imported\/Consumer/,
-      ),
-    ]);
-    expect(scaler.alarms.deadLetters).toBeUndefined();
-    expect(scaler.alarms.all).toHaveLength(6);
-  });
+  it.each([
+    {
+      actuator: ScalerActuator.LOCKSTEP,
+      props: {},
+      says: /nor read its limits or batching window: make sure it does, that its MaximumConcurrency is set/,
+    },
+    {
+      actuator: ScalerActuator.PROVISIONED,
+      props: { actuator: ScalerActuator.PROVISIONED, minConcurrency: 20, maxConcurrency: 100 },
+      says: /make sure it does, that it is in provisioned mode \(ProvisionedPollerConfig, MinimumPollers at least 2\) with no MaximumConcurrency \(AWS refuses the two together\)/,
+    },
+  ])(
+    'warns that an imported mapping cannot be checked, and what to check by hand ($actuator)',
+    ({ props, says }) => {
+      // GIVEN a queue, consumer and mapping all imported
+      const app = new App({ context: NO_BUNDLING });
+      const stack = new Stack(app, 'Imported', { env: { account: '123456789012', region: 'eu-west-1' } });
+      const queue = Queue.fromQueueArn(stack, 'Queue', 'arn:aws:sqs:eu-west-1:123456789012:orders');
+      const consumer = LambdaFunction.fromFunctionName(stack, 'Consumer', 'orders-consumer');
+      const mapping = EventSourceMapping.fromEventSourceMappingId(
+        stack,
+        'Mapping',
+        '11111111-2222-3333-4444-555555555555',
+      );
+      // WHEN
+      const scaler = new QueueAgeScaler(stack, 'Scaler', {
+        queue,
+        consumer,
+        eventSourceMapping: mapping,
+        alarmEmail: 'ops@example.com',
+        ...props,
+      });
+      // THEN: no error, one warning saying what to check by hand for this actuator, and no DLQ alarm without a DLQ
+      expect(errorsOf(scaler)).toEqual([]);
+      const warnings = annotations(scaler, 'warning');
+      expect(warnings).toEqual([
+        expect.stringMatching(
+          /the event source mapping 11111111-2222-3333-4444-555555555555 is imported, so synth cannot check that it joins Imported\/Queue to Imported\/Consumer/,
+        ),
+      ]);
+      expect(warnings[0]).toMatch(says);
+      expect(scaler.alarms.deadLetters).toBeUndefined();
+      expect(scaler.alarms.all).toHaveLength(6);
+    },
+  );
 });
 
 describe('QueueAgeScaler: the ways an app attaches its queue', () => {
