@@ -384,8 +384,10 @@ function shrinkSustainedIdle(load: Load): Decision | undefined {
     concurrencyStep(config.actuator),
     Math.floor(surplus * config.scaleDownSurplusFraction),
   );
-  const candidate = Math.max(config.minConcurrency, applied - step);
-  if (candidate < shrinkNeed) return undefined;
+  // On the actuator's levels (whole pollers round up: 100 − 15 applies 90), so a level that still covers the need
+  // is not refused for the 85 it rounds from.
+  const candidate = clampConcurrency(Math.max(config.minConcurrency, applied - step), config);
+  if (candidate < shrinkNeed || candidate >= applied) return undefined;
   const inputs = { ...load.inputs, idleSeconds };
   return verdict(load, candidate, 'shrink:sustained-idle', inputs, next, flagsOf(load));
 }

@@ -835,6 +835,16 @@ describe("actuator 'provisioned': the law's values are whole pollers (10 concurr
     );
     expect(decision).toMatchObject({ reason: 'shrink:sustained-idle', desired: 20 });
   });
+
+  it('a shrink is judged on the level it applies: 100 − 15 rounds up to 90, which covers a need of 87–89', () => {
+    // 3,900/s of 20 ms items at 0.9: a shrink need of 87 (88–89 with the count's upper bound).
+    const decision = decide(
+      snapshot({ appliedConcurrency: 100, age: 0, arrivalRatePerSecond: 3_900, itemSeconds: 0.02 }),
+      state({ idleSince: NOW - 600, baselineArrivalRate: 3_900, baselineItemSeconds: 0.02 }),
+      provisioned({ scaleDownStep: 15, scaleDownSurplusFraction: 0, maxConcurrency: 200 }),
+    );
+    expect(decision).toMatchObject({ reason: 'shrink:sustained-idle', desired: 90 });
+  });
 });
 
 describe('shrink:sustained-idle — only after sustained idleness, and never below the need or on an unknown one', () => {
