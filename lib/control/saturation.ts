@@ -129,7 +129,7 @@ export interface SaturationFinding {
  */
 export function saturationOf(view: ProbeView): SaturationFinding {
   const { state, now, config } = view;
-  const probe = state.growthProbe;
+  const probe = state.growthProbe === undefined ? undefined : withCloudWatchBefore(state.growthProbe, view);
   const judged = probe === undefined ? undefined : judgeProbe(probe, view);
   // Back to the workers the throughput needs, never below where the growth started (what it had before was served).
   const found =
@@ -155,6 +155,34 @@ export function saturationOf(view: ProbeView): SaturationFinding {
     carried: { growthProbe: judged?.verdict === 'pending' ? probe : undefined, saturation },
     ceiling: saturation?.ceiling,
   };
+}
+
+/**
+ * A probe whose before-figures the depth showed takes CloudWatch's own once CloudWatch reports the last period that
+ * ended at the growth (its datapoints arrive a minute or two late): what the workers completed and the per-item time
+ * they ran at just before it, counted rather than read off the depth. From then on the probe is CloudWatch's on both
+ * sides and may call the downstream saturated. Without this, a growth the depth sized straight to the cap never met
+ * a verdict (a depth-shown probe expires rather than call saturation), and at the cap no further growth probes
+ * again: under a ramp that steps once a minute the law held 32 workers on a pool of 20 through a whole slowdown
+ * (downstream-saturated: 12 waiting for a connection, as many pool waits as native). Only the period that ended at
+ * the growth counts: an earlier one may predate the change that made the items heavier (its lighter per-item time
+ * would call saturated a growth that bought its share).
+ * Worked example (pool of 20, queries 20 → 100 ms at 300/s): the depth showed 8 workers at about 107 ms and the
+ * law grew 8 → 32 at 660 s; at 780 s CloudWatch reports 600–660 s: 80/s at 100 ms, and the probe takes them; at
+ * 900 s, 720–780 s: 200/s at 160 ms (32 running, 12 waiting): 20 useful of 32, saturated, back to 20.
+ */
+function withCloudWatchBefore(probe: GrowthProbe, view: ProbeView): GrowthProbe {
+  const { snapshot } = view;
+  const end = snapshot.oldestAge?.observedAt;
+  const period = snapshot.ratePeriodSeconds;
+  const completions = snapshot.completionRatePerSecond;
+  const itemSeconds = snapshot.itemSeconds;
+  if (probe.shownByDepth !== true || !view.behind || end === undefined || period === undefined) return probe;
+  const lastBefore = end <= probe.at && end > probe.at - period;
+  if (!lastBefore || completions === undefined || !(completions > 0)) return probe;
+  if (itemSeconds === undefined || !(itemSeconds > 0)) return probe;
+  const { shownByDepth: _, ...counted } = probe;
+  return { ...counted, completionsBefore: completions, itemSecondsBefore: itemSeconds };
 }
 
 /**

@@ -353,6 +353,40 @@ describe('shrink:downstream-saturated / hold:downstream-saturated — growth tha
     expect(decision.state.growthProbe?.at).not.toBe(probe.at);
   });
 
+  describe("a probe the depth sized takes CloudWatch's figures of the period that ended at the growth", () => {
+    // Pool of 20, queries 20 → 100 ms at 300/s: the depth showed 8 workers at about 107 ms; the law grew 8 → 32.
+    const sized = { at: NOW - 240, from: 8, to: 32, completionsBefore: 75, itemSecondsBefore: 0.107 };
+    const depthProbe = { ...sized, shownByDepth: true };
+    const periodEndingAt = (end: number, completions: number, itemSeconds: number) =>
+      snapshot({
+        appliedConcurrency: 32,
+        age: 200,
+        lag: NOW - end,
+        arrivalRatePerSecond: 300,
+        completionRatePerSecond: completions,
+        itemSeconds,
+        ratePeriodSeconds: 60,
+      });
+    const carrying = (growthProbe: object) =>
+      state({ baselineArrivalRate: 300, baselineItemSeconds: 0.02, growthProbe: growthProbe as never });
+
+    it('CloudWatch reports the period that ended at the growth: 80/s at 100 ms become the before-figures', () => {
+      const decision = decide(periodEndingAt(sized.at, 80, 0.1), carrying(depthProbe), config());
+      expect(decision.state.growthProbe).toEqual({ ...sized, completionsBefore: 80, itemSecondsBefore: 0.1 });
+    });
+
+    it("an earlier period (before the items got heavier) is not taken: the probe stays the depth's", () => {
+      const decision = decide(periodEndingAt(sized.at - 60, 300, 0.02), carrying(depthProbe), config());
+      expect(decision.state.growthProbe).toEqual(depthProbe);
+    });
+
+    it('then a period after it, 200/s at 160 ms (12 of 32 waiting): saturated, back to 20, shed on', () => {
+      const counted = { ...sized, completionsBefore: 80, itemSecondsBefore: 0.1 };
+      const decision = decide(periodEndingAt(NOW - 60, 200, 0.16), carrying(counted), config());
+      expect(decision).toMatchObject({ reason: 'shrink:downstream-saturated', desired: 20, shed: true });
+    });
+  });
+
   it('the executions have not followed the growth yet (pollers ramping): no verdict, the probe waits', () => {
     // 22 busy (1,100/s at 20 ms) of the 30 applied: less than half the growth
     const decision = decide(afterGrowth(1100, 0.02), carried, config());
