@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ScalerSettings } from '../lib/control/config.ts';
 import type { SettingName } from '../lib/control/settings-table.ts';
-import { readLoadFile, SCENARIO_DIR, shippedScenarios } from '../lib/load-file/load-file.ts';
+import { readLoadFileAndText, SCENARIO_DIR, shippedScenarios } from '../lib/load-file/load-file.ts';
 import { RECOMMEND_CONTROLLERS, type RecommendController, recommend } from '../lib/operator/recommend-run.ts';
 import { recommendationLine, recommendText } from '../lib/operator/recommend-view.ts';
 import { REPLAY_MESSAGE_ALLOWANCE } from '../lib/operator/replay-limit.ts';
@@ -179,8 +178,8 @@ async function main(): Promise<void> {
   const path = shippedScenarios().includes(values.trace)
     ? join(SCENARIO_DIR, `${values.trace}.csv`)
     : values.trace;
-  const scenario = readLoadFile(path);
-  const startSeconds = traceStartSeconds(readFileSync(path, 'utf8'));
+  const { file: scenario, text } = readLoadFileAndText(path);
+  const startSeconds = traceStartSeconds(text);
 
   const progress = !values.json && process.stderr.isTTY;
   const report = await recommend({

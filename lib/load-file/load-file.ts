@@ -1,5 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { shown } from '../control/shown.ts';
+import { FileReadError, readBoundedText } from './bounded-read.ts';
 
 /**
  * A load is a load file: CSV with the header `duration_s,rate_per_s,item_ms`, one row per phase. The simulator
@@ -137,7 +139,7 @@ function decimal(cell: string, name: string, limit: Limit, where: string): numbe
     (limit.integer && !Number.isInteger(value))
   ) {
     throw new LoadFileError(
-      `${where}: ${name} = '${cell}': must be ${limit.integer ? 'an integer' : 'a number'} in ${range(limit)} (${limit.what}), written as a plain decimal (no exponent, hex or binary)`,
+      `${where}: ${name} = ${shown(cell)}: must be ${limit.integer ? 'an integer' : 'a number'} in ${range(limit)} (${limit.what}), written as a plain decimal (no exponent, hex or binary)`,
     );
   }
   return value;
@@ -146,7 +148,7 @@ function decimal(cell: string, name: string, limit: Limit, where: string): numbe
 function parseDownstream(line: string, where: string, into: Record<string, number>): void {
   const [directive, ...pairs] = line.split(/\s+/);
   if (directive !== '@downstream')
-    throw new LoadFileError(`${where}: unknown directive '${directive}' (known: @downstream)`);
+    throw new LoadFileError(`${where}: unknown directive ${shown(directive ?? '')} (known: @downstream)`);
   if (pairs.length === 0)
     throw new LoadFileError(
       `${where}: @downstream needs key=value pairs (${Object.keys(DOWNSTREAM_KEYS).join(', ')})`,
@@ -156,7 +158,7 @@ function parseDownstream(line: string, where: string, into: Record<string, numbe
     const known = Object.hasOwn(DOWNSTREAM_KEYS, key) ? DOWNSTREAM_KEYS[key] : undefined;
     if (known === undefined || cell === undefined || extra.length > 0)
       throw new LoadFileError(
-        `${where}: '${pair}' is not one of ${Object.keys(DOWNSTREAM_KEYS)
+        `${where}: ${shown(pair)} is not one of ${Object.keys(DOWNSTREAM_KEYS)
           .map((k) => `${k}=N`)
           .join(', ')}`,
       );
@@ -171,15 +173,15 @@ function parseDownstream(line: string, where: string, into: Record<string, numbe
 function observedColumns(columns: readonly string[], line: string, where: string): ObservedColumn[] {
   const expected = `'${PHASE_HEADER.join(',')}' (then optionally ${OBSERVED_COLUMNS.join(', ')})`;
   if (columns.slice(0, PHASE_HEADER.length).join(',') !== PHASE_HEADER.join(','))
-    throw new LoadFileError(`${where}: header is '${line}', expected ${expected}`);
+    throw new LoadFileError(`${where}: header is ${shown(line)}, expected ${expected}`);
   const extra = columns.slice(PHASE_HEADER.length);
   extra.forEach((column, i) => {
     if (!(OBSERVED_COLUMNS as readonly string[]).includes(column))
       throw new LoadFileError(
-        `${where}: header column '${column}' is not known: after ${PHASE_HEADER.join(',')} a load file may have only ${OBSERVED_COLUMNS.join(', ')}`,
+        `${where}: header column ${shown(column)} is not known: after ${PHASE_HEADER.join(',')} a load file may have only ${OBSERVED_COLUMNS.join(', ')}`,
       );
     if (extra.indexOf(column) !== i)
-      throw new LoadFileError(`${where}: header column '${column}' is given twice`);
+      throw new LoadFileError(`${where}: header column ${shown(column)} is given twice`);
   });
   return extra as ObservedColumn[];
 }
@@ -206,7 +208,7 @@ export function parseScenarioText(text: string, source: string): Omit<LoadFile, 
     const cells = line.split(',').map((c) => c.trim());
     if (cells.length !== columns.length) {
       throw new LoadFileError(
-        `${source} line ${number}: '${line}' has ${cells.length} fields, expected ${columns.length} (${columns.join(',')})`,
+        `${source} line ${number}: ${shown(line)} has ${cells.length} fields, expected ${columns.length} (${columns.join(',')})`,
       );
     }
     const where = `${source} line ${number}`;
@@ -232,16 +234,34 @@ export function parsePhases(text: string, source: string): Phase[] {
   return [...parseScenarioText(text, source).phases];
 }
 
-export function readLoadFile(path: string): LoadFile {
-  let text: string;
+/**
+ * The most a load file may weigh: within the simulator's 100,000 phases a row is a few dozen bytes, so even with
+ * long comments a real one is a few MB; a larger file is refused before it is read whole.
+ */
+export const LOAD_FILE_MAX_BYTES = 64 << 20;
+
+/** A load file's text, bounded (`readBoundedText`; its byte-order mark dropped). */
+function readLoadFileText(path: string): string {
   try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new LoadFileError(
-      `cannot read load file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    return readBoundedText(
+      path,
+      'load file',
+      LOAD_FILE_MAX_BYTES,
+      'a load file within 100,000 phases is a few MB',
     );
+  } catch (error) {
+    throw error instanceof FileReadError ? new LoadFileError(error.message) : error;
   }
-  return { name: basename(path).replace(/\.csv$/i, ''), ...parseScenarioText(text, path) };
+}
+
+export function readLoadFile(path: string): LoadFile {
+  return readLoadFileAndText(path).file;
+}
+
+/** The load file and its text as read (for what the phases leave out: `trace`'s start line). */
+export function readLoadFileAndText(path: string): { readonly file: LoadFile; readonly text: string } {
+  const text = readLoadFileText(path);
+  return { file: { name: basename(path).replace(/\.csv$/i, ''), ...parseScenarioText(text, path) }, text };
 }
 
 /** The scenarios shipped in `scenarios/`. */

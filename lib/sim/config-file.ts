@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { ConfigError, type ScalerSettings, shown } from '../control/config.ts';
+import { FileReadError, readBoundedText } from '../load-file/bounded-read.ts';
 import type { DownstreamModel } from './downstream.ts';
 import type { SimWorld } from './world.ts';
 
@@ -123,13 +123,14 @@ export function parseSimConfig(text: string, source: string): SimConfigFile {
 }
 
 /** A file's text, or one ConfigError naming it (`what`: "config file", "group file") and why it cannot be read. */
+/** A JSON input (a config or group file) is a few KB; more is not one. */
+const JSON_INPUT_MAX_BYTES = 4 << 20;
+
 export function readInputFile(path: string, what: string): string {
   try {
-    return readFileSync(path, 'utf8');
+    return readBoundedText(path, what, JSON_INPUT_MAX_BYTES, `a ${what} is a few KB`);
   } catch (error) {
-    throw new ConfigError([
-      `cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    ]);
+    throw error instanceof FileReadError ? new ConfigError([error.message]) : error;
   }
 }
 
