@@ -3,7 +3,10 @@ export function normalizeWatch(argv: readonly string[], fallbackSeconds = 10): s
   return argv.map((arg, i) => {
     if (arg !== '--watch') return arg;
     const next = argv[i + 1];
-    return next !== undefined && /^\d+(\.\d+)?$/.test(next) ? arg : `--watch=${fallbackSeconds}`;
+    // Anything but another flag is its value, checked where the interval is read: `--watch abc` is then an error
+    // about --watch, not "unexpected argument 'abc'" (a negative number is a value too).
+    const value = next !== undefined && (!next.startsWith('-') || /^-[\d.]/.test(next));
+    return value ? arg : `--watch=${fallbackSeconds}`;
   });
 }
 

@@ -68,12 +68,22 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{
 
 /** An ISO 8601 date or date-time with its zone (`2026-11-03`, `2026-11-03T04:00:00Z`), as epoch seconds. */
 export function parseInstant(flag: string, value: string): number {
-  const ms = ISO_8601.test(value) ? Date.parse(value) : Number.NaN;
+  const ms = ISO_8601.test(value) && calendarDate(value) ? Date.parse(value) : Number.NaN;
   if (!Number.isFinite(ms))
     throw new OperatorError(
       `${flag} '${value}': must be an ISO 8601 date or date-time with its zone, e.g. 2026-11-03 or 2026-11-03T04:00:00Z`,
     );
   return ms / 1000;
+}
+
+/**
+ * The date part names a day of the calendar: JavaScript's parser rolls 2026-02-30 over to March 2 and 2026-04-31 to
+ * May 1, silently, where a user meant a day that does not exist.
+ */
+function calendarDate(value: string): boolean {
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
 /** `2026-11-03T04:00:00Z`: whole seconds, UTC. */

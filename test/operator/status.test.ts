@@ -539,6 +539,9 @@ describe('status parsing', () => {
     { argv: ['--watch'], expected: ['--watch=10'] },
     { argv: ['--watch', '15', '--json'], expected: ['--watch', '15', '--json'] },
     { argv: ['--watch', '--json'], expected: ['--watch=10', '--json'] },
+    // Not a number, still its value: refused as --watch's, with its range (bin/status.ts)
+    { argv: ['--watch', 'abc'], expected: ['--watch', 'abc'] },
+    { argv: ['--watch', '-5'], expected: ['--watch', '-5'] },
   ])('reads --watch with an optional interval: $argv', ({ argv, expected }) => {
     expect(normalizeWatch(argv)).toEqual(expected);
   });

@@ -139,16 +139,23 @@ describe('the range', () => {
     expect(parseSince(since)).toBe(seconds);
   });
 
-  it.each(['yesterday', '2026-11-03T04:00:00', '2026-13-01', 'March 7, 2026', '1700000000'])(
-    'refuses the time %j (ISO 8601 with a zone only)',
-    (value) => {
-      expect(() => parseInstant('--from', value)).toThrow(
-        /must be an ISO 8601 date or date-time with its zone/,
-      );
-    },
-  );
+  it.each([
+    'yesterday',
+    '2026-11-03T04:00:00',
+    '2026-13-01',
+    'March 7, 2026',
+    '1700000000',
+    // Days that do not exist, which the parser would roll over to March 2 and May 1
+    '2026-02-30',
+    '2026-04-31T00:00:00Z',
+  ])('refuses the time %j (ISO 8601 with a zone only)', (value) => {
+    expect(() => parseInstant('--from', value)).toThrow(
+      /must be an ISO 8601 date or date-time with its zone/,
+    );
+  });
 
-  it('reads a date as UTC midnight', () => {
+  it('reads a date as UTC midnight, a leap day included', () => {
     expect(parseInstant('--from', '2026-11-03')).toBe(Date.UTC(2026, 10, 3) / 1000);
+    expect(parseInstant('--from', '2028-02-29T12:00:00+01:00')).toBe(Date.UTC(2028, 1, 29, 11) / 1000);
   });
 });
