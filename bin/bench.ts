@@ -10,9 +10,12 @@ import {
   beyond1000Verdicts,
   runBeyond1000,
 } from '../lib/bench/beyond-1000.ts';
+import type { ScalerSettings } from '../lib/control/config.ts';
 import { type LoadFile, loadScenario, readLoadFile, shippedScenarios } from '../lib/load-file/load-file.ts';
 import { loadSimConfig } from '../lib/sim/config-file.ts';
+import { checkRunSize, SimulationLimitError } from '../lib/sim/limits.ts';
 import { PRESET_NAMES, type PresetName } from '../lib/sim/presets.ts';
+import { configFor } from '../lib/sim/run.ts';
 import { prepareOutputFile, writeOutputs } from '../lib/views/outputs.ts';
 import { invokedAs, parseOptions, runCli, UsageError } from './cli-error.ts';
 import { quietOnClosedPipe, scaled } from './sim-options.ts';
@@ -59,6 +62,32 @@ runs), the known limits and the full tables. \`${command} --doc\` regenerates th
 Defaults: both presets (seed preset: seed-spike only, as in the article), every scenario, out/bench.md (checked
 before the runs start; the result is printed first, so a late write error loses nothing).`;
 
+/**
+ * Every run the bench will make is within the simulator's bounds, checked before the first one: a trace longer than
+ * about 14 hours fits the lambda preset's one-minute ticks but not the seed preset's 50 ms ones, and was refused
+ * only after minutes of lambda runs, their results lost.
+ */
+function checkEveryRun(
+  presets: readonly PresetName[],
+  listFor: (preset: PresetName) => readonly LoadFile[],
+  settings: ScalerSettings | undefined,
+): void {
+  for (const preset of presets) {
+    const { tickSeconds } = configFor(preset, settings);
+    for (const scenario of listFor(preset)) {
+      try {
+        checkRunSize(scenario.phases, tickSeconds);
+      } catch (error) {
+        if (!(error instanceof SimulationLimitError)) throw error;
+        const others = presets.filter((p) => p !== preset);
+        const hint =
+          others.length > 0 ? `; bench it on ${others.map((p) => `--preset ${p}`).join(' ')} alone` : '';
+        throw new SimulationLimitError(`${scenario.name} on the ${preset} preset: ${error.message}${hint}`);
+      }
+    }
+  }
+}
+
 async function main(): Promise<void> {
   const { values } = parseOptions(() =>
     parseArgs({
@@ -98,10 +127,14 @@ async function main(): Promise<void> {
   const file = values.config === undefined ? undefined : loadSimConfig(values.config);
   const out = prepareOutputFile('--out', values.out ?? (values.doc ? 'docs/benchmarks.md' : 'out/bench.md'));
 
+  // The seed preset is the article's 50 ms pool: its own spike is the scenario it describes.
+  const listFor = (preset: PresetName) =>
+    preset === 'seed' && !chosen ? [load(loadScenario('seed-spike'))] : scenarios;
+  checkEveryRun(presets, listFor, file?.settings);
+
   const sections: BenchSectionRun[] = [];
   for (const preset of presets) {
-    // The seed preset is the article's 50 ms pool: its own spike is the scenario it describes.
-    const list = preset === 'seed' && !chosen ? [load(loadScenario('seed-spike'))] : scenarios;
+    const list = listFor(preset);
     for (const reading of readingsOf(preset, file?.world)) {
       const world = reading === undefined ? file?.world : { ...file?.world, pollerScaleSeconds: reading };
       const label = reading === undefined ? preset : `${preset} (${reading} s ramp)`;

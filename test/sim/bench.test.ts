@@ -209,6 +209,20 @@ describe('npm run bench', () => {
     expect(stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  it('a trace too long for the seed preset fails before any run, naming the preset and the way out', async () => {
+    // 60,000 s: 1,000 one-minute ticks on the lambda preset, 1,200,000 of the seed preset's 50 ms ones
+    const long = join(scratch, 'long-day.csv');
+    writeFileSync(long, 'duration_s,rate_per_s,item_ms\n60000,0.5,100\n');
+    const { code, stdout, stderr } = await bench(scratch, '--trace', long, '--out', join(scratch, 'b.md'));
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(
+      /^bench: long-day on the seed preset: the run is too large: 1,200,000 controller ticks .*; bench it on --preset lambda alone$/m,
+    );
+    // Refused before the first run: no run's progress line
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+
   it('a finished result is never lost to a late write error: writing reports, it does not throw', () => {
     const blocker = join(scratch, 'a-file');
     writeFileSync(blocker, '');
