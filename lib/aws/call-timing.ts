@@ -17,7 +17,10 @@ export const RETRY_SETTINGS = { retryMode: 'adaptive', maxAttempts: 3 } as const
 export interface HttpTimeouts {
   /** Until the TCP connection is up (DNS included). */
   readonly connectMs: number;
-  /** From sending the request until the response starts; also the longest a socket may sit silent after that. */
+  /**
+   * From sending the request until the response starts; also the longest a socket may sit silent after that. The
+   * whole attempt, body included, gets connectMs + 2 × answerMs (lib/aws/deadline-handler.ts).
+   */
   readonly answerMs: number;
 }
 

@@ -4,6 +4,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import type { InitializeMiddleware, MetadataBearer } from '@aws-sdk/types';
 import { CONTROLLER_TIMEOUTS, type HttpTimeouts, RETRY_SETTINGS } from './call-timing.ts';
+import { DeadlineHttpHandler } from './deadline-handler.ts';
 
 export interface AwsClients {
   readonly cloudwatch: CloudWatchClient;
@@ -40,13 +41,23 @@ export function timeoutSettings(timeouts: HttpTimeouts) {
   };
 }
 
+/**
+ * The longest one whole attempt may take, headers and body (`DeadlineHttpHandler`): connecting, the answer's
+ * start, and as long again for the rest of it. An AWS answer is a few KB that follows its headers within
+ * milliseconds; only a broken or hostile endpoint reaches this.
+ */
+export function attemptDeadlineMs(timeouts: HttpTimeouts): number {
+  return timeouts.connectMs + 2 * timeouts.answerMs;
+}
+
 /** The SDK client config for these options: endpoint, region, credentials, retry and timeouts. */
 export function clientConfig(options: ClientOptions, timeouts?: HttpTimeouts) {
   const { timeouts: given, ...rest } = options;
+  const chosen = timeouts ?? given ?? CONTROLLER_TIMEOUTS;
   return {
     ...RETRY_SETTINGS,
     ...rest,
-    requestHandler: timeoutSettings(timeouts ?? given ?? CONTROLLER_TIMEOUTS),
+    requestHandler: new DeadlineHttpHandler(timeoutSettings(chosen), attemptDeadlineMs(chosen)),
   };
 }
 

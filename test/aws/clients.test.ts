@@ -1,6 +1,6 @@
 import { GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { GetFunctionConcurrencyCommand } from '@aws-sdk/client-lambda';
-import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   CONTROLLER_TIMEOUTS,
@@ -9,8 +9,10 @@ import {
   RETRY_SETTINGS,
   sqsEndpointConfigured,
 } from '../../lib/aws/clients.ts';
+import { DeadlineHttpHandler } from '../../lib/aws/deadline-handler.ts';
 import { OPERATOR_TIMEOUTS, QUERY_TIMEOUTS, SEND_TIMEOUTS } from '../../lib/operator/clients.ts';
 import { type SilentServer, startSilentServer } from '../support/silent-server.ts';
+import { startTrickleServer } from '../support/trickle-server.ts';
 
 let silent: SilentServer;
 beforeAll(async () => {
@@ -54,6 +56,32 @@ describe("the controller's SDK clients", () => {
     for (const client of Object.values(clients)) client.destroy();
   });
 
+  it('give up on an endpoint that sends its headers and then trickles the body, after the SDK’s attempts', async () => {
+    // GIVEN a client pointed at a server that answers 200 at once and then sends a byte every 100 ms, for ever
+    const trickle = await startTrickleServer(100);
+    const sqs = new SQSClient(
+      clientConfig(
+        {
+          endpoint: trickle.endpoint,
+          region: 'us-east-1',
+          credentials: { accessKeyId: 't', secretAccessKey: 't' },
+        },
+        { connectMs: 200, answerMs: 300 },
+      ),
+    );
+    try {
+      // WHEN it reads the queue: THEN the read fails once each attempt passes its deadline (without it: never,
+      // since the first byte came in time and the socket is never silent)
+      await expect(
+        sqs.send(new GetQueueAttributesCommand({ QueueUrl: `${trickle.endpoint}/123456789012/orders` })),
+      ).rejects.toThrow(/no complete answer within 800 ms/);
+      expect(trickle.requests()).toBe(RETRY_SETTINGS.maxAttempts);
+    } finally {
+      sqs.destroy();
+      await trickle.stop();
+    }
+  });
+
   it('fit the longest tick inside the shortest function timeout (30 s: tick 60 s ÷ 2)', () => {
     // The worst tick (lib/aws/call-timing.ts): 6 rounds of calls (a refused raise planned again to what reserved
     // holds); 2 timed-out attempts in each of the first 5 and all 3 in the last, plus up to 0.15 s of backoff
@@ -73,12 +101,15 @@ describe('client settings', () => {
     { comment: 'the load’s sends', given: SEND_TIMEOUTS, expected: SEND_TIMEOUTS },
   ])('$comment: every attempt has a connection and an answer timeout that throws', ({ given, expected }) => {
     const config = clientConfig({ region: 'us-east-1' }, given);
-    expect(config.requestHandler).toEqual({
+    expect(config.requestHandler).toBeInstanceOf(DeadlineHttpHandler);
+    expect(config.requestHandler.settings).toEqual({
       connectionTimeout: expected.connectMs,
       requestTimeout: expected.answerMs,
       throwOnRequestTimeout: true,
       socketTimeout: expected.answerMs,
     });
+    // and the whole attempt, headers and body, within connecting plus twice the answer's start
+    expect(config.requestHandler.deadlineMs).toBe(expected.connectMs + 2 * expected.answerMs);
     expect(config).toMatchObject(RETRY_SETTINGS);
     expect(config).not.toHaveProperty('timeouts');
   });
