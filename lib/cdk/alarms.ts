@@ -40,7 +40,7 @@ export interface ScalerAlarmsProps {
   /** Scale events per 10 minutes, with a reversal, above which the controller is oscillating. */
   readonly oscillationThreshold: number;
   /**
-   * Whether to add the oscillation alarm. Off by default: it reads three metrics (the scale events and the desired
+   * Whether to add the oscillation alarm. Off by default: it reads three metrics (the scale events and the applied
    * concurrency's highest and lowest), $0.30 a month, for a tuning signal, not a stuck state; the dashboard graphs
    * its expression either way.
    */

@@ -160,7 +160,7 @@ export interface QueueAgeScalerProps extends QueueAgeScalerSettings {
    */
   readonly oscillationThreshold?: number;
   /**
-   * Adds the `-oscillation` alarm. It reads three metrics ($0.30 a month: the scale events, and the desired
+   * Adds the `-oscillation` alarm. It reads three metrics ($0.30 a month: the scale events, and the applied
    * concurrency's highest and lowest in 10 minutes) for a tuning signal rather than a stuck state, so it is off
    * unless asked for; the dashboard graphs its expression either way.
    * @default false
