@@ -24,11 +24,17 @@ export class DeadlineHttpHandler {
     this.inner = new NodeHttpHandler(settings);
   }
 
+  /** The inner handler's protocol (`http/1.1`), which the SDK reads off its request handler. */
+  get metadata(): NodeHttpHandler['metadata'] {
+    return this.inner.metadata;
+  }
+
   async handle(request: Request, options: HandlerOptions = {}): Promise<Handled> {
     const controller = new AbortController();
     const given = options.abortSignal as AbortSignal | undefined;
+    const onGivenAbort = () => controller.abort();
     if (given?.aborted) controller.abort();
-    given?.addEventListener?.('abort', () => controller.abort(), { once: true });
+    given?.addEventListener?.('abort', onGivenAbort, { once: true });
     let body: Destroyable | undefined;
     const timer = setTimeout(() => {
       // A timeout, as the handler's own are: the SDK retries it, and the tools report it as one.
@@ -40,15 +46,20 @@ export class DeadlineHttpHandler {
       body?.destroy?.(error);
     }, this.deadlineMs);
     timer.unref();
+    // Once the attempt is over: no deadline left running, no listener left on the caller's signal.
+    const finish = () => {
+      clearTimeout(timer);
+      given?.removeEventListener?.('abort', onGivenAbort);
+    };
     try {
       const result = await this.inner.handle(request, { ...options, abortSignal: controller.signal });
       body = result.response.body as Destroyable | undefined;
       // The body is read after this returns: the deadline holds until it is done.
-      if (typeof body?.once === 'function') body.once('close', () => clearTimeout(timer));
-      else clearTimeout(timer);
+      if (typeof body?.once === 'function') body.once('close', finish);
+      else finish();
       return result;
     } catch (error) {
-      clearTimeout(timer);
+      finish();
       throw error;
     }
   }
