@@ -27,7 +27,9 @@ export type { GrowthProbe, SaturationCeiling } from './snapshot.ts';
  *   the items got heavier between the two periods: no verdict on this growth (the next one probes again); The workers go back to what the throughput
  *   needs (never below where the growth started), and growth past that is held off (`SaturationCeiling`) while the
  *   queue stays behind and for the scale-down delay at least, with the shed signal while the age is above the
- *   target; then one growth may probe again (a downstream that recovered gets its workers back).
+ *   target; then one growth may probe again (a downstream that recovered gets its workers back);
+ * - a period that ended by the growth already shows heavier items than the probe's figures (`heavierBeforeGrowth`):
+ *   the probe is void, and the next growth probes on the heavier figures.
  *
  * Worked examples (20 ms items, pool of 20): behind at 10 workers completing 500/s, the law grows to 20, and the next
  * period completes 1,000/s: room. At 16 (800/s) it grows to 30: 20 connections serve 1,000/s and 10 workers wait,
@@ -91,6 +93,7 @@ export function judgeProbe(probe: GrowthProbe, view: ProbeView): ProbeJudgement 
   const completions = snapshot.completionRatePerSecond;
   const itemSeconds = snapshot.itemSeconds;
   const expired = now - probe.at > PROBE_EXPIRES_SECONDS;
+  if (heavierBeforeGrowth(probe, view)) return { verdict: 'expired' };
   const shown = start !== undefined && start >= probe.at;
   if (!shown || completions === undefined || itemSeconds === undefined || !view.behind) {
     return { verdict: expired || (shown && !view.behind) ? 'expired' : 'pending' };
@@ -114,6 +117,25 @@ export function judgeProbe(probe: GrowthProbe, view: ProbeView): ProbeJudgement 
   // items it read 0.95 s, and the growth that bought its full share looked saturated and held the queue behind
   // for good. Saturation is called on CloudWatch's figures only: the next growth probes again on them.
   return probe.shownByDepth === true ? { verdict: 'expired' } : { verdict: 'saturated', useful };
+}
+
+/**
+ * The items got heavier before the growth: a period that ended by the growth already shows a per-item time above
+ * the probe's by more than the law's `slowdownFactor`. CloudWatch's figures arrive a minute or two late, so a growth
+ * the age made at a tick took the newest period's, which predated the change; every period after the growth would
+ * compare heavier items with lighter ones (completions that fell: no verdict), and the next growth would wait for
+ * it (`hold:probing`) three ticks on a probe of one worker. Voided: the tick grows to the need at the time observed
+ * now, with a probe of its own on the heavier figures, which a saturated downstream fails as before.
+ * Worked example (heavier-items, 60 s steps: 400/s, items 30 → 50 ms at 1,200 s): the age grew 16 → 17 at 1,320 s
+ * on 1,140–1,200 s (31 ms); at 1,380 s CloudWatch reports 1,200–1,260 s at 50 ms: void, grow 18 → 28 at once
+ * rather than at 1,500 s.
+ */
+function heavierBeforeGrowth(probe: GrowthProbe, view: ProbeView): boolean {
+  const { snapshot, config } = view;
+  const end = snapshot.oldestAge?.observedAt;
+  const itemSeconds = snapshot.itemSeconds;
+  if (end === undefined || end > probe.at || itemSeconds === undefined) return false;
+  return itemSeconds > config.slowdownFactor * probe.itemSecondsBefore;
 }
 
 /** What the tick carries of the evidence, and the ceiling in force. */

@@ -436,6 +436,35 @@ describe('shrink:downstream-saturated / hold:downstream-saturated — growth tha
     );
   });
 
+  describe('a probe whose before-figures predate heavier items is void (the items got heavier before the growth)', () => {
+    // heavier-items, one poller step a minute: 400/s, items 30 → 50 ms at NOW − 180. The age grew 16 → 17 at
+    // NOW − 60 on CloudWatch's newest period then, which still showed 31 ms.
+    const stale = { at: NOW - 60, from: 16, to: 17, completionsBefore: 398, itemSecondsBefore: 0.0306 };
+    const heavier = (lag: number) =>
+      snapshot({
+        appliedConcurrency: 18,
+        age: 55,
+        lag,
+        arrivalRatePerSecond: 400,
+        completionRatePerSecond: 280,
+        itemSeconds: 0.05,
+        ratePeriodSeconds: 60,
+      });
+    const carrying = state({ baselineArrivalRate: 400, baselineItemSeconds: 0.0306, growthProbe: stale });
+
+    it('a period that ended before the growth shows 50 ms: no wait for its verdict, the need at 50 ms now', () => {
+      const decision = decide(heavier(120), carrying, config());
+      // the need at 50 ms: 400 × 0.05 ÷ 0.9 → 22
+      expect(decision).toMatchObject({ reason: 'grow:age-above-target', desired: 22 });
+      // its own probe, on the heavier figures, which a saturated downstream fails as before
+      expect(decision.state.growthProbe).toMatchObject({ from: 18, to: 22, itemSecondsBefore: 0.05 });
+    });
+
+    it('the same figures in a period after the growth are what the growth is judged on: it waits', () => {
+      expect(decide(heavier(30), carrying, config()).reason).toBe('hold:probing');
+    });
+  });
+
   it('a period that began before the growth judges nothing', () => {
     const early = { ...probe, at: NOW - 90 };
     const decision = decide(afterGrowth(1000, 0.03), { ...carried, growthProbe: early }, config());
