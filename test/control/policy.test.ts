@@ -465,6 +465,40 @@ describe('shrink:downstream-saturated / hold:downstream-saturated — growth tha
     });
   });
 
+  describe('a probe takes each newer period that ended by the growth (its own was up to two periods older)', () => {
+    // A pool of 60 with room, 600/s, items 20 → 30 ms (1.49 ×, under the void): the age grew 14 → 16 at NOW − 120
+    // on the newest period then, still at 20.5 ms.
+    const taken = { at: NOW - 120, from: 14, to: 16, completionsBefore: 598, itemSecondsBefore: 0.0205 };
+    const period = (lag: number, completions: number) =>
+      snapshot({
+        appliedConcurrency: 17,
+        age: 50,
+        lag,
+        arrivalRatePerSecond: 600,
+        completionRatePerSecond: completions,
+        itemSeconds: 0.0305,
+        ratePeriodSeconds: 60,
+      });
+    const carrying = (growthProbe: object) =>
+      state({ baselineArrivalRate: 600, baselineItemSeconds: 0.0205, growthProbe: growthProbe as never });
+
+    it('the period that ended at the growth, 475/s at 30.5 ms, becomes its before-figures', () => {
+      const decision = decide(period(120, 475), carrying(taken), config());
+      expect(decision.state.growthProbe).toEqual({
+        ...taken,
+        completionsBefore: 475,
+        itemSecondsBefore: 0.0305,
+      });
+    });
+
+    it('so the period after it, 550/s at 30.5 ms on 17 workers, is room, not saturation at 11 useful of 17', () => {
+      const first = decide(period(120, 475), carrying(taken), config());
+      const after = decide(period(60, 550), first.state, config());
+      expect(after.reason).not.toMatch(/downstream-saturated/);
+      expect(after.state.saturation).toBeUndefined();
+    });
+  });
+
   it('a period that began before the growth judges nothing', () => {
     const early = { ...probe, at: NOW - 90 };
     const decision = decide(afterGrowth(1000, 0.03), { ...carried, growthProbe: early }, config());
