@@ -63,10 +63,11 @@ yardsticks, not offers: left out.
 
 It prints: the recommendation in one line (and why not the others, plainly: "recommend: native — … the age law
 would add $3.83 a month and a peak no lower"); the settings (targetAge, the cap from your limits, a floor: the
-quietest hour's need, at least 2); a note where the trace has a daily peak (and a scheduled floor for it,
-where the floor does not already hold it); per option the worst p99 ÷ target, exec peak and mean, dead letters, the monthly cost (the consumer's own
-compute is the same for all and left out) and the reserved concurrency the age law holds; and, where the file has
-observed columns, the observed max age and peak concurrency per hour or day beside the replay of --current.
+quietest hour's need, at least 2); a note where the trace has a daily peak (and a scheduled floor for it, where
+the floor does not already hold it); per option the worst p99 ÷ target, exec peak and mean, dead letters, the
+monthly cost (the consumer's own compute is the same for all and left out) and the reserved concurrency the age law
+holds; and, where the file has observed columns, the observed max age and peak concurrency per hour or day beside
+the replay of --current.
 
 A trace longer than 30 days (what one run simulates) is replayed over its last 30 days, and a window line says so;
 a file of more than 100,000 rows in those days is refused (pass fewer, longer rows).

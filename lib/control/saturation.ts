@@ -23,11 +23,13 @@ export type { GrowthProbe, SaturationCeiling } from './snapshot.ts';
  *   the 14 the period before showed) read a pool of 20 as room, and the law grew on to the cap. Saturation needs no
  *   such wait: workers that bought nothing are the evidence, and waiting holds the next growth (`hold:probing`)
  *   where items only got heavier;
- * - they did, and more than a fifth only waited: saturated at what the throughput needs. Completions that fell say
- *   the items got heavier between the two periods: no verdict on this growth (the next one probes again); The workers go back to what the throughput
- *   needs (never below where the growth started), and growth past that is held off (`SaturationCeiling`) while the
- *   queue stays behind and for the scale-down delay at least, with the shed signal while the age is above the
- *   target; then one growth may probe again (a downstream that recovered gets its workers back);
+ * - they did, but with fewer completions than before: the items got heavier between the two periods, which do not
+ *   compare: no verdict on this growth (the next one probes again);
+ * - they did, and more than a fifth only waited: saturated at what the throughput needs. The workers go back to what
+ *   the throughput needs (never below where the growth started), and growth past that is held off
+ *   (`SaturationCeiling`) while the queue stays behind and for the scale-down delay at least, with the shed signal
+ *   while the age is above the target; then one growth may probe again (a downstream that recovered gets its
+ *   workers back);
  * - a period that ended by the growth already shows heavier items than the probe's figures (`heavierBeforeGrowth`):
  *   the probe is void, and the next growth probes on the heavier figures.
  *

@@ -6,6 +6,7 @@ import { failureKind } from '../../lib/aws/aws-errors.ts';
 import { createAwsClients } from '../../lib/aws/clients.ts';
 import { explainAwsError } from '../../lib/operator/operator-error.ts';
 import { type FullBacklogServer, startFullBacklogServer } from '../support/full-backlog-server.ts';
+import { listenOnLoopback } from '../support/loopback.ts';
 import { type SilentServer, startSilentServer } from '../support/silent-server.ts';
 
 // Short limits so each case ends within about a second; the error is the one the controller's 1 s / 2 s throw.
@@ -21,9 +22,7 @@ beforeAll(async () => {
   unreachable = await startFullBacklogServer();
   // Accepts each connection and closes it at once: the endpoint hangs up, it does not time out.
   hangUp = createServer((socket) => socket.destroy());
-  await new Promise<void>((resolve) => hangUp.listen(0, '127.0.0.1', resolve));
-  const address = hangUp.address();
-  hangUpEndpoint = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+  hangUpEndpoint = await listenOnLoopback(hangUp);
 });
 afterAll(async () => {
   await silent?.stop();

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAwsClients, RETRY_SETTINGS } from '../../lib/aws/clients.ts';
 import { readReserved } from '../../lib/aws/lambda-reads.ts';
+import { listenOnLoopback } from '../support/loopback.ts';
 
 /**
  * The SDK's adaptive retry, for real: a local HTTP server plays Lambda and answers 429 TooManyRequestsException
@@ -31,8 +31,7 @@ beforeAll(async () => {
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ ReservedConcurrentExecutions: 5 }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  endpoint = await listenOnLoopback(server);
 });
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));

@@ -1,4 +1,5 @@
 import { createServer, type Socket } from 'node:net';
+import { listenOnLoopback } from './loopback.ts';
 
 /** A TCP server on 127.0.0.1 that accepts every connection and never sends a byte: an endpoint gone silent. */
 export interface SilentServer {
@@ -18,11 +19,9 @@ export async function startSilentServer(): Promise<SilentServer> {
     socket.on('error', () => {});
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const endpoint = await listenOnLoopback(server);
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint,
     connections: () => accepted,
     stop: () =>
       new Promise((resolve) => {

@@ -1,4 +1,5 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
+import { listenOnLoopback } from './loopback.ts';
 
 /**
  * An HTTP server on 127.0.0.1 that answers every request's headers at once and then trickles its body a byte every
@@ -28,11 +29,9 @@ export async function startTrickleServer(everyMs = 100): Promise<TrickleServer> 
       open.delete(response);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const endpoint = await listenOnLoopback(server);
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint,
     requests: () => requests,
     stop: () =>
       new Promise((resolve) => {
