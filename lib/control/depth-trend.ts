@@ -250,6 +250,29 @@ export function arrivalsRose(trend: DepthTrend | undefined, reported: number | u
 }
 
 /**
+ * The workers the depth proves busy at a sample: every applied one, where a backlog waits (`BACKLOG_MESSAGES_PER_WORKER`
+ * each) and each holds at least half a batch in flight (`busyMessagesPerWorker`). Whatever the per-item time, the
+ * load keeps that many at work now, a fact CloudWatch's late datapoints cannot contradict: growth it has not
+ * confirmed is measured from it as from the need it confirmed (`unconfirmedLimit`), so a load that rises step after
+ * step faster than CloudWatch reports it is not held at half again a need two minutes old. Undefined where fewer
+ * run (the pollers still ramping to a raised maximum prove nothing past what runs) or no backlog waits.
+ * Worked example (20 ms items, 480 applied, 35,000/s arriving where CloudWatch still reports 10,000/s, a need of
+ * 257): 4,400 in flight and 945,041 waiting prove 480 busy, so unconfirmed growth may reach 720, not stop at 480.
+ */
+export function workersProvenBusy(
+  sample: { readonly messages: number | undefined; readonly inFlight: number | undefined },
+  applied: number,
+  batchSize?: number,
+): number | undefined {
+  const { messages, inFlight } = sample;
+  if (messages === undefined || inFlight === undefined || !Number.isFinite(applied) || !(applied > 0)) {
+    return undefined;
+  }
+  const backlog = messages >= BACKLOG_MESSAGES_PER_WORKER * applied;
+  return backlog && inFlight >= busyMessagesPerWorker(batchSize) * applied ? applied : undefined;
+}
+
+/**
  * Slow start's proof, for a queue whose per-item time is not known yet (a new queue, or the first burst after a
  * silence longer than the metric window): the depth rose beyond its noise since the previous sample, with a
  * backlog waiting and every allowed worker busy (`busyMessagesPerWorker`: half a batch of the mapping's

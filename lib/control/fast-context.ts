@@ -1,6 +1,6 @@
 import type { ScalerConfig } from './config.ts';
 import type { Decision } from './decision.ts';
-import type { DepthSample, HeldRise, ServiceFit } from './depth-trend.ts';
+import { type DepthSample, type HeldRise, type ServiceFit, workersProvenBusy } from './depth-trend.ts';
 import { drainCeiling, steadyNeed } from './need.ts';
 import type { QueueSnapshot } from './snapshot.ts';
 
@@ -32,6 +32,11 @@ export interface FastPathContext {
   readonly itemSeconds?: number;
   /** The need CloudWatch's confirmed data supports: what unconfirmed growth is measured against. */
   readonly confirmedNeed?: number;
+  /**
+   * The tick's applied value, where its depth sample proved every applied worker busy (`workersProvenBusy`):
+   * unconfirmed growth is measured from it as from the confirmed need.
+   */
+  readonly provenBusy?: number;
   /** The tick found the backlog confirmed by CloudWatch itself. */
   readonly confirmed: boolean;
   /**
@@ -112,6 +117,11 @@ export function fastPathContext(
       reported === undefined || itemSeconds === undefined
         ? undefined
         : steadyNeed(reported, itemSeconds, config),
+    provenBusy: workersProvenBusy(
+      { messages: snapshot.visibleMessages, inFlight: snapshot.inFlightMessages },
+      snapshot.appliedConcurrency,
+      snapshot.batchSize,
+    ),
     confirmed: decision.inputs.confirmed ?? false,
     frozen,
     batchSize: snapshot.batchSize,

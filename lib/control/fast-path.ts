@@ -160,10 +160,20 @@ function fastLoadOf(sample: DepthSample, context: FastPathContext, config: Scale
     arrivals: arrivalRateOf(context, recent, atLeast, { spike, confirmed }),
     growthLimit: confirmed
       ? config.maxConcurrency
-      : unconfirmedLimit(applied, context.confirmedNeed ?? context.tickApplied, config),
+      : unconfirmedLimit(applied, unconfirmedBase(context), config),
     ceiling: context.drainCeiling ?? drainCeiling(config),
   };
 }
+
+/**
+ * What unconfirmed growth is measured from, once per tick: the need CloudWatch confirmed, or the workers the tick's
+ * depth proved busy where that is more (`workersProvenBusy`), else the tick's applied value.
+ */
+const unconfirmedBase = (context: FastPathContext): number => {
+  const { confirmedNeed, provenBusy } = context;
+  if (confirmedNeed === undefined) return context.tickApplied;
+  return Math.max(confirmedNeed, provenBusy ?? 0);
+};
 
 /** What this sample says of the depth's course since the previous one, and the context the next sample starts from. */
 function carriedOf(
@@ -216,8 +226,15 @@ function arrivalRateOf(
   const tick = context.tickArrivals ?? 0;
   const estimate = recent?.arrivalsEstimate;
   if (proof.spike) return Math.max(reported, tick, estimate ?? 0, atLeast);
-  if (!proof.confirmed) return context.reportedArrivals;
   const estimateCounts = estimate !== undefined && estimate > RATE_CHANGE_FACTOR * reported;
+  // Unconfirmed, the estimate sizes too (the unconfirmed limit bounds what it buys) while the depth rises, where
+  // CloudWatch reported a rate to be above: with none, nothing sizes yet and slow start's proof decides. A falling
+  // depth is being worked off: the backlog's drain would grow past a need already met.
+  if (!proof.confirmed) {
+    const known = context.reportedArrivals;
+    const rising = (recent?.arrivalsAtLeast ?? 0) > 0;
+    return known !== undefined && estimateCounts && rising ? Math.max(known, estimate) : known;
+  }
   return Math.max(reported, tick, estimateCounts ? estimate : 0);
 }
 
@@ -376,7 +393,7 @@ function growUnconfirmed(load: FastLoad): FastDecision | undefined {
   if (!depthShowsBacklog(context.tickSample, sample.at, load.visible, applied, setpoint, maxElapsed)) {
     return undefined;
   }
-  const limit = unconfirmedLimit(applied, context.confirmedNeed ?? context.tickApplied, config);
+  const limit = unconfirmedLimit(applied, unconfirmedBase(context), config);
   return growTo(load, Math.min(limit, load.ceiling), false);
 }
 

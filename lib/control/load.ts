@@ -7,6 +7,7 @@ import {
   lagSinceGrowth,
   RATE_CHANGE_FACTOR,
   type TrendInput,
+  workersProvenBusy,
 } from './depth-trend.ts';
 import { type HeavierShown, heavierItemsShown } from './heavier-items.ts';
 import { needWithBacklog, setpointSeconds, steadyNeed } from './need.ts';
@@ -104,6 +105,11 @@ export interface Load extends Tick {
    * nothing now.
    */
   readonly executionsBehind: boolean;
+  /**
+   * The applied value, where the depth proves every applied worker busy now (`workersProvenBusy`): unconfirmed
+   * growth is measured from it as from the confirmed need.
+   */
+  readonly provenBusy?: number;
   /** The baselines and the saturation evidence to carry: the baselines frozen while the downstream is slower. */
   readonly baselines: ControllerState;
   /** The level growth past which bought no throughput, while it holds (saturation.ts). */
@@ -182,10 +188,13 @@ function withHeavierShown(tick: Tick): { tick: Tick; shown?: HeavierShown } {
 }
 
 /**
- * The arrival rate to size for. The trend sizes a spike it proved; otherwise, with the backlog confirmed, it
- * counts only where it differs from the measured rate beyond noise (40 Poisson arrivals in 50 ms vary by ±16 %).
- * With no measured rate at all it is the only rate there is: without it, a draining queue would grow on the
- * blind age-only step with a young datapoint and hold on the estimate with an older one.
+ * The arrival rate to size for. The trend sizes a spike it proved; otherwise its estimate counts only where it
+ * differs from the measured rate beyond noise (40 Poisson arrivals in 50 ms vary by ±16 %), with the backlog
+ * confirmed or the depth rising: unconfirmed, the unconfirmed limit bounds what it buys, and without it a load
+ * rising step after step faster than CloudWatch reports it is sized on a rate two minutes old and held as
+ * "draining" while its depth climbs. With no measured rate at all it is the only rate there is: without it, a
+ * draining queue would grow on the blind age-only step with a young datapoint and hold on the estimate with an
+ * older one.
  */
 function arrivalRateOf(
   tick: Tick,
@@ -196,8 +205,11 @@ function arrivalRateOf(
   const measured = tick.measuredArrivals;
   const estimate = trend?.arrivalsEstimate;
   if (spike) return maxDefined(measured, estimate ?? trend?.arrivalsAtLeast);
+  // Unconfirmed, the estimate counts only while the depth rises: a falling depth is being worked off, and the
+  // backlog's drain would grow past a need already met. The unconfirmed limit bounds what it buys.
+  const rising = (trend?.arrivalsAtLeast ?? 0) > 0;
   const trendCounts =
-    (confirmed || measured === undefined) &&
+    (confirmed || rising || measured === undefined) &&
     estimate !== undefined &&
     estimate > RATE_CHANGE_FACTOR * (measured ?? 0);
   return trendCounts ? estimate : measured;
@@ -305,6 +317,11 @@ export function loadOf(knownTick: Tick, lag: number): Load {
     downstreamSlower: slowdown.slower,
     heavierShown: shown,
     executionsBehind: executionsBehindAt(tick),
+    provenBusy: workersProvenBusy(
+      { messages: snapshot.visibleMessages, inFlight: snapshot.inFlightMessages },
+      tick.applied,
+      snapshot.batchSize,
+    ),
     baselines: { ...baselinesOf(tick, slowdown.slower), ...saturation.carried },
     saturationCeiling: saturation.ceiling,
     inputs: {

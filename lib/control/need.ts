@@ -73,7 +73,9 @@ export function backlogWorkedOffInTime(
 /**
  * How far growth that CloudWatch has not confirmed may go: `unconfirmedGrowthFactor` × the need the confirmed
  * data supports (or × the applied value when no need is known yet), and never less than what is applied. At
- * least one above that need, so a floor of 1 can still grow.
+ * least one above that need, so a floor of 1 can still grow. Callers pass as the need the workers the depth proves
+ * busy where that is more (`workersProvenBusy`): a need CloudWatch confirmed two minutes ago is no bound on a load
+ * that already keeps more at work.
  * Worked example: 300/s at 20 ms needs 7; items get 3× slower and the depth climbs; before CloudWatch shows the
  * slower per-item time, growth stops at ⌊1.5 × 7⌋ = 10, not at the 20 a spike of the same depth would need.
  */

@@ -20,8 +20,8 @@ import type { ControllerState, QueueSnapshot } from './snapshot.ts';
  *   and growth no need sizes, stop at `drainCeiling`; only the arrivals' own need reaches the cap.
  * - No growth while the executions lag a recent change (the pollers not up to it yet: `hold:settling`).
  * - Growth CloudWatch has not confirmed yet (depth alone cannot tell a spike from a slower downstream) is limited
- *   to `unconfirmedGrowthFactor` × the confirmed need, unless the depth rises faster than any slowdown could make
- *   it.
+ *   to `unconfirmedGrowthFactor` × the confirmed need, or × the workers the depth proves busy where that is more,
+ *   unless the depth rises faster than any slowdown could make it.
  * - Shrink one step at a time, only after sustained idleness, and never below the need: a shrink that the next
  *   tick would undo is an oscillation.
  * - A rate is a count over a period: growth is sized on the lowest rate the count leaves plausible, a shrink on
@@ -312,7 +312,9 @@ function growAgeAboveTarget(load: Load): Decision | undefined {
     return verdict(load, applied, 'hold:settling', load.inputs, busyState(load), flagsOf(load));
   }
   const growthLimit = Math.min(
-    load.confirmed ? config.maxConcurrency : unconfirmedLimit(applied, load.confirmedNeed, config),
+    load.confirmed
+      ? config.maxConcurrency
+      : unconfirmedLimit(applied, maxDefined(load.confirmedNeed, load.provenBusy), config),
     load.saturationCeiling ?? Number.POSITIVE_INFINITY,
     // The age-only step is a guess: it stops below the cap (drainCeiling), at `hold:unconfirmed`.
     load.need === undefined ? drainCeiling(config) : Number.POSITIVE_INFINITY,

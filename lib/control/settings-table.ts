@@ -283,7 +283,7 @@ export const SETTINGS = {
     prop: 'unconfirmedGrowthFactor',
     duration: false,
     env: 'UNCONFIRMED_GROWTH_FACTOR',
-    doc: 'growth the depth asks for before CloudWatch confirms it stops at this multiple of the confirmed need (a spike or a slower downstream cannot be told apart yet)',
+    doc: 'growth the depth asks for before CloudWatch confirms it stops at this multiple of the confirmed need, or of the workers the depth proves busy where more (a spike or a slower downstream cannot be told apart yet)',
   },
   /** How the applied concurrency reaches Lambda. */
   actuator: {

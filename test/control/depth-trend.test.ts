@@ -8,6 +8,7 @@ import {
   itemSecondsShown,
   roseWithAppliedHeld,
   slowStartProof,
+  workersProvenBusy,
 } from '../../lib/control/depth-trend.ts';
 
 describe('slow start’s proof: the depth rose with every allowed worker busy', () => {
@@ -269,5 +270,32 @@ describe('executionsLagged: nothing in flight is no ramp', () => {
   it('a backlog with none in flight says nothing of the pollers; with 50 for 27 applied they lag', () => {
     expect(executionsLagged({ at: 0, messages: 20_000, inFlight: 0 }, 27, 10)).toBe(false);
     expect(executionsLagged({ at: 0, messages: 20_000, inFlight: 50 }, 27, 10)).toBe(true);
+  });
+});
+
+describe('workersProvenBusy: a backlog waits and every applied worker holds half a batch in flight', () => {
+  it.each([
+    { comment: 'all 48 busy, 184,000 waiting', messages: 184_000, inFlight: 480, proven: 48 },
+    { comment: 'half a batch each is busy', messages: 184_000, inFlight: 240, proven: 48 },
+    {
+      comment: '10 running of 48 (the pollers ramping) prove nothing',
+      messages: 184_000,
+      inFlight: 100,
+      proven: undefined,
+    },
+    {
+      comment: 'no backlog: a light load keeps workers between batches',
+      messages: 300,
+      inFlight: 480,
+      proven: undefined,
+    },
+    { comment: 'in flight unknown', messages: 184_000, inFlight: undefined, proven: undefined },
+  ])('$comment → $proven', ({ messages, inFlight, proven }) => {
+    expect(workersProvenBusy({ messages, inFlight }, 48)).toBe(proven);
+  });
+
+  it('judges busy on the mapping’s BatchSize: 48 in flight is all 48 busy at BatchSize 1', () => {
+    expect(workersProvenBusy({ messages: 184_000, inFlight: 48 }, 48, 1)).toBe(48);
+    expect(workersProvenBusy({ messages: 184_000, inFlight: 48 }, 48)).toBeUndefined();
   });
 });

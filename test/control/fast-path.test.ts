@@ -396,7 +396,59 @@ describe('decideFast', () => {
   });
 });
 
+describe('decideFast: unconfirmed growth on a load rising faster than CloudWatch reports it', () => {
+  // The tick left 48 running with 100,000 waiting, CloudWatch still at 1,000/s (a need of 23); 10 s later the depth
+  // rose 1,400/s with the 48 busy: arrivals about 3,800/s, not a proven spike (1,400 < 1.5 × 1,000).
+  const busyTick = (extra: Partial<FastPathContext> = {}) =>
+    context({
+      applied: 48,
+      reportedArrivals: 1_000,
+      tickArrivals: 1_000,
+      confirmedNeed: 23,
+      provenBusy: 48,
+      tickSample: { ...at(0, 100_000), inFlight: 480 },
+      previous: { ...at(0, 100_000), inFlight: 480 },
+      ...extra,
+    });
+  const wide = resolveScalerConfig({ maxConcurrency: 200 });
+
+  it('the tick proved 48 busy: grows on the estimate to ⌊1.5 × 48⌋ = 72', () => {
+    const decision = decideFast({ ...at(10, 114_000), inFlight: 480 }, busyTick(), wide);
+    expect(decision).toMatchObject({ reason: 'grow:fast-surge', desired: 72 });
+  });
+
+  it('nothing proved them busy: the limit is the stale need’s, so 48 holds', () => {
+    const decision = decideFast(
+      { ...at(10, 114_000), inFlight: 480 },
+      busyTick({ provenBusy: undefined }),
+      wide,
+    );
+    expect(decision).toMatchObject({ reason: 'hold:fast', desired: 48 });
+  });
+
+  it('the depth falls: sized on CloudWatch’s rate (39), not on the estimate’s 1,800/s (55): 48 holds', () => {
+    const falling = busyTick({
+      tickSample: { ...at(0, 120_000), inFlight: 480 },
+      previous: { ...at(0, 120_000), inFlight: 480 },
+    });
+    const decision = decideFast({ ...at(10, 114_000), inFlight: 480 }, falling, wide);
+    expect(decision).toMatchObject({ reason: 'hold:fast', desired: 48 });
+    expect(decision.inputs.arrivalRatePerSecond).toBe(1_000);
+  });
+});
+
 describe('fastPathContext', () => {
+  it('carries the workers the tick’s depth proved busy: all 48 with a backlog, none when 10 run', () => {
+    const tickAt = (inFlight: number) =>
+      snapshot({ appliedConcurrency: 48, visibleMessages: 184_000, inFlightMessages: inFlight });
+    const busy = tickAt(480);
+    const held = decide(busy, state(), config({ maxConcurrency: 200 }));
+    expect(fastPathContext(busy, held, held.desired, config()).provenBusy).toBe(48);
+    const ramping = tickAt(100);
+    const heldRamping = decide(ramping, state(), config({ maxConcurrency: 200 }));
+    expect(fastPathContext(ramping, heldRamping, 48, config()).provenBusy).toBeUndefined();
+  });
+
   it('freezes on a saturated downstream; heavier items alone do not freeze the samples between ticks', () => {
     // Heavier items (per-item time 3×, arrivals flat): work, not saturation
     const heavier = snapshot({

@@ -895,6 +895,56 @@ describe('hold:unconfirmed — growth CloudWatch has not confirmed is limited (a
   });
 });
 
+describe('unconfirmed growth on a load rising faster than CloudWatch reports it (the diurnal day at 0.3 of its length)', () => {
+  // CloudWatch (lag 120 s) still reports 1,000/s of 20 ms items, a need of 23; 48 run, and since the tick a minute
+  // ago the depth rose 1,400/s: arrivals about 1,400 + 48 ÷ 0.02 = 3,800/s, not a proven spike (1,400 < 1.5 × 1,000).
+  const rising = (visible: number, inFlight: number) =>
+    snapshot({
+      appliedConcurrency: 48,
+      age: 1,
+      lag: 120,
+      arrivalRatePerSecond: 1_000,
+      completionRatePerSecond: 1_000,
+      visibleMessages: visible,
+      inFlightMessages: inFlight,
+      ratePeriodSeconds: 60,
+    });
+  const sampledAt = (messages: number) =>
+    state({ baselineArrivalRate: 1_000, lastVisible: { at: NOW - 60, messages }, lastChangeAt: NOW - 3600 });
+  const wide = config({ maxConcurrency: 200 });
+
+  it.each([
+    {
+      comment:
+        'all 48 busy: growth is measured from the 48 the depth proves busy and sized on the estimate, 48 → ⌊1.5 × 48⌋ = 72 (not held at the stale need’s 34)',
+      snap: rising(184_000, 480),
+      st: sampledAt(100_000),
+      desired: 72,
+      reason: 'grow:age-above-target',
+    },
+    {
+      comment:
+        'only 10 of the 48 running (the pollers behind): nothing proves 48 busy, the limit stays at 48',
+      snap: rising(184_000, 100),
+      st: sampledAt(100_000),
+      desired: 48,
+      reason: 'hold:unconfirmed',
+    },
+    {
+      comment:
+        'the depth falls (190,000 → 184,000): being worked off, sized on CloudWatch’s rate (20 busy + 31 to drain = 51), not on the estimate’s 2,300/s',
+      snap: rising(184_000, 480),
+      st: sampledAt(190_000),
+      desired: 51,
+      reason: 'grow:age-above-target',
+    },
+  ])('$comment', ({ snap, st, desired, reason }) => {
+    const decision = decide(snap, st, wide);
+    expect(decision).toMatchObject({ reason, desired });
+    expect(decision.inputs.confirmed).toBe(false);
+  });
+});
+
 describe("actuator 'provisioned': the law's values are whole pollers (10 concurrent invocations each)", () => {
   const provisioned = (extra = {}) => config({ actuator: 'provisioned', minConcurrency: 20, ...extra });
 
