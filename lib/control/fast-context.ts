@@ -65,6 +65,16 @@ export interface FastPathContext {
 }
 
 /**
+ * What unconfirmed growth is measured from, once per tick: the need CloudWatch confirmed, or the workers the tick's
+ * depth proved busy where that is more (`workersProvenBusy`), else the tick's applied value.
+ */
+export function unconfirmedBase(context: FastPathContext): number {
+  const { confirmedNeed, provenBusy } = context;
+  if (confirmedNeed === undefined) return context.tickApplied;
+  return Math.max(confirmedNeed, provenBusy ?? 0);
+}
+
+/**
  * The tick found the downstream saturated, or waits for the verdict on what its last growth bought: no growth
  * between ticks either (lib/control/saturation.ts).
  */

@@ -17,7 +17,7 @@ import {
   roseWithAppliedHeld,
   slowStartProof,
 } from './depth-trend.ts';
-import type { FastPathContext } from './fast-context.ts';
+import { type FastPathContext, unconfirmedBase } from './fast-context.ts';
 import {
   backlogWorkedOffInTime,
   drainCeiling,
@@ -164,16 +164,6 @@ function fastLoadOf(sample: DepthSample, context: FastPathContext, config: Scale
     ceiling: context.drainCeiling ?? drainCeiling(config),
   };
 }
-
-/**
- * What unconfirmed growth is measured from, once per tick: the need CloudWatch confirmed, or the workers the tick's
- * depth proved busy where that is more (`workersProvenBusy`), else the tick's applied value.
- */
-const unconfirmedBase = (context: FastPathContext): number => {
-  const { confirmedNeed, provenBusy } = context;
-  if (confirmedNeed === undefined) return context.tickApplied;
-  return Math.max(confirmedNeed, provenBusy ?? 0);
-};
 
 /** What this sample says of the depth's course since the previous one, and the context the next sample starts from. */
 function carriedOf(

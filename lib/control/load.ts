@@ -106,10 +106,10 @@ export interface Load extends Tick {
    */
   readonly executionsBehind: boolean;
   /**
-   * The applied value, where the depth proves every applied worker busy now (`workersProvenBusy`): unconfirmed
-   * growth is measured from it as from the confirmed need.
+   * What growth CloudWatch has not confirmed is measured from (`unconfirmedLimit`): the confirmed need, or the
+   * applied value where the depth proves every applied worker busy now (`workersProvenBusy`) and that is more.
    */
-  readonly provenBusy?: number;
+  readonly unconfirmedBase?: number;
   /** The baselines and the saturation evidence to carry: the baselines frozen while the downstream is slower. */
   readonly baselines: ControllerState;
   /** The level growth past which bought no throughput, while it holds (saturation.ts). */
@@ -317,11 +317,7 @@ export function loadOf(knownTick: Tick, lag: number): Load {
     downstreamSlower: slowdown.slower,
     heavierShown: shown,
     executionsBehind: executionsBehindAt(tick),
-    provenBusy: workersProvenBusy(
-      { messages: snapshot.visibleMessages, inFlight: snapshot.inFlightMessages },
-      tick.applied,
-      snapshot.batchSize,
-    ),
+    unconfirmedBase: unconfirmedBaseOf(tick),
     baselines: { ...baselinesOf(tick, slowdown.slower), ...saturation.carried },
     saturationCeiling: saturation.ceiling,
     inputs: {
@@ -335,6 +331,13 @@ export function loadOf(knownTick: Tick, lag: number): Load {
       confirmed,
     },
   };
+}
+
+/** The confirmed need, or the applied value where the depth proves every applied worker busy and that is more. */
+function unconfirmedBaseOf(tick: Tick): number | undefined {
+  const { snapshot } = tick;
+  const sample = { messages: snapshot.visibleMessages, inFlight: snapshot.inFlightMessages };
+  return maxDefined(tick.confirmedNeed, workersProvenBusy(sample, tick.applied, snapshot.batchSize));
 }
 
 function executionsBehindAt(tick: Tick): boolean {

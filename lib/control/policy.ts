@@ -312,9 +312,7 @@ function growAgeAboveTarget(load: Load): Decision | undefined {
     return verdict(load, applied, 'hold:settling', load.inputs, busyState(load), flagsOf(load));
   }
   const growthLimit = Math.min(
-    load.confirmed
-      ? config.maxConcurrency
-      : unconfirmedLimit(applied, maxDefined(load.confirmedNeed, load.provenBusy), config),
+    load.confirmed ? config.maxConcurrency : unconfirmedLimit(applied, load.unconfirmedBase, config),
     load.saturationCeiling ?? Number.POSITIVE_INFINITY,
     // The age-only step is a guess: it stops below the cap (drainCeiling), at `hold:unconfirmed`.
     load.need === undefined ? drainCeiling(config) : Number.POSITIVE_INFINITY,
