@@ -217,13 +217,16 @@ function arrivalRateOf(
   const estimate = recent?.arrivalsEstimate;
   if (proof.spike) return Math.max(reported, tick, estimate ?? 0, atLeast);
   const estimateCounts = estimate !== undefined && estimate > RATE_CHANGE_FACTOR * reported;
-  // Unconfirmed, the estimate sizes too (the unconfirmed limit bounds what it buys) while the depth rises, where
-  // CloudWatch reported a rate to be above: with none, nothing sizes yet and slow start's proof decides. A falling
-  // depth is being worked off: the backlog's drain would grow past a need already met.
+  // Unconfirmed, the estimate sizes too (the unconfirmed limit bounds what it buys) where the tick proved every
+  // worker busy (a load outgrowing what runs since before the tick) and the depth still rises, and where CloudWatch
+  // reported a rate to be above: with none, nothing sizes yet and slow start's proof decides. A burst onto idle
+  // workers is not sized on it: on an API whose real limit is below the cap, growing at once to the limit doubled
+  // the calls refused (downstream-at-limit: 11,108 → 22,184). A falling depth is being worked off: the backlog's
+  // drain would grow past a need already met.
   if (!proof.confirmed) {
     const known = context.reportedArrivals;
-    const rising = (recent?.arrivalsAtLeast ?? 0) > 0;
-    return known !== undefined && estimateCounts && rising ? Math.max(known, estimate) : known;
+    const outgrowing = context.provenBusy !== undefined && (recent?.arrivalsAtLeast ?? 0) > 0;
+    return known !== undefined && estimateCounts && outgrowing ? Math.max(known, estimate) : known;
   }
   return Math.max(reported, tick, estimateCounts ? estimate : 0);
 }

@@ -417,13 +417,15 @@ describe('decideFast: unconfirmed growth on a load rising faster than CloudWatch
     expect(decision).toMatchObject({ reason: 'grow:fast-surge', desired: 72 });
   });
 
-  it('nothing proved them busy: the limit is the stale need’s, so 48 holds', () => {
+  it('nothing proved them busy at the tick (a burst onto idle workers): the stale need’s limit, CloudWatch’s rate', () => {
     const decision = decideFast(
       { ...at(10, 114_000), inFlight: 480 },
       busyTick({ provenBusy: undefined }),
       wide,
     );
     expect(decision).toMatchObject({ reason: 'hold:fast', desired: 48 });
+    // Not the estimate: on an API whose real limit is under the cap that grew at once into its refusals.
+    expect(decision.inputs.arrivalRatePerSecond).toBe(1_000);
   });
 
   it('the depth falls: sized on CloudWatch’s rate (39), not on the estimate’s 1,800/s (55): 48 holds', () => {
