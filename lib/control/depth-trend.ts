@@ -257,7 +257,8 @@ export function arrivalsRose(trend: DepthTrend | undefined, reported: number | u
  * step faster than CloudWatch reports it is not held at half again a need two minutes old. Undefined where fewer
  * run (the pollers still ramping to a raised maximum prove nothing past what runs) or no backlog waits.
  * Worked example (20 ms items, 480 applied, 35,000/s arriving where CloudWatch still reports 10,000/s, a need of
- * 257): 4,400 in flight and 945,041 waiting prove 480 busy, so unconfirmed growth may reach 720, not stop at 480.
+ * 223 at 0.9): 4,400 in flight and 945,041 waiting prove 480 busy, so unconfirmed growth may reach 720, not stop at
+ * 480.
  */
 export function workersProvenBusy(
   sample: { readonly messages: number | undefined; readonly inFlight: number | undefined },
