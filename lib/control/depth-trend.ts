@@ -261,7 +261,7 @@ export function arrivalsRose(trend: DepthTrend | undefined, reported: number | u
  * 480.
  */
 export function workersProvenBusy(
-  sample: { readonly messages: number | undefined; readonly inFlight: number | undefined },
+  sample: { readonly messages: number | undefined; readonly inFlight?: number | undefined },
   applied: number,
   batchSize?: number,
 ): number | undefined {
@@ -287,11 +287,9 @@ export function slowStartProof(
   applied: number,
   batchSize?: number,
 ): boolean {
-  if (previous === undefined || !(sample.at > previous.at) || !Number.isFinite(applied)) return false;
+  if (previous === undefined || !(sample.at > previous.at)) return false;
   const rose = sample.messages - previous.messages > DEPTH_NOISE_MESSAGES;
-  const backlog = sample.messages >= BACKLOG_MESSAGES_PER_WORKER * applied;
-  const allBusy = (sample.inFlight ?? 0) >= busyMessagesPerWorker(batchSize) * applied;
-  return rose && backlog && allBusy;
+  return rose && workersProvenBusy(sample, applied, batchSize) !== undefined;
 }
 
 /**
