@@ -36,7 +36,9 @@ function burstStarts(scenario: LoadFile): number[] {
   return starts.filter((s) => s > 0);
 }
 
-const { values } = parseArgs({
+// Files after `--trace` are traces too (`--trace a.csv b.csv`, as a shell glob gives them).
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
   options: {
     seeds: { type: 'string', default: '1-5' },
     trace: { type: 'string', multiple: true },
@@ -45,8 +47,9 @@ const { values } = parseArgs({
 });
 const seeds = seedsOf(values.seeds);
 const controllerStartSeconds = Number(values.start);
-const scenarios: LoadFile[] = values.trace?.length
-  ? values.trace.map((path) => readLoadFile(path))
+const traces = [...(values.trace ?? []), ...positionals];
+const scenarios: LoadFile[] = traces.length
+  ? traces.map((path) => readLoadFile(path))
   : shippedScenarios().map((name) => loadScenario(name));
 
 const reactions: string[] = [];

@@ -10,9 +10,16 @@ const ROUNDING_SLACK = 1e-9;
 /**
  * The busy workers arrivals keep, sized for the target utilisation so a Poisson queue stays stable (at 100 % it
  * never drains). Worked example (the seed): λ = 800/s, S = 20 ms, utilisation 0.9 → 16 ÷ 0.9 = 17.8 → 18.
+ * The cap is the last resort: the headroom alone never takes the value to it, only work that needs it (λ·S at
+ * 100 % reaching the cap) does; the downstream keeps one worker's room. Worked example: cap 32, 1,000/s at 30 ms
+ * is 30 busy, 33.3 at 0.9: 31, not the cap; 1,100/s is 33 busy: the cap.
  */
 export function steadyNeed(arrivalsPerSecond: number, itemSeconds: number, config: ScalerConfig): number {
-  return Math.ceil((arrivalsPerSecond * itemSeconds) / config.targetUtilization - ROUNDING_SLACK);
+  const busy = arrivalsPerSecond * itemSeconds;
+  const withHeadroom = Math.ceil(busy / config.targetUtilization - ROUNDING_SLACK);
+  const cap = config.maxConcurrency;
+  if (withHeadroom < cap || Math.ceil(busy - ROUNDING_SLACK) >= cap) return withHeadroom;
+  return cap - 1;
 }
 
 /**
@@ -43,7 +50,8 @@ export function needWithBacklog(
  * stays the bound. Without it a need of 29 for a cap of 32 became 32 on the backlog the pollers' first minute left,
  * the downstream at its limit for a drain that 28 finish a little later. (Tried: the cap less its headroom in whole
  * workers, 29 of 32: `heavier-items` under the one-step-a-minute reading went from dominated on no seed to 3 of 5.)
- * Worked example: cap 32, utilisation 0.9 → 28; arrivals needing 30 still get 30, and 34 the cap; cap 8 → 8.
+ * Worked example: cap 32, utilisation 0.9 → 28; arrivals needing 30 at 0.9 still get 30, and 34 (30.6 busy) 31:
+ * the cap only where the work itself needs it (`steadyNeed`); cap 8 → 8.
  */
 export function drainCeiling(config: ScalerConfig): number {
   const { maxConcurrency: cap, minConcurrency: floor, targetUtilization } = config;

@@ -794,13 +794,15 @@ describe('the cap is the last resort (drainCeiling: the target utilisation of th
   it.each([
     // 580/s at 40 ms needs 26, and the backlog's drain would take it past the cap
     { comment: 'a backlog alone takes the value to 28, not the cap', rate: 580, item: 0.04, desired: 28 },
-    // 1,000/s at 30 ms needs 34
+    // 1,000/s at 30 ms keeps 30 busy, 34 at 0.9: the headroom stops one below the cap
     {
-      comment: 'arrivals that need more than 28 get it, up to the cap',
+      comment: 'arrivals that need more than 28 get it, their headroom up to one below the cap',
       rate: 1_000,
       item: 0.03,
-      desired: 32,
+      desired: 31,
     },
+    // 1,100/s at 30 ms keeps 33 busy: the work itself needs the cap
+    { comment: 'work past the cap gets the cap', rate: 1_100, item: 0.03, desired: 32 },
   ])('$comment', ({ rate, item, desired }) => {
     const behind = { appliedConcurrency: 20, age: 90, visibleMessages: 40_000 };
     const decision = decide(
