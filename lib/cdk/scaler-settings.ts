@@ -116,7 +116,8 @@ export interface QueueAgeScalerSettings {
    */
   readonly scaleDownInterval?: Duration;
   /**
-   * The utilisation the Little's-law need is sized for. Valid: (0; 1].
+   * The utilisation the Little's-law need is sized for; its headroom stops one below the cap (only work that needs
+   * the cap gets it). Valid: (0; 1].
    * @default 0.9
    */
   readonly targetUtilization?: number;

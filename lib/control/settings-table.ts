@@ -183,7 +183,7 @@ export const SETTINGS = {
     prop: 'targetUtilization',
     duration: false,
     env: 'TARGET_UTILIZATION',
-    doc: "the utilisation the Little's-law need is sized for",
+    doc: "the utilisation the Little's-law need is sized for (its headroom stops one below the cap)",
   },
   /** Age at or below `idleAgeFraction × targetAgeSeconds` counts as idle. */
   idleAgeFraction: {
