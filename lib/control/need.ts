@@ -12,7 +12,8 @@ const ROUNDING_SLACK = 1e-9;
  * never drains). Worked example (the seed): λ = 800/s, S = 20 ms, utilisation 0.9 → 16 ÷ 0.9 = 17.8 → 18.
  * The cap is the last resort: the headroom alone never takes the value to it, only work that needs it (λ·S at
  * 100 % reaching the cap) does; the downstream keeps one worker's room. Worked example: cap 32, 1,000/s at 30 ms
- * is 30 busy, 33.3 at 0.9: 31, not the cap; 1,100/s is 33 busy: the cap.
+ * is 30 busy, 33.3 at 0.9: 31, not the cap; 1,100/s is 33 busy: the cap. (In provisioned mode whole pollers round
+ * one below the cap back up to it: a poller is the least the downstream can be spared there.)
  */
 export function steadyNeed(arrivalsPerSecond: number, itemSeconds: number, config: ScalerConfig): number {
   const busy = arrivalsPerSecond * itemSeconds;
