@@ -154,7 +154,8 @@ export function baselinesFrom(
  * The visible depth at the tick before, when that tick took it: remembered by this container (a cold start has
  * none: the depth trend starts at the next tick). The sample is `settled: false` when the applied value changed
  * within the pollers' settling time before it or at any time after it (the mapping's exact LastModified, or a
- * change period that reaches that far): the law then takes only the lower bound on arrivals from it.
+ * change period that reaches that far): the law then takes only the lower bound on arrivals from it. It is
+ * `settled: true` where that tick's own write lowered a settled value and nothing changed since.
  */
 export function lastVisibleFrom(e: StateEvidence): ControllerState['lastVisible'] {
   const sample = e.remembered?.lastVisible;
@@ -164,11 +165,16 @@ export function lastVisibleFrom(e: StateEvidence): ControllerState['lastVisible'
   const changed =
     (e.mappingModifiedAt !== undefined && e.mappingModifiedAt > unsettledFrom) ||
     (change !== undefined && change + e.periodSeconds > unsettledFrom);
+  // The tick that took the sample lowered a settled value (lib/control/depth-sample.ts, `loweredAtOnce`): its own
+  // write is the change, and it binds at once, so long as this container saw no change after it and the value is
+  // still the one it left.
+  const loweredAtOnce =
+    sample.settled === true && e.remembered?.lastChangeAt === sample.at && e.remembered.applied === e.applied;
   return {
     at: sample.at,
     messages: sample.messages,
     ...(sample.inFlight === undefined ? {} : { inFlight: sample.inFlight }),
-    ...(changed ? { settled: false } : {}),
+    ...(loweredAtOnce ? { settled: true } : changed ? { settled: false } : {}),
   };
 }
 

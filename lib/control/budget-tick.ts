@@ -279,6 +279,22 @@ function unreadableOutcome(run: TickRun, g: HeldGrant, counted: number, error: u
   };
 }
 
+/**
+ * The member's state to carry: its change dated now, and a lowering that binds at once (depth-sample.ts) only where
+ * the budget wrote a lowering (a deferred write, or one the budget made a raise, waits for the pollers as any change).
+ */
+function carriedState(
+  decided: ControllerState,
+  before: ControllerState,
+  write: { readonly now: number; readonly changed: boolean; readonly lowered: boolean },
+): ControllerState {
+  const sample = decided.lastVisible;
+  const lastChangeAt = write.changed ? write.now : before.lastChangeAt;
+  if (sample?.settled !== true || write.lowered) return { ...decided, lastChangeAt };
+  const { settled: _, ...unproven } = sample;
+  return { ...decided, lastChangeAt, lastVisible: unproven };
+}
+
 /** A member's outcome after the writes: its state saved, its fast path's start, its release and deferral. */
 async function outcomeOf(
   run: TickRun,
@@ -295,7 +311,9 @@ async function outcomeOf(
   const after =
     condition.overpull && wrote.has(g.name) ? await member.ports.concurrency.condition?.() : undefined;
   const changed = wrote.has(g.name) && effective.has(g.name) && effective.get(g.name) !== reading.current;
-  const saved: ControllerState = { ...decision.state, lastChangeAt: changed ? now : state.lastChangeAt };
+  const lowered =
+    changed && reading.current !== undefined && (effective.get(g.name) as number) < reading.current;
+  const saved = carriedState(decision.state, state, { now, changed, lowered });
   await member.ports.state.save(saved, now);
   const demand = held(run, g.name) ? counted : demandOf(decision, member.config);
   const age = ageOf(reading);

@@ -30,6 +30,11 @@ export interface DecisionInputs {
   /** The arrival rate the need was sized for: the metric, or the depth trend where that is higher. */
   readonly arrivalRatePerSecond?: number;
   readonly itemSeconds?: number;
+  /**
+   * The per-item time the fast path sizes on until the next tick, where not `itemSeconds`: a time read off the depth in
+   * the minute after a lowering sizes the tick's own growth only (lib/control/heavier-items.ts).
+   */
+  readonly fastItemSeconds?: number;
   /** Concurrency for the arrivals at the target utilisation plus draining the backlog over the drain horizon. */
   readonly needConcurrency?: number;
   /** Per-item time ÷ its healthy baseline. */

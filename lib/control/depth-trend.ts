@@ -4,19 +4,9 @@
  * between datapoints the trend is the only view of a surge.
  */
 
-/** A visible-depth sample: when it was taken (seconds) and what it showed. */
-export interface DepthSample {
-  readonly at: number;
-  readonly messages: number;
-  /** Messages received and not yet deleted (in flight), where the sample read them. */
-  readonly inFlight?: number;
-  /**
-   * False when the applied value is known to have changed within a poller settling time before the sample or at
-   * any time after it (the Lambda knows this from the mapping's exact LastModified, finer than its carried
-   * `lastChangeAt`). Undefined: judge by `lastChangeAt`.
-   */
-  readonly settled?: boolean;
-}
+import { type DepthSample, POLLER_SETTLE_SECONDS, settledThrough } from './depth-sample.ts';
+
+export { type DepthSample, POLLER_SETTLE_SECONDS } from './depth-sample.ts';
 
 export interface DepthTrend {
   /**
@@ -35,13 +25,6 @@ export interface DepthTrend {
    */
   readonly arrivalsEstimate?: number;
 }
-
-/**
- * The event source mapping adds pollers up to 300 a minute (docs/aws-facts.md, "Event source mapping"), so a
- * raised maximum may take a minute to be worked at: until then the depth trend reflects the old concurrency, and
- * c ÷ S would overstate the service.
- */
-export const POLLER_SETTLE_SECONDS = 60;
 
 /**
  * What two readings of the approximate depth may differ by with nothing arriving (a few messages each way: SQS
@@ -83,17 +66,6 @@ export interface TrendInput {
   readonly lastChangeAt: number | undefined;
   /** An older sample than this says little about now. */
   readonly maxElapsedSeconds: number;
-}
-
-/**
- * One applied value served the interval from `previous` on, the pollers settled on it (a change at least
- * `POLLER_SETTLE_SECONDS` before the interval began).
- */
-function settledThrough(previous: DepthSample, lastChangeAt: number | undefined): boolean {
-  return (
-    previous.settled !== false &&
-    (lastChangeAt === undefined || lastChangeAt + POLLER_SETTLE_SECONDS <= previous.at)
-  );
 }
 
 export function depthTrend(input: TrendInput): DepthTrend | undefined {

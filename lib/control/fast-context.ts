@@ -1,5 +1,6 @@
 import type { ScalerConfig } from './config.ts';
 import type { Decision } from './decision.ts';
+import { sampleAt } from './depth-sample.ts';
 import { type DepthSample, type HeldRise, type ServiceFit, workersProvenBusy } from './depth-trend.ts';
 import { drainCeiling, steadyNeed } from './need.ts';
 import type { QueueSnapshot } from './snapshot.ts';
@@ -91,7 +92,7 @@ export function fastPathContext(
   appliedAfter: number,
   config: ScalerConfig,
 ): FastPathContext {
-  const itemSeconds = decision.inputs.itemSeconds;
+  const itemSeconds = decision.inputs.fastItemSeconds ?? decision.inputs.itemSeconds;
   const reported =
     snapshot.arrivalRatePerSecond === undefined && snapshot.peakArrivalRatePerSecond === undefined
       ? undefined
@@ -99,11 +100,7 @@ export function fastPathContext(
   const sample =
     snapshot.visibleMessages === undefined
       ? undefined
-      : {
-          at: snapshot.now,
-          messages: snapshot.visibleMessages,
-          ...(snapshot.inFlightMessages === undefined ? {} : { inFlight: snapshot.inFlightMessages }),
-        };
+      : sampleAt(snapshot.now, snapshot.visibleMessages, snapshot.inFlightMessages);
   const frozen =
     decision.reason === 'hold:paused'
       ? 'paused'

@@ -325,6 +325,7 @@ export function loadOf(knownTick: Tick, lag: number): Load {
       ageDataLagSeconds: lag,
       arrivalRatePerSecond: arrivalRate,
       itemSeconds,
+      ...(shown?.afterLowering === true ? { fastItemSeconds: knownTick.itemSeconds } : {}),
       needConcurrency: need,
       slowdownRatio: slowdown.ratio,
       arrivalsAtLeast: trend?.arrivalsAtLeast,

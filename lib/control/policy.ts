@@ -1,5 +1,6 @@
 import { clampConcurrency, concurrencyStep, type ScalerConfig } from './config.ts';
 import type { Decision, DecisionInputs, ReasonCode } from './decision.ts';
+import { loweredAtOnce, sampleAt } from './depth-sample.ts';
 import { depthFalling, depthShowsBacklog, lagSinceGrowth, POLLER_SETTLE_SECONDS } from './depth-trend.ts';
 import { downstreamUnhealthy } from './downstream-health.ts';
 import { ageDataOf, type Load, loadOf, maxDefined, type Tick, tickOf } from './load.ts';
@@ -94,11 +95,11 @@ function verdict(
   const lastVisible =
     snapshot.visibleMessages === undefined
       ? state.lastVisible
-      : {
-          at: now,
-          messages: snapshot.visibleMessages,
-          ...(snapshot.inFlightMessages === undefined ? {} : { inFlight: snapshot.inFlightMessages }),
-        };
+      : loweredAtOnce(sampleAt(now, snapshot.visibleMessages, snapshot.inFlightMessages), {
+          applied,
+          to: changed ? bounded : applied,
+          settled: !settling(tick),
+        });
   return {
     desired: bounded,
     reason,
@@ -117,11 +118,10 @@ function verdict(
 }
 
 /**
- * The last change is younger than the pollers' settling time (a minute: docs/aws-facts.md, "Event source
- * mapping"): the depth since the previous tick still shows the old concurrency, so growth that no need sizes (the
- * age-only step, growth before data) waits for it to show the new one. Worked example: the fast path doubled
- * 2 → 16 in the 30 s before this tick on a queue with no per-item time yet; the depth rose over the minute, but
- * since the last doubling it falls: adding the step would overshoot.
+ * The last change is younger than the pollers' settling time (a minute: docs/aws-facts.md, "Event source mapping"):
+ * the depth since the previous tick still shows the old concurrency, so growth no need sizes (the age-only step,
+ * growth before data) waits for it to show the new one. Worked example: the fast path doubled 2 → 16 in the 30 s
+ * before this tick, no per-item time yet; the depth rose over the minute, but falls since the doubling: no step.
  */
 const settling = (tick: Tick): boolean =>
   tick.state.lastChangeAt !== undefined && tick.now - tick.state.lastChangeAt < POLLER_SETTLE_SECONDS;

@@ -239,7 +239,7 @@ export function probeFor(view: ProbeView, from: number, to: number): GrowthProbe
         : undefined;
   if (!view.behind || completions === undefined || completions <= 0 || itemSeconds === undefined)
     return undefined;
-  if (!Number.isFinite(from) || from <= 0 || to <= from) return undefined;
+  if (!Number.isFinite(from) || from <= 0 || to <= from || shown?.capped === true) return undefined;
   return {
     at: now,
     from,

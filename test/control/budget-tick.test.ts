@@ -151,6 +151,30 @@ describe('runBudgetTick', () => {
     expect(result.exhausted).toBe(false);
   });
 
+  it('a member’s lowering the budget wrote binds at once; one refused waits for the pollers (depth-sample.ts)', async () => {
+    // GIVEN email idle for ten minutes at 20, its pollers settled, a shrink due; THEN the saved sample is settled
+    const idleEmail = () => {
+      const email = new FakeConsumer('email', cfg({ minConcurrency: 2, maxConcurrency: 30 }), 20, {
+        ageSeconds: 0,
+        ratePerSecond: 10,
+        itemSeconds: 0.02,
+        visible: 0,
+      });
+      email.state = { ...email.state, idleSince: NOW - 600, lastChangeAt: NOW - 600 };
+      return email;
+    };
+    const written = idleEmail();
+    await runBudgetTick(100, [written.member()], NOW, OPTIONS);
+    expect(written.effective()).toBeLessThan(20);
+    expect(written.state.lastVisible).toMatchObject({ at: NOW, settled: true });
+    // WHEN the same shrink's first write is refused, THEN nothing was lowered and the sample proves nothing settled
+    const refused = idleEmail();
+    refused.refuse = () => true;
+    await runBudgetTick(100, [refused.member()], NOW, OPTIONS);
+    expect(refused.effective()).toBe(20);
+    expect(refused.state.lastVisible?.settled).toBeUndefined();
+  });
+
   it('is exhausted for a provisioned member starved while what is left is less than a poller', async () => {
     // GIVEN budget 38: imports on provisioned mode (floor 20) 4 × behind its target and asking its cap, 60; email
     // idle in lockstep at its floor 2

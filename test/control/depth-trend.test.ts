@@ -220,11 +220,22 @@ describe('executionsLagged: a backlog waits and fewer run than the applied value
 describe('itemSecondsShown: the per-item time the depth shows before CloudWatch does (issue 29)', () => {
   // heavier-items: 5 applied for an hour at 400/s, items 10 → 30 ms; the depth rose 277 → 15,070 in 60 s.
   const shown = (
-    overrides: { reported?: number; visible?: number; inFlight?: number; lastChangeAt?: number } = {},
+    overrides: {
+      reported?: number;
+      visible?: number;
+      inFlight?: number;
+      lastChangeAt?: number;
+      settled?: boolean;
+    } = {},
   ) =>
     itemSecondsShown(
       {
-        previous: { at: 0, messages: 277, inFlight: 50 },
+        previous: {
+          at: 0,
+          messages: 277,
+          inFlight: 50,
+          ...(overrides.settled === undefined ? {} : { settled: overrides.settled }),
+        },
         now: 60,
         visible: overrides.visible ?? 15_070,
         applied: 5,
@@ -263,6 +274,15 @@ describe('itemSecondsShown: the per-item time the depth shows before CloudWatch 
 
   it('undefined where the applied value changed within the interval (its new workers did not serve all of it)', () => {
     expect(shown({ lastChangeAt: 30 })).toBeUndefined();
+  });
+
+  it('a lowering at the interval’s start binds at once: read at once, unlike any other change that recent', () => {
+    expect(shown({ lastChangeAt: 0 })).toBeUndefined();
+    expect(shown({ lastChangeAt: 0, settled: true })?.itemSeconds).toBeCloseTo(
+      5 / (400 - (15_070 - 277) / 60),
+    );
+    // A change after that lowering: its workers did not serve all of the interval.
+    expect(shown({ lastChangeAt: 30, settled: true })).toBeUndefined();
   });
 });
 

@@ -440,6 +440,17 @@ describe('decideFast: unconfirmed growth on a load rising faster than CloudWatch
 });
 
 describe('fastPathContext', () => {
+  it('sizes on the tick’s `fastItemSeconds` where it has one (a time read after a lowering is the tick’s own)', () => {
+    const tick = snapshot({ appliedConcurrency: 11, visibleMessages: 8_824, itemSeconds: 0.04 });
+    const decision = decide(tick, state(), config());
+    const afterLowering = {
+      ...decision,
+      inputs: { ...decision.inputs, itemSeconds: 0.08, fastItemSeconds: 0.04 },
+    };
+    expect(fastPathContext(tick, afterLowering, 11, config()).itemSeconds).toBe(0.04);
+    const asShown = { ...decision, inputs: { ...decision.inputs, itemSeconds: 0.08 } };
+    expect(fastPathContext(tick, asShown, 11, config()).itemSeconds).toBe(0.08);
+  });
   it('carries the workers the tick’s depth proved busy: all 48 with a backlog, none when 10 run', () => {
     const tickAt = (inFlight: number) =>
       snapshot({ appliedConcurrency: 48, visibleMessages: 184_000, inFlightMessages: inFlight });

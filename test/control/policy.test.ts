@@ -1400,3 +1400,65 @@ describe('values that make no sense never leave [floor, cap]', () => {
     expect(decision).toMatchObject({ reason: 'grow:age-above-target', desired: 8 });
   });
 });
+
+describe('a lowering binds at once: the sample it leaves starts a settled interval (depth-sample.ts)', () => {
+  const idle = state({ idleSince: NOW - 600, baselineArrivalRate: 50, lastChangeAt: NOW - 600 });
+  const quiet = (applied: number) =>
+    snapshot({ appliedConcurrency: applied, age: 0, arrivalRatePerSecond: 50, visibleMessages: 0 });
+
+  it('a shrink of a value the pollers had settled on: the sample is settled from its own instant', () => {
+    const decision = decide(quiet(20), idle, config());
+    expect(decision.reason).toBe('shrink:sustained-idle');
+    expect(decision.state.lastVisible).toEqual({ at: NOW, messages: 0, settled: true });
+  });
+
+  it('a shrink within the settling time of the change before it (the pollers still ramping): judged by the change', () => {
+    const recent = { ...idle, lastChangeAt: NOW - 40 };
+    const decision = decide(quiet(20), recent, config({ scaleDownIntervalSeconds: 30 }));
+    expect(decision.reason).toBe('shrink:sustained-idle');
+    expect(decision.state.lastVisible).toEqual({ at: NOW, messages: 0 });
+  });
+
+  it('a hold or a growth leaves the sample to be judged by the change', () => {
+    expect(decide(quiet(2), idle, config()).state.lastVisible).toEqual({ at: NOW, messages: 0 });
+    const behind = snapshot({ appliedConcurrency: 10, age: 50, visibleMessages: 4_000 });
+    const grown = decide(behind, state({ lastChangeAt: NOW - 600 }), config());
+    expect(grown.desired).toBeGreaterThan(10);
+    expect(grown.state.lastVisible).toEqual({ at: NOW, messages: 4_000 });
+  });
+});
+
+describe('heavier items read in the minute after a lowering (heavier-items.ts): bounded, the tick’s own, unprobed', () => {
+  // downstream-at-limit, seed 4, one poller step a minute: an idle shrink 12 → 11 a minute ago, 200/s of 40 ms items
+  // reported, the depth risen 0 → 8,824 as a burst begins: read as items 0.194 s (4.9 ×) were it any settled minute.
+  const rising = snapshot({
+    appliedConcurrency: 11,
+    age: 45,
+    arrivalRatePerSecond: 200,
+    completionRatePerSecond: 200,
+    itemSeconds: 0.04,
+    visibleMessages: 8_824,
+    inFlightMessages: 110,
+    ratePeriodSeconds: 60,
+  });
+  const sample = { at: NOW - 60, messages: 0, inFlight: 100 };
+  const known = { baselineItemSeconds: 0.04, baselineArrivalRate: 200 };
+
+  it('after a lowering: sized on twice the known time, the fast path keeps the known one, no probe', () => {
+    const lowered = state({ ...known, lastChangeAt: NOW - 60, lastVisible: { ...sample, settled: true } });
+    const decision = decide(rising, lowered, config());
+    expect(decision.reason).toBe('grow:age-above-target');
+    expect(decision.inputs.itemSeconds).toBeCloseTo(0.08);
+    expect(decision.inputs.fastItemSeconds).toBe(0.04);
+    expect(decision.desired).toBeLessThan(32);
+    expect(decision.state.growthProbe).toBeUndefined();
+  });
+
+  it('any other settled minute: the time as shown, for the fast path too, and the growth probed', () => {
+    const settled = state({ ...known, lastChangeAt: NOW - 120, lastVisible: sample });
+    const decision = decide(rising, settled, config());
+    expect(decision.inputs.itemSeconds).toBeCloseTo(0.194, 2);
+    expect(decision.inputs.fastItemSeconds).toBeUndefined();
+    expect(decision.state.growthProbe).toMatchObject({ from: 11, shownByDepth: true });
+  });
+});

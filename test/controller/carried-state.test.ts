@@ -185,6 +185,29 @@ describe('lastVisible: the depth the tick before sampled, at the time it sampled
     const e = evidence({}, { remembered: { ...remembered(NEWEST + 5, 40), lastChangeAt: NEWEST + 30 } });
     expect(lastVisibleFrom(e)).toEqual({ at: NEWEST + 5, messages: 40, settled: false });
   });
+  // The tick that took the sample lowered a settled value (lib/control/depth-sample.ts): its own write binds at once.
+  const lowered = (more: { lastChangeAt?: number; applied?: number } = {}) => ({
+    at: NEWEST,
+    lastVisible: { at: NEWEST, messages: 40, settled: true },
+    lastChangeAt: NEWEST,
+    applied: 5,
+    ...more,
+  });
+  it('a lowering by the sample’s own tick, nothing since: the sample stays settled, its own write notwithstanding', () => {
+    const e = evidence({}, { remembered: lowered(), mappingModifiedAt: NEWEST + 1 });
+    expect(lastVisibleFrom(e)).toEqual({ at: NEWEST, messages: 40, settled: true });
+  });
+  it('a change after that lowering (a sample’s growth here): unsettled', () => {
+    const e = evidence(
+      {},
+      { remembered: lowered({ lastChangeAt: NEWEST + 30 }), mappingModifiedAt: NEWEST + 30 },
+    );
+    expect(lastVisibleFrom(e)).toEqual({ at: NEWEST, messages: 40, settled: false });
+  });
+  it('a value the lowering did not leave (a hand edit, another container): unsettled', () => {
+    const e = evidence({}, { remembered: lowered({ applied: 6 }), mappingModifiedAt: NEWEST + 1 });
+    expect(lastVisibleFrom(e)).toEqual({ at: NEWEST, messages: 40, settled: false });
+  });
 });
 
 describe('the last change, warm: the tick before as this container remembers it', () => {

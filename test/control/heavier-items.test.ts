@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import type { DepthSample } from '../../lib/control/depth-sample.ts';
+import { heavierItemsShown } from '../../lib/control/heavier-items.ts';
+import { config } from './fixtures.ts';
+
+/**
+ * downstream-at-limit, one poller step a minute, seed 4: 11 workers after an idle shrink 12 → 11 at 0 s, 200/s
+ * of 40 ms items reported, and the depth rising 0 → 8,824 in the minute after it as a burst of 400/s begins.
+ * The workers served 203.7 − 147.1 = 56.6/s: items read as 0.194 s, 4.9 × the known time.
+ */
+function shownAfter(previous: DepthSample) {
+  return heavierItemsShown(
+    {
+      previous,
+      now: 60,
+      visible: 8_824,
+      applied: 11,
+      inFlight: 110,
+      itemSeconds: 0.04,
+      lastChangeAt: 0,
+      maxElapsedSeconds: 120,
+    },
+    { itemSeconds: 0.04, reportedArrivals: 200 },
+    config(),
+  );
+}
+
+const served = 200 + 2 * Math.sqrt(200 / 60) - 8_824 / 60;
+
+describe('heavierItemsShown: the minute after a lowering claims at most twice the known time', () => {
+  it('after a lowering that binds at once the rise may be the burst that ended the idleness: 2 × 40 ms', () => {
+    const shown = shownAfter({ at: 0, messages: 0, inFlight: 100, settled: true });
+    expect(shown?.itemSeconds).toBeCloseTo(0.08);
+    // The completions stay what the depth showed: the growth's probe is judged against them.
+    expect(shown?.completionsPerSecond).toBeCloseTo(served);
+  });
+
+  it('an interval settled a minute after its change is read as it shows: 11 ÷ 56.6/s', () => {
+    const shown = heavierItemsShown(
+      {
+        previous: { at: 0, messages: 0, inFlight: 100 },
+        now: 60,
+        visible: 8_824,
+        applied: 11,
+        inFlight: 110,
+        itemSeconds: 0.04,
+        lastChangeAt: -60,
+        maxElapsedSeconds: 120,
+      },
+      { itemSeconds: 0.04, reportedArrivals: 200 },
+      config(),
+    );
+    expect(shown?.itemSeconds).toBeCloseTo(11 / served);
+  });
+
+  it('the same minute with the change unsettled (a raise): nothing is read', () => {
+    expect(shownAfter({ at: 0, messages: 0, inFlight: 100 })).toBeUndefined();
+  });
+});
