@@ -44,12 +44,15 @@ export function settledThrough(previous: DepthSample, lastChangeAt: number | und
 }
 
 /**
- * A lowered limit binds as the running batches end, well within a tick: the pollers stop taking new batches past
- * it (docs/aws-facts.md, "Event source mapping"). Only a raise waits for the pollers' ramp. So a tick that lowers a
- * value the pollers had settled on leaves a sample that starts a settled interval at once, and the next tick reads
- * the workers' service over its whole minute rather than waiting a minute more. Worked example (items 20 → 60 ms at
- * 250/s, one poller step a minute): an idle shrink 12 → 11 at 600 s; without this the next tick, at 660 s, cannot
- * read the items' new time off the depth and sizes on CloudWatch's, two minutes late.
+ * A lowered limit binds once the batches already taken end: lowering `MaximumConcurrency` stops no running
+ * invocation, and new ones past it wait (docs/aws-facts.md, "Event source mapping"), so it holds within a long poll,
+ * the batching window and the running invocations, well within a tick. Only a raise waits for the pollers' ramp.
+ * Workers above the lowered value early in the minute served more than the value counts, so a reading over it calls
+ * the items a little lighter, never heavier. So a tick that lowers a value the pollers had settled on leaves a sample
+ * that starts a settled interval at once, and the next tick reads the workers' service over its whole minute rather
+ * than waiting a minute more. Worked example (held-out failover-slow, seed 1, one poller step a minute: 300/s, items
+ * 15 → 70 ms at 600 s): an idle shrink 7 → 6 at 600 s; at 660 s, 13,299 waiting, the tick reads the heavier items off
+ * the minute and grows 6 → 13 (heavier-items.ts bounds that reading), where it grew 6 → 7 on CloudWatch's 16 ms.
  */
 export function loweredAtOnce(
   sample: DepthSample,
