@@ -37,14 +37,29 @@ function burstStarts(scenario: LoadFile): number[] {
 }
 
 // Files after `--trace` are traces too (`--trace a.csv b.csv`, as a shell glob gives them).
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    seeds: { type: 'string', default: '1-5' },
-    trace: { type: 'string', multiple: true },
-    start: { type: 'string', default: '0' },
-  },
-});
+const USAGE = 'usage: npx tsx scripts/measure-transients.ts [--seeds 1-5] [--trace FILE.csv ...] [--start 0]';
+function parsedArgs() {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        seeds: { type: 'string', default: '1-5' },
+        trace: { type: 'string', multiple: true },
+        start: { type: 'string', default: '0' },
+        help: { type: 'boolean', default: false },
+      },
+    });
+  } catch (error) {
+    // An unknown option is a user's mistake: say which, and how to call it, without a stack trace.
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+}
+const { values, positionals } = parsedArgs();
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const seeds = seedsOf(values.seeds);
 const controllerStartSeconds = Number(values.start);
 const traces = [...(values.trace ?? []), ...positionals];

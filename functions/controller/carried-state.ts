@@ -166,10 +166,14 @@ export function lastVisibleFrom(e: StateEvidence): ControllerState['lastVisible'
     (e.mappingModifiedAt !== undefined && e.mappingModifiedAt > unsettledFrom) ||
     (change !== undefined && change + e.periodSeconds > unsettledFrom);
   // The tick that took the sample lowered a settled value (lib/control/depth-sample.ts, `loweredAtOnce`): its own
-  // write is the change, and it binds at once, so long as this container saw no change after it and the value is
-  // still the one it left.
+  // write is the change, and it binds at once, so long as this container knew the pollers settled before it (to
+  // the second), saw no change after it, and the value is still the one it left.
+  const remembered = e.remembered;
   const loweredAtOnce =
-    sample.settled === true && e.remembered?.lastChangeAt === sample.at && e.remembered.applied === e.applied;
+    sample.settled === true &&
+    remembered?.wroteOnSettled === true &&
+    remembered.lastChangeAt === sample.at &&
+    remembered.applied === e.applied;
   return {
     at: sample.at,
     messages: sample.messages,

@@ -1,4 +1,4 @@
-import type { ControllerState, DepthSample } from '../../lib/control/index.ts';
+import { type ControllerState, type DepthSample, POLLER_SETTLE_SECONDS } from '../../lib/control/index.ts';
 import { forgetRates, type RememberedRates } from '../../lib/control/rate-reads.ts';
 
 /**
@@ -15,6 +15,12 @@ export interface RememberedTick {
   readonly at: number;
   /** The newest change this container made or saw proof of (a tick's write, a sample's growth). */
   readonly lastChangeAt?: number;
+  /**
+   * That tick wrote, and this container's last change before the write was a pollers' settling time earlier or more
+   * (or none): a lowering it wrote binds at once (lib/control/depth-sample.ts). Known here to the second, where the
+   * carried `lastChangeAt` counts a change from its period's start and could call a change made 20 s before settled.
+   */
+  readonly wroteOnSettled?: boolean;
   /** The depth that tick took, and when. */
   readonly lastVisible?: DepthSample;
   /** The value applied as that tick, or a later sample's growth, left it (undefined: nothing set). */
@@ -26,6 +32,16 @@ export interface RememberedTick {
   readonly saturation?: Pick<ControllerState, 'growthProbe' | 'saturation'>;
   /** The rates the last tick that read them read, and whether the next tick may reuse them (rate-reads.ts). */
   readonly rates?: RememberedRates;
+}
+
+/**
+ * This container's last change, to the second, was a pollers' settling time before `at` or more (none: settled).
+ * A cold start knows no such thing: not settled.
+ */
+export function settledBefore(remembered: RememberedTick | undefined, at: number): boolean {
+  if (remembered === undefined) return false;
+  const last = remembered.lastChangeAt;
+  return last === undefined || at - last >= POLLER_SETTLE_SECONDS;
 }
 
 /** Older than this many tick periods, the memory may miss a tick another container ran: read the history. */

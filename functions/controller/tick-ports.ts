@@ -16,7 +16,7 @@ import { LambdaActuator } from './actuator.ts';
 import { deriveState, lastRecordedChange, type StateEvidence } from './carried-state.ts';
 import type { ControllerResources } from './resources.ts';
 import { once, type TickHistory, tickHistory } from './tick-history.ts';
-import type { RememberedTick, TickMemory } from './tick-memory.ts';
+import { type RememberedTick, settledBefore, type TickMemory } from './tick-memory.ts';
 
 /** SQS publishes its metrics at one-minute resolution. */
 export const METRIC_PERIOD_SECONDS = 60;
@@ -120,6 +120,7 @@ function statePort(tick: {
       tick.memory.remember(tick.resources.scalerName, {
         at: savedAt,
         lastChangeAt: wrote ? savedAt : lastRecordedChange(before),
+        wroteOnSettled: wrote && settledBefore(tick.remembered, savedAt),
         lastVisible: saved.lastVisible,
         applied,
         saturation: { growthProbe: saved.growthProbe, saturation: saved.saturation },

@@ -7,7 +7,7 @@ import { rateUpperBound } from './rate-bounds.ts';
  * Heavier items shown by the real-time depth, two minutes before CloudWatch's Duration shows them: the seed's
  * "the downstream got slower" is decided on evidence (lib/control/saturation.ts), and until that evidence comes
  * heavier items are work. The tick's law sizes on it (load.ts) and hands it to the fast path between ticks as its
- * per-item time. The fast path does not look for it itself: its growth records no probe, so a saturated pool
+ * per-item time (but for a time read in the minute after a lowering: `AFTER_LOWERING_FACTOR`). The fast path does not look for it itself: its growth records no probe, so a saturated pool
  * grown into between ticks would never be judged and taken back (tried: the simulator's saturated pool then kept
  * its workers past the pool).
  */

@@ -186,11 +186,12 @@ describe('lastVisible: the depth the tick before sampled, at the time it sampled
     expect(lastVisibleFrom(e)).toEqual({ at: NEWEST + 5, messages: 40, settled: false });
   });
   // The tick that took the sample lowered a settled value (lib/control/depth-sample.ts): its own write binds at once.
-  const lowered = (more: { lastChangeAt?: number; applied?: number } = {}) => ({
+  const lowered = (more: { lastChangeAt?: number; applied?: number; wroteOnSettled?: boolean } = {}) => ({
     at: NEWEST,
     lastVisible: { at: NEWEST, messages: 40, settled: true },
     lastChangeAt: NEWEST,
     applied: 5,
+    wroteOnSettled: true,
     ...more,
   });
   it('a lowering by the sample’s own tick, nothing since: the sample stays settled, its own write notwithstanding', () => {
@@ -202,6 +203,11 @@ describe('lastVisible: the depth the tick before sampled, at the time it sampled
       {},
       { remembered: lowered({ lastChangeAt: NEWEST + 30 }), mappingModifiedAt: NEWEST + 30 },
     );
+    expect(lastVisibleFrom(e)).toEqual({ at: NEWEST, messages: 40, settled: false });
+  });
+  it('a lowering this container did not know to follow settled pollers (a growth 25 s before it): unsettled', () => {
+    // The carried lastChangeAt counts that growth from its minute's start, so the law took the pollers as settled.
+    const e = evidence({}, { remembered: lowered({ wroteOnSettled: false }), mappingModifiedAt: NEWEST + 1 });
     expect(lastVisibleFrom(e)).toEqual({ at: NEWEST, messages: 40, settled: false });
   });
   it('a value the lowering did not leave (a hand edit, another container): unsettled', () => {

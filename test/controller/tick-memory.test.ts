@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TickMemory } from '../../functions/controller/tick-memory.ts';
+import { settledBefore, TickMemory } from '../../functions/controller/tick-memory.ts';
 
 /** What a container remembers of its last tick, and for how long it trusts it. */
 describe('TickMemory', () => {
@@ -42,5 +42,25 @@ describe('TickMemory', () => {
     const memory = new TickMemory();
     memory.grew('orders', 1_020, 9);
     expect(memory.recall('orders', 1_060, 60)).toBeUndefined();
+  });
+});
+
+describe('settledBefore: the pollers had settled when a tick wrote (a lowering then binds at once)', () => {
+  it.each([
+    { comment: 'the last change 100 s before the write', lastChangeAt: 900, at: 1_000, settled: true },
+    {
+      comment: 'a sample’s growth 25 s before it (the pollers still ramping)',
+      lastChangeAt: 975,
+      at: 1_000,
+      settled: false,
+    },
+    { comment: 'no change remembered at all', lastChangeAt: undefined, at: 1_000, settled: true },
+  ])('$comment: $settled', ({ lastChangeAt, at, settled }) => {
+    expect(settledBefore({ at: 940, ...(lastChangeAt === undefined ? {} : { lastChangeAt }) }, at)).toBe(
+      settled,
+    );
+  });
+  it('a cold start knows nothing of the change before: not settled', () => {
+    expect(settledBefore(undefined, 1_000)).toBe(false);
   });
 });
