@@ -1,5 +1,5 @@
 import type { ScalerSettings } from '../control/index.ts';
-import { loadScenario, scaleScenario } from '../load-file/load-file.ts';
+import { type LoadFile, loadScenario, scaleScenario } from '../load-file/load-file.ts';
 import { type ControllerKind, runScenario } from '../sim/run.ts';
 import { monthlyCost } from './cost.ts';
 
@@ -101,13 +101,27 @@ export interface BeyondOptions {
   readonly readings?: readonly number[];
   /** Runs only the contenders whose label contains this. */
   readonly only?: string;
+  /** Load files to run, as written, in place of the shipped shapes (a user's own, the held-out sets). */
+  readonly traces?: readonly LoadFile[];
   readonly onRun?: (what: string) => void;
+}
+
+/** The shapes to run: the shipped ones scaled, or the given load files as written (scale 1, no extra contender). */
+function shapesOf(options: BeyondOptions): { shape: BeyondShape; scenario: LoadFile }[] {
+  if (options.traces === undefined)
+    return BEYOND_SHAPES.map((shape) => ({
+      shape,
+      scenario: scaleScenario(loadScenario(shape.name), shape.rateScale, shape.timeScale),
+    }));
+  return options.traces.map((scenario) => ({
+    shape: { name: scenario.name, rateScale: 1, timeScale: 1, extra: [] },
+    scenario,
+  }));
 }
 
 export async function runBeyond1000(options: BeyondOptions): Promise<BeyondRow[]> {
   const rows: BeyondRow[] = [];
-  for (const shape of BEYOND_SHAPES) {
-    const scenario = scaleScenario(loadScenario(shape.name), shape.rateScale, shape.timeScale);
+  for (const { shape, scenario } of shapesOf(options)) {
     for (const pollerScaleSeconds of options.readings ?? [10, 60]) {
       for (const contender of [...BEYOND_CONTENDERS, ...shape.extra]) {
         if (options.only !== undefined && !contender.label.includes(options.only)) continue;
@@ -149,6 +163,11 @@ export async function runBeyond1000(options: BeyondOptions): Promise<BeyondRow[]
   return rows;
 }
 
+/** The shape and its rate scale (a load file replayed as written is named alone). */
+function shapeLabel(row: BeyondRow): string {
+  return row.rateScale === 1 ? row.shape : `${row.shape} × ${row.rateScale}`;
+}
+
 export function beyond1000Table(rows: readonly BeyondRow[]): string {
   const lines = [
     '| scenario | ramp | controller | p99 ÷ target (worst) | exec peak | exec mean | warm mean | DLQ · throttled | $ a month |',
@@ -156,7 +175,7 @@ export function beyond1000Table(rows: readonly BeyondRow[]): string {
   ];
   for (const r of rows) {
     lines.push(
-      `| ${r.shape} × ${r.rateScale} | ${r.pollerScaleSeconds} s | ${r.label} | ${r.p99OverTarget.toFixed(2)} | ${r.execPeak} | ${r.execMean.toFixed(0)} | ${r.warmMean.toFixed(0)} | ${r.deadLetters} · ${r.throttled} | ${r.dollarsPerMonth.toFixed(2)} |`,
+      `| ${shapeLabel(r)} | ${r.pollerScaleSeconds} s | ${r.label} | ${r.p99OverTarget.toFixed(2)} | ${r.execPeak} | ${r.execMean.toFixed(0)} | ${r.warmMean.toFixed(0)} | ${r.deadLetters} · ${r.throttled} | ${r.dollarsPerMonth.toFixed(2)} |`,
     );
   }
   return lines.join('\n');
@@ -174,7 +193,7 @@ export function beyond1000Verdicts(rows: readonly BeyondRow[]): string[] {
       rows.find((r) => `${r.shape}|${r.pollerScaleSeconds}` === key && r.label === label);
     const [law, alone] = [of('age law, provisioned'), of('provisioned')];
     if (law === undefined || alone === undefined) continue;
-    const where = `${law.shape} × ${law.rateScale}, ${law.pollerScaleSeconds} s reading`;
+    const where = `${shapeLabel(law)}, ${law.pollerScaleSeconds} s reading`;
     const late = alone.p99OverTarget <= 1 && law.p99OverTarget > 1;
     // The mean is the work (arrivals × item time) wherever the queue is served: lighter is a lower peak and a mean
     // no heavier, within the bench's 5 % (bench.ts, `dominates`).

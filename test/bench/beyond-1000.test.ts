@@ -5,7 +5,9 @@ import {
   type BeyondRow,
   beyond1000Table,
   beyond1000Verdicts,
+  runBeyond1000,
 } from '../../lib/bench/beyond-1000.ts';
+import { parseScenarioText } from '../../lib/load-file/load-file.ts';
 
 const row = (label: string, over: Partial<BeyondRow> = {}): BeyondRow => ({
   shape: 'diurnal',
@@ -85,5 +87,15 @@ describe('the bench at thousands of concurrent consumers (issue 31)', () => {
     expect(table[2]).toBe(
       '| diurnal × 100 | 10 s | provisioned | 0.10 | 2000 | 700 | 1400 | 0 · 0 | 600.00 |',
     );
+  });
+
+  it('runs a given load file as written, with the four contenders, in place of the shipped shapes', async () => {
+    const text = 'duration_s,rate_per_s,item_ms\n120,200,20\n';
+    const trace = { name: 'mine', ...parseScenarioText(text, 'mine.csv') };
+    const rows = await runBeyond1000({ seeds: [1], readings: [10], traces: [trace] });
+    expect(rows.map((r) => [r.shape, r.rateScale, r.label])).toEqual(
+      BEYOND_CONTENDERS.map((c) => ['mine', 1, c.label]),
+    );
+    expect(beyond1000Table(rows).split('\n')[2]).toMatch(/^\| mine \| 10 s \| native \(1,000\) \|/);
   });
 });
