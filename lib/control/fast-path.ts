@@ -6,17 +6,16 @@ import {
   backlogLeftBehind,
   DEPTH_NOISE_MESSAGES,
   type DepthSample,
-  type DepthTrend,
   depthFalling,
   depthShowsBacklog,
   depthTrend,
   fittedService,
   type HeldRise,
   lagSinceGrowth,
-  RATE_CHANGE_FACTOR,
   roseWithAppliedHeld,
   slowStartProof,
 } from './depth-trend.ts';
+import { arrivalRateOf } from './fast-arrivals.ts';
 import { type FastPathContext, unconfirmedBase } from './fast-context.ts';
 import {
   backlogWorkedOffInTime,
@@ -25,6 +24,7 @@ import {
   setpointSeconds,
   unconfirmedLimit,
 } from './need.ts';
+import { slowStartAheadOfPollers } from './provisioned-ramp.ts';
 
 /**
  * The fast path: between one-minute ticks, idle or busy, the controller samples the real-time depth (one
@@ -91,6 +91,7 @@ export function decideFast(
     holdAtCap(load) ??
     holdNoBacklog(load) ??
     holdWorkedOffInTime(load) ??
+    growAheadOfPollers(load) ??
     holdExecutionsLagging(load) ??
     growSizedNeed(load) ??
     growSlowStart(load) ??
@@ -201,36 +202,6 @@ function carriedOf(
   return { falling, burstEnded, rise, next };
 }
 
-/**
- * The arrival rate to size for, as in `decide`: the trend sizes a spike it proved; with the backlog confirmed
- * otherwise, the trend's estimate counts only where it differs from the reported rate beyond noise; unconfirmed,
- * the rate CloudWatch reported (none where it reported none).
- */
-function arrivalRateOf(
-  context: FastPathContext,
-  recent: DepthTrend | undefined,
-  atLeast: number,
-  proof: { readonly spike: boolean; readonly confirmed: boolean },
-): number | undefined {
-  const reported = context.reportedArrivals ?? 0;
-  const tick = context.tickArrivals ?? 0;
-  const estimate = recent?.arrivalsEstimate;
-  if (proof.spike) return Math.max(reported, tick, estimate ?? 0, atLeast);
-  const estimateCounts = estimate !== undefined && estimate > RATE_CHANGE_FACTOR * reported;
-  // Unconfirmed, the estimate sizes too (the unconfirmed limit bounds what it buys) where the tick proved every
-  // worker busy (a load outgrowing what runs since before the tick) and the depth still rises, and where CloudWatch
-  // reported a rate to be above: with none, nothing sizes yet and slow start's proof decides. A burst onto idle
-  // workers is not sized on it: on an API whose real limit is below the cap, growing at once to the limit doubled
-  // the calls refused (downstream-at-limit: 11,108 → 22,184). A falling depth is being worked off: the backlog's
-  // drain would grow past a need already met.
-  if (!proof.confirmed) {
-    const known = context.reportedArrivals;
-    const outgrowing = context.provenBusy !== undefined && (recent?.arrivalsAtLeast ?? 0) > 0;
-    return known !== undefined && estimateCounts && outgrowing ? Math.max(known, estimate) : known;
-  }
-  return Math.max(reported, tick, estimateCounts ? estimate : 0);
-}
-
 /** `hold:fast`: the applied value (within [floor, cap]); `extra` says what the sample measured. */
 function hold(load: FastLoad, extra: Partial<FastDecision['inputs']> = {}): FastDecision {
   const { applied, config, context } = load;
@@ -307,11 +278,22 @@ function holdWorkedOffInTime(load: FastLoad): FastDecision | undefined {
 }
 
 /**
+ * `grow:fast-surge`, slow start on provisioned mode where its pollers lag: it doubles on, up to what they reach by
+ * their next step (provisioned-ramp.ts), rather than once a poller step.
+ */
+function growAheadOfPollers(load: FastLoad): FastDecision | undefined {
+  const { context, sample, applied } = load;
+  if (context.itemSeconds !== undefined) return undefined;
+  const { previous, lastChangeAt, batchSize } = context;
+  const ahead = slowStartAheadOfPollers(previous, sample, applied, lastChangeAt, batchSize, load.config);
+  return ahead === undefined ? undefined : growTo(load, Math.min(ahead, load.ceiling), true);
+}
+
+/**
  * `hold:fast`. A backlog waits, yet fewer workers run than the applied value allows, within two minutes of the
  * last change (`lagSinceGrowth`; later the shortfall is the consumer's own, and holding would hold for good): the
- * pollers have not followed the last growth yet ("up to 300 more concurrent invokes per minute", in steps AWS does
- * not document; docs/aws-facts.md, "Event source mapping"). A higher limit buys nothing until they do, and the
- * backlog that grows meanwhile would wind it up to the cap: wait for the executions to reach it.
+ * pollers have not followed the last growth yet (docs/aws-facts.md, "Event source mapping"). A higher limit buys
+ * nothing until they do, and the backlog that grows meanwhile would wind it up to the cap: wait for the executions.
  * Worked example (650/s of 40 ms items after 50/s, pollers stepping once a minute): 3 → 27 at the first sample;
  * 20 s later 5 run (50 in flight) and 21,692 wait: hold at 27, not 31 and then the cap.
  */

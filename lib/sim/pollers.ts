@@ -59,11 +59,11 @@ function stepFor(perMinute: number, evaluationSeconds: number): number {
 
 // AWS (provisioned mode, Nov 2025): each event poller handles up to 10 concurrent invokes (lib/control's
 // INVOKES_PER_POLLER, which the actuator's steps follow), and the mapping scales by up to 1,000 concurrent
-// invocations a minute, i.e. 100 pollers a minute.
-import { INVOKES_PER_POLLER } from '../control/config.ts';
+// invocations a minute, i.e. 100 pollers a minute (lib/control's PROVISIONED_RAMP_PER_MINUTE, which the law's slow
+// start ahead of the pollers reads).
+import { INVOKES_PER_POLLER, PROVISIONED_RAMP_PER_MINUTE } from '../control/config.ts';
 
 export { INVOKES_PER_POLLER };
-export const PROVISIONED_STEP_PER_MINUTE = 1000;
 
 /**
  * Provisioned mode: between MinimumPollers and MaximumPollers dedicated pollers, each driving up to 10 concurrent
@@ -82,7 +82,7 @@ export class ProvisionedPollers implements PollerScaling {
     evaluationSeconds = 60,
   ) {
     this.pollers = minimumPollers;
-    this.step = stepFor(PROVISIONED_STEP_PER_MINUTE / INVOKES_PER_POLLER, evaluationSeconds);
+    this.step = stepFor(PROVISIONED_RAMP_PER_MINUTE / INVOKES_PER_POLLER, evaluationSeconds);
   }
 
   get capacity(): number {
