@@ -10,35 +10,22 @@
  * over the seeds, the mean of the exec and warm-environment means, dead letters and throttled invocations summed,
  * and the $ a month at the run's own pollers (lib/bench/cost.ts); then issue 31's line per shape and reading.
  */
-import { parseArgs } from 'node:util';
 import { beyond1000Table, beyond1000Verdicts, runBeyond1000 } from '../lib/bench/beyond-1000.ts';
 import { readLoadFile } from '../lib/load-file/load-file.ts';
+import { scriptArgs } from './script-args.ts';
 import { seedsOf } from './seed-range.ts';
 
 const USAGE =
   'usage: npx tsx scripts/measure-beyond-1000.ts [--seeds 1-3] [--only TEXT] [--trace FILE.csv ...]';
-function parsedArgs() {
-  try {
-    return parseArgs({
-      allowPositionals: true,
-      options: {
-        seeds: { type: 'string', default: '1-3' },
-        only: { type: 'string' },
-        trace: { type: 'string', multiple: true },
-        help: { type: 'boolean', default: false },
-      },
-    });
-  } catch (error) {
-    // An unknown option is a user's mistake: say which, and how to call it, without a stack trace.
-    console.error(`${(error as Error).message}\n${USAGE}`);
-    process.exit(2);
-  }
-}
-const { values, positionals } = parsedArgs();
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const { values, positionals } = scriptArgs(
+  {
+    seeds: { type: 'string', default: '1-3' },
+    only: { type: 'string' },
+    trace: { type: 'string', multiple: true },
+    help: { type: 'boolean', default: false },
+  },
+  USAGE,
+);
 // Files after `--trace` are traces too (`--trace a.csv b.csv`, as a shell glob gives them).
 const traces = [...(values.trace ?? []), ...positionals];
 /** A load file that cannot be read or parsed is the user's mistake: its message, no stack trace. */

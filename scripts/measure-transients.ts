@@ -11,11 +11,11 @@
  * growth. `--trace` replaces the shipped scenarios with your own files; `--start S` is the simulator's
  * controllerStartSeconds (0: the controller runs when the load starts).
  */
-import { parseArgs } from 'node:util';
 import { type BenchRow, dominates } from '../lib/bench/bench.ts';
 import { monthlyCost } from '../lib/bench/cost.ts';
 import { type LoadFile, loadScenario, readLoadFile, shippedScenarios } from '../lib/load-file/load-file.ts';
 import { type ControllerKind, runScenario } from '../lib/sim/run.ts';
+import { scriptArgs } from './script-args.ts';
 import { seedsOf } from './seed-range.ts';
 
 const CONTROLLERS: ControllerKind[] = ['age-law', 'native', 'provisioned'];
@@ -38,28 +38,15 @@ function burstStarts(scenario: LoadFile): number[] {
 
 // Files after `--trace` are traces too (`--trace a.csv b.csv`, as a shell glob gives them).
 const USAGE = 'usage: npx tsx scripts/measure-transients.ts [--seeds 1-5] [--trace FILE.csv ...] [--start 0]';
-function parsedArgs() {
-  try {
-    return parseArgs({
-      allowPositionals: true,
-      options: {
-        seeds: { type: 'string', default: '1-5' },
-        trace: { type: 'string', multiple: true },
-        start: { type: 'string', default: '0' },
-        help: { type: 'boolean', default: false },
-      },
-    });
-  } catch (error) {
-    // An unknown option is a user's mistake: say which, and how to call it, without a stack trace.
-    console.error(`${(error as Error).message}\n${USAGE}`);
-    process.exit(2);
-  }
-}
-const { values, positionals } = parsedArgs();
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const { values, positionals } = scriptArgs(
+  {
+    seeds: { type: 'string', default: '1-5' },
+    trace: { type: 'string', multiple: true },
+    start: { type: 'string', default: '0' },
+    help: { type: 'boolean', default: false },
+  },
+  USAGE,
+);
 const seeds = seedsOf(values.seeds);
 const controllerStartSeconds = Number(values.start);
 const traces = [...(values.trace ?? []), ...positionals];
