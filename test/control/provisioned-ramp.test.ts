@@ -5,7 +5,11 @@ import { config, NOW } from './fixtures.ts';
 
 const provisioned = config({ actuator: 'provisioned', minConcurrency: 20, maxConcurrency: 5_000 });
 const lockstep = config({ maxConcurrency: 1_000 });
-const at = (seconds: number, messages: number, inFlight: number) => ({ at: NOW + seconds, messages, inFlight });
+const at = (seconds: number, messages: number, inFlight: number) => ({
+  at: NOW + seconds,
+  messages,
+  inFlight,
+});
 
 /**
  * The diurnal day × 100 from cold (5,000/s of 20 ms items), pollers stepping once a minute: slow start grew 20 → 40
