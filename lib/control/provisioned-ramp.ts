@@ -1,6 +1,6 @@
 import type { ScalerConfig } from './config.ts';
 import { DEFAULT_BATCH_SIZE, DEPTH_NOISE_MESSAGES, type DepthSample, lagSinceGrowth } from './depth-trend.ts';
-import { PROVISIONED_RAMP_PER_MINUTE } from './poller-grid.ts';
+import { INVOKES_PER_POLLER, PROVISIONED_RAMP_PER_MINUTE } from './poller-grid.ts';
 
 /**
  * Slow start ahead of provisioned mode's pollers: how far a sample that finds them behind may still double.
@@ -16,7 +16,11 @@ import { PROVISIONED_RAMP_PER_MINUTE } from './poller-grid.ts';
  * 1,000): never past what provisioned mode alone would run, and under either reading the limit the pollers step to
  * is the one the 10 s reading's doubling would have reached.
  * The price, under the one-step reading: a small need is overshot until the step (a need of 30 can see 640 for the
- * seconds the backlog takes to drain), as provisioned mode alone overshoots it (1,020).
+ * seconds the backlog takes to drain), as provisioned mode alone overshoots it (1,020). And the lag cannot say why
+ * fewer run than allowed: where it is the consumer's own (a FIFO queue's few message groups), the limit still
+ * doubles to the reach, as each growth restarts the lag's two minutes; it is bounded by that reach (no more
+ * executions than the consumer can run) and lasts only while no per-item time is known (CloudWatch's first
+ * Duration datapoints, a few minutes in).
  * Worked example (the diurnal day × 100 from cold, 5,000/s of 20 ms items, pollers stepping once a minute): 20 → 40
  * at 10 s; 18 still run; 80, 160, 320, 640 by 50 s; at 60 s the pollers step to 640 and the 246,000 waiting drain in
  * 10 s, where waiting for each step took until 300 s to reach 650 (p99 1.76 → 0.85 × the target).
@@ -33,12 +37,16 @@ export function slowStartAheadOfPollers(
     return undefined;
   if (!(sample.messages - previous.messages > DEPTH_NOISE_MESSAGES)) return undefined;
   if (!lagSinceGrowth(sample, applied, lastChangeAt, batchSize)) return undefined;
-  const reach = runningAtLeast(sample.inFlight, batchSize) + PROVISIONED_RAMP_PER_MINUTE;
-  return applied < reach ? Math.min(2 * applied, reach) : undefined;
+  const reach = runningAtLeast(sample.inFlight ?? 0, batchSize) + PROVISIONED_RAMP_PER_MINUTE;
+  // In whole pollers, rounded down: a reach a few invocations past the applied value is no step to take (rounded up,
+  // each sample would add a poller and restart the lag's two minutes).
+  const target = Math.floor(Math.min(2 * applied, reach) / INVOKES_PER_POLLER) * INVOKES_PER_POLLER;
+  return target > applied ? target : undefined;
 }
 
 /** The executions running at least: the messages in flight in whole batches (each holds at most one). */
-function runningAtLeast(inFlight: number | undefined, batchSize: number | undefined): number {
-  const batch = batchSize !== undefined && batchSize >= 1 ? batchSize : DEFAULT_BATCH_SIZE;
-  return inFlight === undefined || !(inFlight > 0) ? 0 : Math.ceil(inFlight / batch);
+function runningAtLeast(inFlight: number, batchSize: number | undefined): number {
+  const batch =
+    batchSize !== undefined && Number.isFinite(batchSize) && batchSize >= 1 ? batchSize : DEFAULT_BATCH_SIZE;
+  return Math.ceil(inFlight / batch);
 }

@@ -37,20 +37,36 @@ describe('slow start ahead of provisioned mode’s pollers', () => {
     expect([held.desired, held.reason]).toEqual([40, 'hold:fast']);
   });
 
-  it('stops at what the pollers reach by their next step: those running plus 1,000', () => {
-    // 19 run (190 in flight): 1,019 reached; 800 doubles only to that, on whole pollers 1,020 (2 + 100 pollers,
-    // what provisioned mode alone steps to), not 1,600.
+  it('stops at what the pollers reach by their next step: those running plus 1,000, in whole pollers', () => {
+    // 19 run (190 in flight): 1,019 reached; 800 doubles only to that, rounded down to whole pollers: 1,010, not 1,600.
     const capped = decideFast(twentySecondsIn, coldStart({ applied: 800 }), provisioned);
-    expect(capped.desired).toBe(1_020);
-    const past = decideFast(twentySecondsIn, coldStart({ applied: 1_020 }), provisioned);
-    expect([past.desired, past.reason]).toEqual([1_020, 'hold:fast']);
+    expect(capped.desired).toBe(1_010);
+    // 25 run: 1,025 reached, less than a poller past 1,020: no step (rounded up, each sample would add one).
+    const creep = decideFast(at(20, 82_566, 250), coldStart({ applied: 1_020 }), provisioned);
+    expect([creep.desired, creep.reason]).toEqual([1_020, 'hold:fast']);
+  });
+
+  it('stops below the cap where nothing sized the need (drainCeiling: 0.9 × the cap)', () => {
+    const small = config({ actuator: 'provisioned', minConcurrency: 20, maxConcurrency: 100 });
+    const grown = decideFast(twentySecondsIn, coldStart({ applied: 60 }), small);
+    expect([grown.desired, grown.reason]).toEqual([90, 'grow:fast-surge']);
   });
 
   it('waits where a per-item time sizes the growth, the depth stopped rising, or the lag is old', () => {
     const sized = decideFast(twentySecondsIn, coldStart({ itemSeconds: 0.02 }), provisioned);
-    expect(sized.desired).toBeLessThan(80);
+    expect([sized.desired, sized.reason]).toEqual([40, 'hold:fast']);
     const flat = decideFast(at(20, 41_285, 190), coldStart(), provisioned);
     expect([flat.desired, flat.reason]).toEqual([40, 'hold:fast']);
+    // A previous sample no older than this one (a clock step back, a repeated read) proves no rise.
+    const sameInstant = slowStartAheadOfPollers(
+      at(20, 41_282, 180),
+      twentySecondsIn,
+      40,
+      NOW + 10,
+      undefined,
+      provisioned,
+    );
+    expect(sameInstant).toBeUndefined();
     const old = slowStartAheadOfPollers(
       at(10, 41_282, 180),
       twentySecondsIn,
