@@ -22,6 +22,10 @@ import {
 import { World } from '../test/controller/support/world.ts';
 import { type MotoServer, startMotoServer, useDummyAwsEnvironment } from '../test/support/moto-server.ts';
 import { buildControllerAsset } from './build.ts';
+import { scriptArgs } from './script-args.ts';
+
+// It takes no option: `--help` prints how to call it, anything else is refused before a moto server starts.
+scriptArgs({ help: { type: 'boolean' } }, 'usage: npx tsx scripts/measure-controller.ts (no options)');
 
 async function bundleSize(minify: boolean): Promise<number> {
   const result = await build({
