@@ -146,7 +146,7 @@ function workersRunning(applied: number, inFlight: number | undefined, batchSize
   return Math.min(applied, Math.ceil(inFlight / batchOf(batchSize)));
 }
 
-const batchOf = (batchSize: number | undefined): number =>
+export const batchOf = (batchSize: number | undefined): number =>
   batchSize !== undefined && Number.isFinite(batchSize) && batchSize >= 1 ? batchSize : DEFAULT_BATCH_SIZE;
 
 /**

@@ -1,5 +1,5 @@
 import type { ScalerConfig } from './config.ts';
-import { DEFAULT_BATCH_SIZE, DEPTH_NOISE_MESSAGES, type DepthSample, lagSinceGrowth } from './depth-trend.ts';
+import { batchOf, DEPTH_NOISE_MESSAGES, type DepthSample, lagSinceGrowth } from './depth-trend.ts';
 import { INVOKES_PER_POLLER, PROVISIONED_RAMP_PER_MINUTE } from './poller-grid.ts';
 
 /**
@@ -37,16 +37,11 @@ export function slowStartAheadOfPollers(
     return undefined;
   if (!(sample.messages - previous.messages > DEPTH_NOISE_MESSAGES)) return undefined;
   if (!lagSinceGrowth(sample, applied, lastChangeAt, batchSize)) return undefined;
-  const reach = runningAtLeast(sample.inFlight ?? 0, batchSize) + PROVISIONED_RAMP_PER_MINUTE;
+  // The executions running at least: the messages in flight in whole batches (each holds at most one).
+  const running = Math.ceil((sample.inFlight ?? 0) / batchOf(batchSize));
+  const reach = running + PROVISIONED_RAMP_PER_MINUTE;
   // In whole pollers, rounded down: a reach a few invocations past the applied value is no step to take (rounded up,
   // each sample would add a poller and restart the lag's two minutes).
   const target = Math.floor(Math.min(2 * applied, reach) / INVOKES_PER_POLLER) * INVOKES_PER_POLLER;
   return target > applied ? target : undefined;
-}
-
-/** The executions running at least: the messages in flight in whole batches (each holds at most one). */
-function runningAtLeast(inFlight: number, batchSize: number | undefined): number {
-  const batch =
-    batchSize !== undefined && Number.isFinite(batchSize) && batchSize >= 1 ? batchSize : DEFAULT_BATCH_SIZE;
-  return Math.ceil(inFlight / batch);
 }
