@@ -12,7 +12,7 @@
  */
 import { beyond1000Table, beyond1000Verdicts, runBeyond1000 } from '../lib/bench/beyond-1000.ts';
 import { readLoadFile } from '../lib/load-file/load-file.ts';
-import { scriptArgs } from './script-args.ts';
+import { orExit, scriptArgs } from './script-args.ts';
 import { seedsOf } from './seed-range.ts';
 
 const USAGE =
@@ -28,19 +28,10 @@ const { values, positionals } = scriptArgs(
 );
 // Files after `--trace` are traces too (`--trace a.csv b.csv`, as a shell glob gives them).
 const traces = [...(values.trace ?? []), ...positionals];
-/** A load file that cannot be read or parsed is the user's mistake: its message, no stack trace. */
-function readTrace(path: string) {
-  try {
-    return readLoadFile(path);
-  } catch (error) {
-    console.error((error as Error).message);
-    process.exit(2);
-  }
-}
 const rows = await runBeyond1000({
-  seeds: seedsOf(values.seeds, 20),
+  seeds: orExit(() => seedsOf(values.seeds, 20)),
   ...(values.only === undefined ? {} : { only: values.only }),
-  ...(traces.length === 0 ? {} : { traces: traces.map(readTrace) }),
+  ...(traces.length === 0 ? {} : { traces: traces.map((path) => orExit(() => readLoadFile(path))) }),
   onRun: (what) => process.stderr.write(`${what}\n`),
 });
 console.log(beyond1000Table(rows));

@@ -24,7 +24,7 @@ import { type MotoServer, startMotoServer, useDummyAwsEnvironment } from '../tes
 import { buildControllerAsset } from './build.ts';
 import { scriptArgs } from './script-args.ts';
 
-// It takes no option: `--help` prints how to call it, anything else is refused before a moto server starts.
+// It takes no option: `--help` prints how to call it; an unknown option is refused before a moto server starts.
 scriptArgs({ help: { type: 'boolean' } }, 'usage: npx tsx scripts/measure-controller.ts (no options)');
 
 async function bundleSize(minify: boolean): Promise<number> {

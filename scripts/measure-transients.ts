@@ -15,7 +15,7 @@ import { type BenchRow, dominates } from '../lib/bench/bench.ts';
 import { monthlyCost } from '../lib/bench/cost.ts';
 import { type LoadFile, loadScenario, readLoadFile, shippedScenarios } from '../lib/load-file/load-file.ts';
 import { type ControllerKind, runScenario } from '../lib/sim/run.ts';
-import { scriptArgs } from './script-args.ts';
+import { orExit, scriptArgs } from './script-args.ts';
 import { seedsOf } from './seed-range.ts';
 
 const CONTROLLERS: ControllerKind[] = ['age-law', 'native', 'provisioned'];
@@ -47,11 +47,11 @@ const { values, positionals } = scriptArgs(
   },
   USAGE,
 );
-const seeds = seedsOf(values.seeds);
+const seeds = orExit(() => seedsOf(values.seeds));
 const controllerStartSeconds = Number(values.start);
 const traces = [...(values.trace ?? []), ...positionals];
 const scenarios: LoadFile[] = traces.length
-  ? traces.map((path) => readLoadFile(path))
+  ? traces.map((path) => orExit(() => readLoadFile(path)))
   : shippedScenarios().map((name) => loadScenario(name));
 
 const reactions: string[] = [];

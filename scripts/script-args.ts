@@ -20,3 +20,16 @@ export function scriptArgs<T extends Options>(options: T, usage: string) {
     process.exit(2);
   }
 }
+
+/**
+ * What `read` returns, or, where it throws (a `--seeds` that is no range, a load file that cannot be read or
+ * parsed: the user's mistake), its message and exit 2, no stack trace.
+ */
+export function orExit<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(2);
+  }
+}
