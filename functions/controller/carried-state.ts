@@ -160,11 +160,7 @@ export function baselinesFrom(
 export function lastVisibleFrom(e: StateEvidence): ControllerState['lastVisible'] {
   const sample = e.remembered?.lastVisible;
   if (sample === undefined || !(sample.at < e.now)) return undefined;
-  const unsettledFrom = sample.at - POLLER_SETTLE_SECONDS;
-  const change = scaleEventPeriod(e);
-  const changed =
-    (e.mappingModifiedAt !== undefined && e.mappingModifiedAt > unsettledFrom) ||
-    (change !== undefined && change + e.periodSeconds > unsettledFrom);
+  const changed = changedSince(e, sample.at - POLLER_SETTLE_SECONDS);
   // The tick that took the sample lowered a settled value (lib/control/depth-sample.ts, `loweredAtOnce`): its own
   // write is the change, and it binds at once, so long as this container knew the pollers settled before it (to
   // the second), saw no change after it, and the value is still the one it left.
@@ -182,6 +178,35 @@ export function lastVisibleFrom(e: StateEvidence): ControllerState['lastVisible'
   };
 }
 
+/** A change shows after `from`: the mapping's exact LastModified, or a change period that reaches that far. */
+function changedSince(e: StateEvidence, from: number): boolean {
+  const change = scaleEventPeriod(e);
+  return (
+    (e.mappingModifiedAt !== undefined && e.mappingModifiedAt > from) ||
+    (change !== undefined && change + e.periodSeconds > from)
+  );
+}
+
+/**
+ * The last sample between ticks with no backlog (lib/control/quiet-sample.ts), as this container's loop took it: only
+ * where nothing changed within the pollers' settling time before it or since, to the second (this container's own
+ * growth, the mapping's LastModified, a change period) and the value is still the one this container left; a cold
+ * start has none, and the tick reads over its whole minute.
+ */
+export function lastQuietFrom(e: StateEvidence): ControllerState['lastQuiet'] {
+  const remembered = e.remembered;
+  const sample = remembered?.lastQuiet;
+  if (remembered === undefined || sample === undefined || !(sample.at < e.now)) return undefined;
+  const from = sample.at - POLLER_SETTLE_SECONDS;
+  const ownChange = remembered.lastChangeAt !== undefined && remembered.lastChangeAt > from;
+  if (ownChange || changedSince(e, from) || remembered.applied !== e.applied) return undefined;
+  return {
+    at: sample.at,
+    messages: sample.messages,
+    ...(sample.inFlight === undefined ? {} : { inFlight: sample.inFlight }),
+  };
+}
+
 export function deriveState(e: StateEvidence, config: ScalerConfig): ControllerState {
   const lastChangeAt = lastChangeFrom(e);
   return {
@@ -189,6 +214,7 @@ export function deriveState(e: StateEvidence, config: ScalerConfig): ControllerS
     lastChangeAt,
     ...baselinesFrom(e),
     lastVisible: lastVisibleFrom(e),
+    lastQuiet: lastQuietFrom(e),
     ...e.remembered?.saturation,
   };
 }

@@ -168,6 +168,8 @@ export class Sampler {
       );
       if (outcome !== undefined) run.reporter?.reportFast(outcome, this.deps.calls, now);
       if (result.ok && result.grew) this.deps.memory?.grew(name, now, run.actuator.appliedNow);
+      const quiet = result.ok ? result.sample.context.quiet : undefined;
+      if (quiet !== undefined) this.deps.memory?.quiet(name, quiet);
     }
     return step.state;
   }

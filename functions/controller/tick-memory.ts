@@ -23,6 +23,8 @@ export interface RememberedTick {
   readonly wroteOnSettled?: boolean;
   /** The depth that tick took, and when. */
   readonly lastVisible?: DepthSample;
+  /** The last sample since with no backlog (lib/control/quiet-sample.ts), where the loop took one. */
+  readonly lastQuiet?: DepthSample;
   /** The value applied as that tick, or a later sample's growth, left it (undefined: nothing set). */
   readonly applied?: number;
   /**
@@ -61,6 +63,12 @@ export class TickMemory {
 
   remember(scaler: string, tick: RememberedTick): void {
     this.#ticks.set(scaler, tick);
+  }
+
+  /** A sample between ticks found no backlog: where the next tick reads a rise from (lib/control/quiet-sample.ts). */
+  quiet(scaler: string, sample: DepthSample): void {
+    const last = this.#ticks.get(scaler);
+    if (last !== undefined && sample.at > last.at) this.#ticks.set(scaler, { ...last, lastQuiet: sample });
   }
 
   /** A sample between ticks grew this scaler: the change and its value, for the next tick, which reads the rates. */

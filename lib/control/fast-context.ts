@@ -63,6 +63,8 @@ export interface FastPathContext {
    * member samples under a cap lowered to what the budget leaves free, which is no measure of its downstream.
    */
   readonly drainCeiling?: number;
+  /** The last sample of this loop with no backlog (quiet-sample.ts): the next tick reads a rise from it. */
+  readonly quiet?: DepthSample;
 }
 
 /**

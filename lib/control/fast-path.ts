@@ -25,6 +25,7 @@ import {
   unconfirmedLimit,
 } from './need.ts';
 import { slowStartAheadOfPollers } from './provisioned-ramp.ts';
+import { quietSample } from './quiet-sample.ts';
 
 /**
  * The fast path: between one-minute ticks, idle or busy, the controller samples the real-time depth (one
@@ -198,6 +199,7 @@ function carriedOf(
     roseAtApplied,
     burstEnded,
     lastRise: rise ?? context.lastRise,
+    quiet: quietSample(context.quiet, sample, applied),
   };
   return { falling, burstEnded, rise, next };
 }

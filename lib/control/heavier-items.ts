@@ -62,7 +62,10 @@ export interface KnownLoad {
  * - the applied value is at most one above what that rate needs at the known time: workers grown for a burst
  *   CloudWatch has not reported yet (the fast path) make a rise that says the arrivals are still above them, not
  *   that the items got heavier (a trace: 8 workers for 0.9/s reported, 4.8/s arriving, read as 53 s items);
- * - one settled applied value served the whole interval (`itemSecondsShown`).
+ * - one settled applied value served the whole interval (`itemSecondsShown`);
+ * - the depth rose slower than the reported rate itself: a rise at that rate or faster says the arrivals rose, and
+ *   the workers' service read off it would be the busiest rate's noise allowance alone (a trace at 0.8/s reported,
+ *   16 more waiting 10 s after a quiet sample, read as items 18 × heavier, and the law grew 2 → 31).
  */
 export function heavierItemsShown(
   input: TrendInput,
@@ -78,6 +81,8 @@ export function heavierItemsShown(
   ) {
     return undefined;
   }
+  const rise = (input.visible ?? 0) - (input.previous?.messages ?? 0);
+  if (rise / elapsed >= reportedArrivals) return undefined;
   const busiest = rateUpperBound(reportedArrivals, elapsed);
   const sizedForReported = Math.max(
     config.minConcurrency,

@@ -54,6 +54,7 @@ export function saneSnapshot(s: QueueSnapshot): QueueSnapshot {
 
 export function saneState(s: ControllerState): ControllerState {
   const visible = s.lastVisible;
+  const quiet = s.lastQuiet;
   return {
     idleSince: time(s.idleSince),
     lastChangeAt: time(s.lastChangeAt),
@@ -62,6 +63,10 @@ export function saneState(s: ControllerState): ControllerState {
     lastVisible:
       visible !== undefined && time(visible.at) !== undefined && rate(visible.messages) !== undefined
         ? saneSample(visible)
+        : undefined,
+    lastQuiet:
+      quiet !== undefined && time(quiet.at) !== undefined && rate(quiet.messages) !== undefined
+        ? saneSample(quiet)
         : undefined,
     growthProbe: saneProbe(s.growthProbe),
     saturation:

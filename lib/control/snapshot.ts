@@ -82,6 +82,11 @@ export interface ControllerState {
   readonly baselineArrivalRate?: number;
   /** The visible depth at the previous tick, for a real-time arrival estimate between late datapoints. */
   readonly lastVisible?: DepthSample;
+  /**
+   * The last sample between ticks that showed no backlog (lib/control/quiet-sample.ts): where a rise began within the
+   * minute, the tick reads the per-item time over the rise alone, not averaged over the minute.
+   */
+  readonly lastQuiet?: DepthSample;
   /** A growth made while behind, waiting for the period that shows what it bought (saturation.ts). */
   readonly growthProbe?: GrowthProbe;
   /** Growth past a level bought no throughput: held off until a time (saturation.ts). */

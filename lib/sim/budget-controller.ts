@@ -3,7 +3,7 @@ import { runBudgetTick } from '../control/budget-tick.ts';
 import type { ScalerConfig } from '../control/config.ts';
 import { type LoopState, sampleDue, sampleLoop, startBudgetLoop } from '../control/control-loop.ts';
 import type { TickReport } from './controller-clock.ts';
-import { simTickOptions } from './controllers.ts';
+import { sampleOutcome, simTickOptions } from './controllers.ts';
 import type { GroupController } from './group-simulation.ts';
 import type { SimWorld } from './world.ts';
 
@@ -51,14 +51,11 @@ export function sharedBudgetController(
       return controlled.map((c) => reportOf(outcomes.get(c.name)));
     },
     async fastSample(controlled, now) {
-      if (loop === undefined || !sampleDue(loop, now)) return controlled.map(() => false);
+      if (loop === undefined || !sampleDue(loop, now)) return controlled.map(() => ({ changed: false }));
       const ports = new Map(controlled.map((c) => [c.name, { ...c.ports, config: configOf(c.name) }]));
       const step = await sampleLoop(loop, ports, now);
       loop = step.state;
-      return controlled.map((c) => {
-        const result = step.results.get(c.name);
-        return result?.ok === true && result.grew;
-      });
+      return controlled.map((c) => sampleOutcome(step.results.get(c.name)));
     },
   };
 }

@@ -1,4 +1,5 @@
 import { INVOKES_PER_POLLER } from '../control/config.ts';
+import type { DepthSample } from '../control/depth-sample.ts';
 import type { QueueDepth } from '../control/ports.ts';
 import type { ControllerState } from '../control/snapshot.ts';
 import type { TickPorts } from '../control/tick.ts';
@@ -23,7 +24,16 @@ export interface SimController {
    * A sub-tick sample of the real-time depth (the fast path), when the controller has one and the last tick
    * started it. Reports whether it changed the applied concurrency.
    */
-  fastSample?(ports: TickPorts, now: number): Promise<{ changed: boolean }>;
+  fastSample?(ports: TickPorts, now: number): Promise<SampleOutcome>;
+}
+
+/**
+ * What a sample between ticks tells the next tick: whether it changed the applied concurrency, and the last sample
+ * with no backlog (lib/control/quiet-sample.ts), where the loop took one.
+ */
+export interface SampleOutcome {
+  readonly changed: boolean;
+  readonly quiet?: DepthSample;
 }
 
 /** What the controller's ports reach: late CloudWatch, the queue's real-time depth, the consumer's limits. */
@@ -98,9 +108,7 @@ export class ControllerClock {
     if (now === this.lastTickAt) return;
     this.at = now;
     const result = await this.controller.fastSample?.(this.ports, now);
-    // The Lambda learns of its own fast-path write from the mapping's LastModified at the next tick: so does the
-    // carried state here.
-    if (result?.changed) this.state = { ...this.state, lastChangeAt: now };
+    if (result !== undefined) this.fastPathSampled(now, result);
   }
 
   /**
@@ -112,9 +120,17 @@ export class ControllerClock {
     return this.ports;
   }
 
-  /** That outside controller's fast path wrote at `now`: the carried state learns of it, as `fastSample` does. */
-  fastPathWrote(now: number): void {
-    this.state = { ...this.state, lastChangeAt: now };
+  /**
+   * A sample between ticks at `now` (this clock's, or an outside controller's): the carried state learns of its write,
+   * as the Lambda learns of its own from the mapping's LastModified at the next tick, and of its last quiet sample,
+   * as the Lambda's container remembers it.
+   */
+  fastPathSampled(now: number, outcome: SampleOutcome): void {
+    this.state = {
+      ...this.state,
+      ...(outcome.changed ? { lastChangeAt: now } : {}),
+      ...(outcome.quiet === undefined ? {} : { lastQuiet: outcome.quiet }),
+    };
   }
 
   private buildPorts(parts: ControlledParts): TickPorts {

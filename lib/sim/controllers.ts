@@ -1,8 +1,15 @@
 import type { ScalerConfig } from '../control/config.ts';
-import { type LoopState, sampleDue, sampleLoop, startLoop } from '../control/control-loop.ts';
+import {
+  type LoopSample,
+  type LoopState,
+  sampleDue,
+  sampleLoop,
+  startLoop,
+} from '../control/control-loop.ts';
 import { fastPathContext } from '../control/fast-path.ts';
 import { observe } from '../control/observe.ts';
 import { runTick, type TickPorts, tickOptions } from '../control/tick.ts';
+import type { SampleOutcome } from './controller-clock.ts';
 import type { SimController, TickReport } from './simulation.ts';
 import type { SimWorld } from './world.ts';
 
@@ -42,8 +49,7 @@ export function ageLawController(config: ScalerConfig, world: SimWorld): SimCont
       if (loop === undefined || !sampleDue(loop, now)) return { changed: false };
       const step = await sampleLoop(loop, new Map([[LONE, { ...ports, config }]]), now);
       loop = step.state;
-      const result = step.results.get(LONE);
-      return { changed: result?.ok === true && result.grew };
+      return sampleOutcome(step.results.get(LONE));
     },
   };
 }
@@ -141,4 +147,11 @@ export function noController(name: string): SimController {
       return { reason: 'none' };
     },
   };
+}
+
+/** What a member's sample tells the next tick (`SampleOutcome`): its growth, and its last quiet sample. */
+export function sampleOutcome(result: LoopSample | undefined): SampleOutcome {
+  if (result?.ok !== true) return { changed: false };
+  const quiet = result.sample.context.quiet;
+  return { changed: result.grew, ...(quiet === undefined ? {} : { quiet }) };
 }

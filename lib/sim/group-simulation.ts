@@ -1,7 +1,12 @@
 import type { TickPorts } from '../control/tick.ts';
 import { type Phase, totalSeconds } from '../load-file/load-file.ts';
 import type { ConsumerMode } from './actuator-model.ts';
-import { type SimController, sampleCarrierSeconds, type TickReport } from './controller-clock.ts';
+import {
+  type SampleOutcome,
+  type SimController,
+  sampleCarrierSeconds,
+  type TickReport,
+} from './controller-clock.ts';
 import { Downstream, type DownstreamModel, type DownstreamStats } from './downstream.ts';
 import { EventQueue } from './event-queue.ts';
 import { ExecutionSum, LimitSum } from './group-meters.ts';
@@ -35,8 +40,11 @@ export interface GroupController {
   readonly name: string;
   /** One tick of every member at `now`; each member's report for its timeline, in member order. */
   tick(members: readonly ControlledMember[], now: number): Promise<readonly TickReport[]>;
-  /** A fast-path sample of every member between ticks; for each member, in order, whether its limit rose. */
-  fastSample?(members: readonly ControlledMember[], now: number): Promise<readonly boolean[]>;
+  /**
+   * A fast-path sample of every member between ticks; for each member, in order, whether its limit rose and its
+   * last quiet sample (`SampleOutcome`).
+   */
+  fastSample?(members: readonly ControlledMember[], now: number): Promise<readonly SampleOutcome[]>;
 }
 
 export interface GroupMemberInput {
@@ -210,9 +218,10 @@ export class GroupSimulation {
     }
     // As the Lambda's loop takes them: a sample at a tick's own instant is the tick's.
     if (now !== this.lastTickAt && controller.fastSample !== undefined) {
-      const rose = await controller.fastSample(ports(), now);
+      const outcomes = await controller.fastSample(ports(), now);
       this.members.forEach((m, i) => {
-        if (rose[i] === true) m.fastPathWrote(now);
+        const outcome = outcomes[i];
+        if (outcome !== undefined) m.fastPathSampled(now, outcome);
       });
     }
     this.tasks.push(now + (this.fastSampleSeconds as number), 'fast-sample');

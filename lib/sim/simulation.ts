@@ -2,7 +2,12 @@ import type { TickPorts } from '../control/tick.ts';
 import type { Phase } from '../load-file/load-file.ts';
 import { ActuatorModel, type ConsumerMode } from './actuator-model.ts';
 import { Arrivals, type PhaseTally } from './arrivals.ts';
-import { ControllerClock, type SimController, type TickReport } from './controller-clock.ts';
+import {
+  ControllerClock,
+  type SampleOutcome,
+  type SimController,
+  type TickReport,
+} from './controller-clock.ts';
 import { Downstream, type DownstreamModel, type DownstreamStats } from './downstream.ts';
 import { EventQueue } from './event-queue.ts';
 import { type Invocation, Invocations, type SharedLevel } from './invocations.ts';
@@ -330,8 +335,8 @@ export class Simulation {
   }
 
   /** An outside controller's fast path wrote at `now`: the carried state learns of it, as its own sample's does. */
-  fastPathWrote(now: number): void {
-    this.clock.fastPathWrote(now);
+  fastPathSampled(now: number, outcome: SampleOutcome): void {
+    this.clock.fastPathSampled(now, outcome);
   }
 
   /** An outside controller's tick at `now` is done: the timeline's row, as this simulation's own tick records it. */

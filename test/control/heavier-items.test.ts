@@ -57,3 +57,30 @@ describe('heavierItemsShown: the minute after a lowering claims at most twice th
     expect(shownAfter({ at: 0, messages: 0, inFlight: 100 })).toBeUndefined();
   });
 });
+
+describe('heavierItemsShown: a rise at the reported rate or faster is arrivals, not heavier items', () => {
+  // 3/s reported, 2 workers at 0.5 s items: the busiest rate 10 s leave plausible is 3 + 2 × √0.3 ≈ 4.1/s.
+  const shown = (visible: number) =>
+    heavierItemsShown(
+      {
+        previous: { at: 0, messages: 6, inFlight: 20 },
+        now: 10,
+        visible,
+        applied: 2,
+        inFlight: 20,
+        itemSeconds: 0.5,
+        lastChangeAt: -3_600,
+        maxElapsedSeconds: 120,
+      },
+      { itemSeconds: 0.5, reportedArrivals: 3 },
+      config(),
+    );
+
+  it('3.5/s risen against 3/s reported: nothing is read (the workers would have served the noise allowance alone)', () => {
+    expect(shown(41)).toBeUndefined();
+  });
+
+  it('2/s risen: the 2 served 4.1 − 2 = 2.1/s, items of 0.95 s where 0.5 s were known', () => {
+    expect(shown(26)?.itemSeconds).toBeCloseTo(2 / (3 + 2 * Math.sqrt(0.3) - 2));
+  });
+});

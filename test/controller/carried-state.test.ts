@@ -3,6 +3,7 @@ import {
   baselinesFrom,
   idleSinceFrom,
   lastChangeFrom,
+  lastQuietFrom,
   lastVisibleFrom,
   type StateEvidence,
 } from '../../functions/controller/carried-state.ts';
@@ -231,5 +232,39 @@ describe('the last change, warm: the tick before as this container remembers it'
       { remembered: { at: NOW - 60, lastChangeAt: NOW - 300, applied: 5 }, mappingModifiedAt: NOW - 100 },
     );
     expect(lastChangeFrom(e)).toBe(Math.floor((NOW - 100) / 60) * 60);
+  });
+});
+
+describe('lastQuiet: the last sample between ticks with no backlog, as this container’s loop took it', () => {
+  // The tick before ran at NEWEST + 20 and sampled its loop; one sample 30 s later found 5 waiting.
+  const quiet = { at: NEWEST + 50, messages: 5, inFlight: 50 };
+  const remembered = (more: { lastChangeAt?: number; applied?: number } = {}) => ({
+    at: NEWEST + 20,
+    lastVisible: { at: NEWEST + 20, messages: 3 },
+    lastQuiet: quiet,
+    applied: 5,
+    lastChangeAt: NEWEST - 600,
+    ...more,
+  });
+  it('nothing changed within the settling time before it or since: the next tick reads a rise from it', () => {
+    expect(
+      lastQuietFrom(evidence({}, { remembered: remembered(), mappingModifiedAt: NEWEST - 600 })),
+    ).toEqual(quiet);
+  });
+  it('this container’s own growth 40 s before it: none (the added workers were not all running)', () => {
+    expect(
+      lastQuietFrom(evidence({}, { remembered: remembered({ lastChangeAt: NEWEST + 10 }) })),
+    ).toBeUndefined();
+  });
+  it('the mapping modified after it (a hand edit, another writer): none', () => {
+    expect(
+      lastQuietFrom(evidence({}, { remembered: remembered(), mappingModifiedAt: NEWEST + 55 })),
+    ).toBeUndefined();
+  });
+  it('a value other than the one this container left: none', () => {
+    expect(lastQuietFrom(evidence({}, { remembered: remembered({ applied: 4 }) }))).toBeUndefined();
+  });
+  it('a cold start remembers none', () => {
+    expect(lastQuietFrom(evidence({}))).toBeUndefined();
   });
 });

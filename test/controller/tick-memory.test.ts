@@ -38,6 +38,15 @@ describe('TickMemory', () => {
     expect(memory.recall('orders', 1_060, 60)).toEqual({ ...tick, lastChangeAt: 1_020, applied: 9 });
   });
 
+  it('a sample with no backlog is where the next tick reads a rise from; the next tick’s own memory starts afresh', () => {
+    const memory = new TickMemory();
+    memory.remember('orders', tick);
+    memory.quiet('orders', { at: 1_030, messages: 3 });
+    expect(memory.recall('orders', 1_060, 60)?.lastQuiet).toEqual({ at: 1_030, messages: 3 });
+    memory.remember('orders', { ...tick, at: 1_060 });
+    expect(memory.recall('orders', 1_120, 60)?.lastQuiet).toBeUndefined();
+  });
+
   it('a growth in a container that ran no tick for that scaler remembers nothing (the next tick reads the history)', () => {
     const memory = new TickMemory();
     memory.grew('orders', 1_020, 9);

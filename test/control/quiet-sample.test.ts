@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import type { DepthSample } from '../../lib/control/depth-sample.ts';
+import { decideFast, fastPathContext } from '../../lib/control/fast-path.ts';
+import { decide } from '../../lib/control/policy.ts';
+import { quietSample, readingStart } from '../../lib/control/quiet-sample.ts';
+import type { ControllerState } from '../../lib/control/snapshot.ts';
+import { config, NOW, snapshot, state } from './fixtures.ts';
+
+describe('quietSample: the last sample between ticks with no backlog waiting', () => {
+  const before: DepthSample = { at: NOW - 40, messages: 4 };
+
+  it('a sample with less than a batch per worker waiting is quiet: the rise, if one comes, begins after it', () => {
+    const sample = { at: NOW - 30, messages: 69 };
+    expect(quietSample(before, sample, 7)).toBe(sample);
+  });
+
+  it('a backlog keeps the quiet sample before it', () => {
+    expect(quietSample(before, { at: NOW - 20, messages: 1_900 }, 7)).toBe(before);
+    expect(quietSample(undefined, { at: NOW - 20, messages: 70 }, 7)).toBeUndefined();
+  });
+});
+
+describe('readingStart: where the tick reads the per-item time the depth shows from', () => {
+  const tick: DepthSample = { at: NOW - 60, messages: 3 };
+  const quiet: DepthSample = { at: NOW - 30, messages: 5 };
+  const held = (overrides: Partial<ControllerState>) =>
+    readingStart({ lastVisible: tick, lastChangeAt: NOW - 3_600, ...overrides });
+
+  it('the quiet sample, where it is newer than the previous tick’s and the value held through', () => {
+    expect(held({ lastQuiet: quiet })).toBe(quiet);
+  });
+
+  it('the previous tick’s sample where there is no quiet one, or one older than it (a loop before)', () => {
+    expect(held({})).toBe(tick);
+    expect(held({ lastQuiet: { at: NOW - 90, messages: 2 } })).toBe(tick);
+  });
+
+  it('the previous tick’s sample where the value changed within a settling time before the quiet one', () => {
+    // A growth 50 s before it: the workers it added were not all running yet.
+    expect(held({ lastQuiet: quiet, lastChangeAt: NOW - 80 })).toBe(tick);
+  });
+
+  it('none before the first tick', () => {
+    expect(readingStart({ lastQuiet: quiet })).toBeUndefined();
+  });
+});
+
+describe('the tick reads a rise that began within the minute over the rise alone', () => {
+  // Held-out heavier-mid-minute, seed 1: 350/s, 7 workers, items 15 → 45 ms at NOW − 30. CloudWatch (two minutes
+  // late) still says 15.6 ms; the depth rose 3 → 5,939 since the previous tick, all of it in the last 30 s.
+  const tickAfter = (lastQuiet: DepthSample | undefined) =>
+    decide(
+      snapshot({
+        appliedConcurrency: 7,
+        age: 0.2,
+        lag: 120,
+        arrivalRatePerSecond: 350,
+        peakArrivalRatePerSecond: 350,
+        completionRatePerSecond: 350,
+        itemSeconds: 0.0156,
+        ratePeriodSeconds: 60,
+        visibleMessages: 5_939,
+        inFlightMessages: 70,
+      }),
+      state({
+        baselineItemSeconds: 0.0156,
+        baselineArrivalRate: 350,
+        lastChangeAt: NOW - 3_600,
+        lastVisible: { at: NOW - 60, messages: 3, inFlight: 66 },
+        ...(lastQuiet === undefined ? {} : { lastQuiet }),
+      }),
+      config(),
+    );
+
+  it('from the last quiet sample the 7 served 159/s: 44 ms an item, not the 27 ms a minute’s average reads', () => {
+    const fromQuiet = tickAfter({ at: NOW - 30, messages: 5, inFlight: 70 });
+    const servedFromQuiet = 350 + 2 * Math.sqrt(350 / 30) - (5_939 - 5) / 30;
+    expect(fromQuiet.inputs.itemSeconds).toBeCloseTo(7 / servedFromQuiet);
+    const overTheMinute = tickAfter(undefined);
+    const servedOverTheMinute = 350 + 2 * Math.sqrt(350 / 60) - (5_939 - 3) / 60;
+    expect(overTheMinute.inputs.itemSeconds).toBeCloseTo(7 / servedOverTheMinute);
+  });
+
+  it('a rise the minute does not show as heavier items is not read over the few seconds since a quiet sample', () => {
+    // A trace at 2.9/s reported, 5 workers at 2 s items: 22 waiting at the previous tick, 31 at a quiet sample 10 s
+    // ago, 55 now. Over the 10 s the 5 served 4.0 − 2.4 = 1.6/s (3.1 s items); over the minute 2.8/s (1.8 s).
+    const decision = decide(
+      snapshot({
+        appliedConcurrency: 5,
+        age: 31,
+        lag: 120,
+        arrivalRatePerSecond: 2.92,
+        completionRatePerSecond: 2.9,
+        itemSeconds: 1.98,
+        ratePeriodSeconds: 60,
+        visibleMessages: 55,
+        inFlightMessages: 50,
+      }),
+      state({
+        baselineItemSeconds: 1.98,
+        baselineArrivalRate: 2.92,
+        lastChangeAt: NOW - 3_600,
+        lastVisible: { at: NOW - 60, messages: 22, inFlight: 47 },
+        lastQuiet: { at: NOW - 10, messages: 31, inFlight: 50 },
+      }),
+      config(),
+    );
+    expect(decision.inputs.itemSeconds).toBe(1.98);
+  });
+
+  it('the samples after that tick size on the sharper time: 7 → 18 or more, not 7 → 12', () => {
+    const grownFrom = (lastQuiet: DepthSample | undefined) => {
+      const observed = snapshot({
+        appliedConcurrency: 7,
+        visibleMessages: 5_939,
+        inFlightMessages: 70,
+        arrivalRatePerSecond: 350,
+        itemSeconds: 0.0156,
+      });
+      const context = fastPathContext(observed, tickAfter(lastQuiet), 7, config());
+      return decideFast({ at: NOW + 10, messages: 7_828, inFlight: 70 }, context, config()).desired;
+    };
+    expect(grownFrom({ at: NOW - 30, messages: 5, inFlight: 70 })).toBeGreaterThanOrEqual(18);
+    expect(grownFrom(undefined)).toBeLessThanOrEqual(13);
+  });
+});
+
+describe('the fast path carries the last quiet sample to the next tick', () => {
+  const context = fastPathContext(
+    snapshot({ appliedConcurrency: 7, visibleMessages: 3, inFlightMessages: 66, arrivalRatePerSecond: 350 }),
+    decide(
+      snapshot({ appliedConcurrency: 7, visibleMessages: 3, arrivalRatePerSecond: 350, itemSeconds: 0.0156 }),
+      state({ lastChangeAt: NOW - 3_600 }),
+      config(),
+    ),
+    7,
+    config(),
+  );
+
+  it('a sample with no backlog becomes the quiet one; a backlog after it keeps it', () => {
+    const quiet = decideFast({ at: NOW + 30, messages: 5, inFlight: 70 }, context, config()).context;
+    expect(quiet.quiet).toEqual({ at: NOW + 30, messages: 5, inFlight: 70 });
+    const risen = decideFast({ at: NOW + 40, messages: 1_990, inFlight: 70 }, quiet, config()).context;
+    expect(risen.quiet).toEqual({ at: NOW + 30, messages: 5, inFlight: 70 });
+  });
+});
