@@ -11,7 +11,7 @@ import {
 } from './depth-trend.ts';
 import { type HeavierShown, heavierItemsShown } from './heavier-items.ts';
 import { needWithBacklog, setpointSeconds, steadyNeed } from './need.ts';
-import { readingStart } from './quiet-sample.ts';
+import { countedEnough, readingStart } from './quiet-sample.ts';
 import { rateLowerBound } from './rate-bounds.ts';
 import { saturationOf } from './saturation.ts';
 import type { ControllerState, QueueSnapshot } from './snapshot.ts';
@@ -174,15 +174,16 @@ function trendSincePreviousTick(tick: Tick): DepthTrend | undefined {
  * tells them apart (saturation.ts). The reported rates' need follows the time shown: it is what the workers serve now.
  */
 function withHeavierShown(tick: Tick): { tick: Tick; shown?: HeavierShown } {
-  const overTheMinute = heavierItemsShown(trendInputOf(tick), tick, tick.config);
-  // Sized over the rise alone where the samples between ticks saw where it began (quiet-sample.ts); the minute's
-  // reading must show heavier items too: over the few seconds since a quiet sample, a low rate's noise reads as
-  // items several times heavier (a trace at 2.9/s: 24 more waiting in 10 s read as 1.6 × the time).
+  // Over the rise alone where the samples between ticks saw where it began, and it counted enough (quiet-sample.ts).
+  const start = readingStart(tick.state);
   const overTheRise =
-    overTheMinute === undefined
+    start === tick.state.lastVisible
       ? undefined
-      : heavierItemsShown({ ...trendInputOf(tick), previous: readingStart(tick.state) }, tick, tick.config);
-  const shown = overTheRise ?? overTheMinute;
+      : heavierItemsShown({ ...trendInputOf(tick), previous: start }, tick, tick.config);
+  const shown =
+    overTheRise !== undefined && countedEnough(overTheRise, start, tick.now, tick.reportedArrivals)
+      ? overTheRise
+      : heavierItemsShown(trendInputOf(tick), tick, tick.config);
   if (shown === undefined) return { tick };
   const reported = tick.reportedArrivals;
   return {

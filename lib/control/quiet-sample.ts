@@ -1,5 +1,6 @@
 import { type DepthSample, settledThrough } from './depth-sample.ts';
 import { BACKLOG_MESSAGES_PER_WORKER } from './depth-trend.ts';
+import type { HeavierShown } from './heavier-items.ts';
 import type { ControllerState } from './snapshot.ts';
 
 /**
@@ -7,8 +8,8 @@ import type { ControllerState } from './snapshot.ts';
  * (heavier-items.ts) as the workers' service over the interval since the previous tick, as if the depth rose through
  * all of it; items that got heavier in the middle of the minute fill half of it, and the reading calls them half as
  * heavy as they are. The samples between ticks see where the rise began: the last one with no backlog waiting. Over
- * the interval from it, one applied value held through, the tick reads the rise alone, where the minute's reading
- * shows heavier items too (load.ts: over a few seconds, a low rate's noise reads as items several times heavier).
+ * the interval from it, one applied value held through, the tick reads the rise alone, where that interval counted
+ * enough messages to say it (`countedEnough`).
  * Worked example (held-out heavier-mid-minute, seed 1: 350/s, 7 workers, items 15 → 45 ms at 630 s): from the
  * previous tick (600 s: 3 waiting) the tick at 660 s reads 5,939 risen in 60 s, so the 7 served 252/s: 27 ms. From
  * the last sample with no backlog (630 s) it reads 5,936 in 30 s, 152/s served: 46 ms, a need of 18 rather than 11.
@@ -32,4 +33,26 @@ export function readingStart(state: ControllerState): DepthSample | undefined {
   const { lastQuiet: quiet, lastVisible: tick, lastChangeAt } = state;
   if (quiet === undefined || tick === undefined || !(quiet.at > tick.at)) return tick;
   return settledThrough(quiet, lastChangeAt) ? quiet : tick;
+}
+
+/**
+ * The completions a reading counts over its interval, against the arrivals' noise over it (Poisson: √(λ·T)). The
+ * workers' service is what arrived less the rise, so that noise is all its error; counted over the few seconds since a
+ * quiet sample at a low rate it is most of it: a trace at 0.8/s reported, 16 more waiting 10 s on, read as items
+ * 18 × heavier (2 → 31 workers), and at 2.9/s, 24 more, as 1.6 × (5 → 10). Over the rise alone a reading counts at
+ * least `NOISE_MULTIPLE` × that noise, else the tick reads over its minute.
+ * Worked example (heavier-mid-minute: 350/s, 30 s since the quiet sample): 154/s served count 4,620 against √10,500 ≈
+ * 102: read. The trace at 2.9/s over 10 s: 16 against 4 × 5.4: not read.
+ */
+export const NOISE_MULTIPLE = 4;
+
+export function countedEnough(
+  shown: HeavierShown,
+  start: DepthSample | undefined,
+  now: number,
+  reportedArrivals: number | undefined,
+): boolean {
+  if (start === undefined || reportedArrivals === undefined) return false;
+  const seconds = now - start.at;
+  return shown.completionsPerSecond * seconds >= NOISE_MULTIPLE * Math.sqrt(reportedArrivals * seconds);
 }

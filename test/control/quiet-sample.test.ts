@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DepthSample } from '../../lib/control/depth-sample.ts';
 import { decideFast, fastPathContext } from '../../lib/control/fast-path.ts';
 import { decide } from '../../lib/control/policy.ts';
-import { quietSample, readingStart } from '../../lib/control/quiet-sample.ts';
+import { countedEnough, quietSample, readingStart } from '../../lib/control/quiet-sample.ts';
 import type { ControllerState } from '../../lib/control/snapshot.ts';
 import { config, NOW, snapshot, state } from './fixtures.ts';
 
@@ -81,9 +81,10 @@ describe('the tick reads a rise that began within the minute over the rise alone
     expect(overTheMinute.inputs.itemSeconds).toBeCloseTo(7 / servedOverTheMinute);
   });
 
-  it('a rise the minute does not show as heavier items is not read over the few seconds since a quiet sample', () => {
+  it('a low rate over the few seconds since a quiet sample counts too little: the tick reads over its minute', () => {
     // A trace at 2.9/s reported, 5 workers at 2 s items: 22 waiting at the previous tick, 31 at a quiet sample 10 s
-    // ago, 55 now. Over the 10 s the 5 served 4.0 − 2.4 = 1.6/s (3.1 s items); over the minute 2.8/s (1.8 s).
+    // ago, 55 now. Over the 10 s the 5 served 4.0 − 2.4 = 1.6/s (3.1 s items, 16 counted against 4 × √29 of
+    // noise); over the minute 2.8/s (1.8 s: not heavier).
     const decision = decide(
       snapshot({
         appliedConcurrency: 5,
@@ -142,5 +143,24 @@ describe('the fast path carries the last quiet sample to the next tick', () => {
     expect(quiet.quiet).toEqual({ at: NOW + 30, messages: 5, inFlight: 70 });
     const risen = decideFast({ at: NOW + 40, messages: 1_990, inFlight: 70 }, quiet, config()).context;
     expect(risen.quiet).toEqual({ at: NOW + 30, messages: 5, inFlight: 70 });
+  });
+});
+
+describe('countedEnough: a reading over the rise alone counts 4 × the arrivals’ noise over it', () => {
+  const shown = (completionsPerSecond: number) => ({
+    itemSeconds: 1,
+    completionsPerSecond,
+    afterLowering: false,
+    capped: false,
+  });
+  it('154/s over 30 s at 350/s reported: 4,620 against 4 × √10,500 ≈ 410', () => {
+    expect(countedEnough(shown(154), { at: NOW - 30, messages: 5 }, NOW, 350)).toBe(true);
+  });
+  it('1.6/s over 10 s at 2.9/s reported: 16 against 4 × √29 ≈ 21.5', () => {
+    expect(countedEnough(shown(1.6), { at: NOW - 10, messages: 31 }, NOW, 2.9)).toBe(false);
+  });
+  it('no reported rate, or no start: not enough', () => {
+    expect(countedEnough(shown(154), { at: NOW - 30, messages: 5 }, NOW, undefined)).toBe(false);
+    expect(countedEnough(shown(154), undefined, NOW, 350)).toBe(false);
   });
 });
