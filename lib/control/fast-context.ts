@@ -65,7 +65,21 @@ export interface FastPathContext {
   readonly drainCeiling?: number;
   /** The last sample of this loop with no backlog (quiet-sample.ts): the next tick reads a rise from it. */
   readonly quiet?: DepthSample;
+  /**
+   * Where growth sized on a per-item time the tick read off the depth stops, when the tick did not grow on it itself
+   * (below the setpoint): no probe judges that growth (`UNJUDGED_GROWTH_FACTOR`).
+   */
+  readonly unjudgedLimit?: number;
 }
+
+/**
+ * Growth between ticks on items the tick read heavier, which the tick did not grow for itself, goes at most this many
+ * times the value applied. Heavier items and a saturated downstream look alike on the depth, and only a tick's
+ * growth is judged (saturation.ts): unbounded, the samples grew a pool of 16 that saturated from 8 to 23 on the time
+ * the tick read, the judged growth after it started past the pool's knee, and its verdict found room (163,668 waits
+ * for a connection, native's 169,579).
+ */
+export const UNJUDGED_GROWTH_FACTOR = 2;
 
 /**
  * What unconfirmed growth is measured from, once per tick: the need CloudWatch confirmed, or the workers the tick's
@@ -135,5 +149,11 @@ export function fastPathContext(
     frozen,
     batchSize: snapshot.batchSize,
     drainCeiling: drainCeiling(config),
+    unjudgedLimit:
+      itemSeconds !== undefined &&
+      itemSeconds !== snapshot.itemSeconds &&
+      !decision.reason.startsWith('grow:')
+        ? Math.floor(UNJUDGED_GROWTH_FACTOR * appliedAfter)
+        : undefined,
   };
 }

@@ -160,9 +160,10 @@ function fastLoadOf(sample: DepthSample, context: FastPathContext, config: Scale
     atLeast,
     confirmed,
     arrivals: arrivalRateOf(context, recent, atLeast, { spike, confirmed }),
-    growthLimit: confirmed
-      ? config.maxConcurrency
-      : unconfirmedLimit(applied, unconfirmedBase(context), config),
+    growthLimit: Math.min(
+      confirmed ? config.maxConcurrency : unconfirmedLimit(applied, unconfirmedBase(context), config),
+      context.unjudgedLimit ?? Number.POSITIVE_INFINITY,
+    ),
     ceiling: context.drainCeiling ?? drainCeiling(config),
   };
 }

@@ -109,20 +109,47 @@ describe('the tick reads a rise that began within the minute over the rise alone
     expect(decision.inputs.itemSeconds).toBe(1.98);
   });
 
-  it('the samples after that tick size on the sharper time: 7 → 18 or more, not 7 → 12', () => {
-    const grownFrom = (lastQuiet: DepthSample | undefined) => {
-      const observed = snapshot({
-        appliedConcurrency: 7,
-        visibleMessages: 5_939,
-        inFlightMessages: 70,
-        arrivalRatePerSecond: 350,
-        itemSeconds: 0.0156,
-      });
-      const context = fastPathContext(observed, tickAfter(lastQuiet), 7, config());
-      return decideFast({ at: NOW + 10, messages: 7_828, inFlight: 70 }, context, config()).desired;
-    };
-    expect(grownFrom({ at: NOW - 30, messages: 5, inFlight: 70 })).toBeGreaterThanOrEqual(18);
-    expect(grownFrom(undefined)).toBeLessThanOrEqual(13);
+  const contextAfter = (lastQuiet: DepthSample | undefined) => {
+    const observed = snapshot({
+      appliedConcurrency: 7,
+      visibleMessages: 5_939,
+      inFlightMessages: 70,
+      arrivalRatePerSecond: 350,
+      itemSeconds: 0.0156,
+    });
+    return fastPathContext(observed, tickAfter(lastQuiet), 7, config());
+  };
+
+  it('the samples after that tick size on the sharper time, at most twice the value: 7 → 14, unjudged', () => {
+    const context = contextAfter({ at: NOW - 30, messages: 5, inFlight: 70 });
+    expect(context.itemSeconds).toBeGreaterThan(0.04);
+    // The tick did not grow on it (below the setpoint): no probe judges the samples' growth (fast-context.ts).
+    expect(context.unjudgedLimit).toBe(14);
+    const grown = decideFast({ at: NOW + 10, messages: 7_828, inFlight: 70 }, context, config()).desired;
+    expect(grown).toBe(14);
+    const unbounded = { ...context, unjudgedLimit: undefined };
+    expect(
+      decideFast({ at: NOW + 10, messages: 7_828, inFlight: 70 }, unbounded, config()).desired,
+    ).toBeGreaterThan(14);
+  });
+
+  it('a time CloudWatch reports, or one the tick grew on itself (probed), leaves the samples unbounded', () => {
+    // The minute's own reading (27 ms) is a time the depth showed too: bounded alike.
+    expect(contextAfter(undefined).unjudgedLimit).toBe(14);
+    const grewItself = fastPathContext(
+      snapshot({ appliedConcurrency: 5, visibleMessages: 15_070, itemSeconds: 0.01 }),
+      { ...tickAfter(undefined), reason: 'grow:age-above-target' },
+      18,
+      config(),
+    );
+    expect(grewItself.unjudgedLimit).toBeUndefined();
+    const reported = fastPathContext(
+      snapshot({ appliedConcurrency: 7, visibleMessages: 3 }),
+      decide(snapshot({ appliedConcurrency: 7, visibleMessages: 3 }), state(), config()),
+      7,
+      config(),
+    );
+    expect(reported.unjudgedLimit).toBeUndefined();
   });
 });
 
