@@ -35,6 +35,8 @@ export interface DecisionInputs {
    * the minute after a lowering sizes the tick's own growth only (lib/control/heavier-items.ts).
    */
   readonly fastItemSeconds?: number;
+  /** `itemSeconds` is a time the depth showed (lib/control/heavier-items.ts), not CloudWatch's. */
+  readonly itemSecondsShown?: boolean;
   /** Concurrency for the arrivals at the target utilisation plus draining the backlog over the drain horizon. */
   readonly needConcurrency?: number;
   /** Per-item time ÷ its healthy baseline. */

@@ -150,8 +150,8 @@ export function fastPathContext(
     batchSize: snapshot.batchSize,
     drainCeiling: drainCeiling(config),
     unjudgedLimit:
-      itemSeconds !== undefined &&
-      itemSeconds !== snapshot.itemSeconds &&
+      decision.inputs.itemSecondsShown === true &&
+      itemSeconds === decision.inputs.itemSeconds &&
       !decision.reason.startsWith('grow:')
         ? Math.floor(UNJUDGED_GROWTH_FACTOR * appliedAfter)
         : undefined,

@@ -336,6 +336,7 @@ export function loadOf(knownTick: Tick, lag: number): Load {
       arrivalRatePerSecond: arrivalRate,
       itemSeconds,
       ...(shown?.afterLowering === true ? { fastItemSeconds: knownTick.itemSeconds } : {}),
+      ...(shown === undefined ? {} : { itemSecondsShown: true }),
       needConcurrency: need,
       slowdownRatio: slowdown.ratio,
       arrivalsAtLeast: trend?.arrivalsAtLeast,

@@ -150,6 +150,12 @@ describe('the tick reads a rise that began within the minute over the rise alone
       config(),
     );
     expect(reported.unjudgedLimit).toBeUndefined();
+    // After a quiet spell CloudWatch has no per-item time and the tick sizes on its baseline: no depth reading, and a
+    // burst's growth between ticks is not bounded (held-out medium-bursts: 0.37 → 0.78 × the target when it was).
+    const quiet = snapshot({ appliedConcurrency: 2, visibleMessages: 0, itemSeconds: undefined });
+    const onBaseline = fastPathContext(quiet, decide(quiet, state(), config()), 2, config());
+    expect(onBaseline.itemSeconds).toBe(0.02);
+    expect(onBaseline.unjudgedLimit).toBeUndefined();
   });
 });
 
