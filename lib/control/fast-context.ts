@@ -66,8 +66,8 @@ export interface FastPathContext {
   /** The last sample of this loop with no backlog (quiet-sample.ts): the next tick reads a rise from it. */
   readonly quiet?: DepthSample;
   /**
-   * Where growth sized on a per-item time the tick read off the depth stops, when the tick did not grow on it itself
-   * (below the setpoint): no probe judges that growth (`UNJUDGED_GROWTH_FACTOR`).
+   * Where every growth of this loop stops when the tick sized on a per-item time it read off the depth and did not
+   * grow on it itself (below the setpoint): no probe judges the samples' growth (`UNJUDGED_GROWTH_FACTOR`).
    */
   readonly unjudgedLimit?: number;
 }

@@ -12,7 +12,7 @@ import type { ControllerState } from './snapshot.ts';
  * enough messages to say it (`countedEnough`).
  * Worked example (held-out heavier-mid-minute, seed 1: 350/s, 7 workers, items 15 → 45 ms at 630 s): from the
  * previous tick (600 s: 3 waiting) the tick at 660 s reads 5,939 risen in 60 s, so the 7 served 252/s: 27 ms. From
- * the last sample with no backlog (630 s) it reads 5,936 in 30 s, 152/s served: 46 ms, a need of 18 rather than 11.
+ * the last sample with no backlog (630 s) it reads 5,934 in 30 s, 159/s served: 44 ms, a need of 18 rather than 11.
  */
 
 /** The last sample with no backlog: `sample` where it shows none at `applied`, else the one before. */
@@ -41,8 +41,8 @@ export function readingStart(state: ControllerState): DepthSample | undefined {
  * quiet sample at a low rate it is most of it: a trace at 0.8/s reported, 16 more waiting 10 s on, read as items
  * 18 × heavier (2 → 31 workers), and at 2.9/s, 24 more, as 1.6 × (5 → 10). Over the rise alone a reading counts at
  * least `NOISE_MULTIPLE` × that noise, else the tick reads over its minute.
- * Worked example (heavier-mid-minute: 350/s, 30 s since the quiet sample): 154/s served count 4,620 against √10,500 ≈
- * 102: read. The trace at 2.9/s over 10 s: 16 against 4 × 5.4: not read.
+ * Worked example (heavier-mid-minute: 350/s, 30 s since the quiet sample): 159/s served count 4,770 against 4 ×
+ * √10,500 ≈ 410: read. The trace at 2.9/s over 10 s: 16 against 4 × 5.4: not read.
  */
 export const NOISE_MULTIPLE = 4;
 
