@@ -11,7 +11,7 @@ import {
 } from './depth-trend.ts';
 import { type HeavierShown, heavierItemsShown } from './heavier-items.ts';
 import { needWithBacklog, setpointSeconds, steadyNeed } from './need.ts';
-import { countedEnough, readingStart } from './quiet-sample.ts';
+import { countedEnough, quietStart } from './quiet-sample.ts';
 import { rateLowerBound } from './rate-bounds.ts';
 import { saturationOf } from './saturation.ts';
 import type { ControllerState, QueueSnapshot } from './snapshot.ts';
@@ -175,9 +175,9 @@ function trendSincePreviousTick(tick: Tick): DepthTrend | undefined {
  */
 function withHeavierShown(tick: Tick): { tick: Tick; shown?: HeavierShown } {
   // Over the rise alone where the samples between ticks saw where it began, and it counted enough (quiet-sample.ts).
-  const start = readingStart(tick.state);
+  const start = quietStart(tick.state);
   const overTheRise =
-    start === tick.state.lastVisible
+    start === undefined
       ? undefined
       : heavierItemsShown({ ...trendInputOf(tick), previous: start }, tick, tick.config);
   const shown =

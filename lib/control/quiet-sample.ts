@@ -25,14 +25,14 @@ export function quietSample(
 }
 
 /**
- * The sample the tick's reading of the per-item time starts from: the last sample between ticks with no backlog,
- * where it is newer than the previous tick's and the applied value held through the interval from it (a growth
- * since makes it no start: the workers after it served part of the interval); else the previous tick's.
+ * Where the tick's reading of the per-item time may start instead of the previous tick's sample: the last sample
+ * between ticks with no backlog, where it is newer than the previous tick's and the applied value held through the
+ * interval from it (a growth since makes it no start: the workers after it served part of the interval).
  */
-export function readingStart(state: ControllerState): DepthSample | undefined {
+export function quietStart(state: ControllerState): DepthSample | undefined {
   const { lastQuiet: quiet, lastVisible: tick, lastChangeAt } = state;
-  if (quiet === undefined || tick === undefined || !(quiet.at > tick.at)) return tick;
-  return settledThrough(quiet, lastChangeAt) ? quiet : tick;
+  if (quiet === undefined || tick === undefined || !(quiet.at > tick.at)) return undefined;
+  return settledThrough(quiet, lastChangeAt) ? quiet : undefined;
 }
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DepthSample } from '../../lib/control/depth-sample.ts';
 import { decideFast, fastPathContext } from '../../lib/control/fast-path.ts';
 import { decide } from '../../lib/control/policy.ts';
-import { countedEnough, quietSample, readingStart } from '../../lib/control/quiet-sample.ts';
+import { countedEnough, quietSample, quietStart } from '../../lib/control/quiet-sample.ts';
 import type { ControllerState } from '../../lib/control/snapshot.ts';
 import { config, NOW, snapshot, state } from './fixtures.ts';
 
@@ -20,28 +20,28 @@ describe('quietSample: the last sample between ticks with no backlog waiting', (
   });
 });
 
-describe('readingStart: where the tick reads the per-item time the depth shows from', () => {
+describe('quietStart: where the tick may read the per-item time the depth shows from, instead of its previous sample', () => {
   const tick: DepthSample = { at: NOW - 60, messages: 3 };
   const quiet: DepthSample = { at: NOW - 30, messages: 5 };
   const held = (overrides: Partial<ControllerState>) =>
-    readingStart({ lastVisible: tick, lastChangeAt: NOW - 3_600, ...overrides });
+    quietStart({ lastVisible: tick, lastChangeAt: NOW - 3_600, ...overrides });
 
   it('the quiet sample, where it is newer than the previous tick’s and the value held through', () => {
     expect(held({ lastQuiet: quiet })).toBe(quiet);
   });
 
-  it('the previous tick’s sample where there is no quiet one, or one older than it (a loop before)', () => {
-    expect(held({})).toBe(tick);
-    expect(held({ lastQuiet: { at: NOW - 90, messages: 2 } })).toBe(tick);
+  it('none where there is no quiet one, or one older than the previous tick’s (a loop before)', () => {
+    expect(held({})).toBeUndefined();
+    expect(held({ lastQuiet: { at: NOW - 90, messages: 2 } })).toBeUndefined();
   });
 
-  it('the previous tick’s sample where the value changed within a settling time before the quiet one', () => {
+  it('none where the value changed within a settling time before the quiet one', () => {
     // A growth 50 s before it: the workers it added were not all running yet.
-    expect(held({ lastQuiet: quiet, lastChangeAt: NOW - 80 })).toBe(tick);
+    expect(held({ lastQuiet: quiet, lastChangeAt: NOW - 80 })).toBeUndefined();
   });
 
   it('none before the first tick', () => {
-    expect(readingStart({ lastQuiet: quiet })).toBeUndefined();
+    expect(quietStart({ lastQuiet: quiet })).toBeUndefined();
   });
 });
 
