@@ -2,6 +2,7 @@ import type { ControllerHistory } from '../../lib/aws/metric-queries.ts';
 import {
   type ControllerState,
   type Datapoint,
+  type DepthSample,
   POLLER_SETTLE_SECONDS,
   type ScalerConfig,
 } from '../../lib/control/index.ts';
@@ -171,9 +172,7 @@ export function lastVisibleFrom(e: StateEvidence): ControllerState['lastVisible'
     remembered.lastChangeAt === sample.at &&
     remembered.applied === e.applied;
   return {
-    at: sample.at,
-    messages: sample.messages,
-    ...(sample.inFlight === undefined ? {} : { inFlight: sample.inFlight }),
+    ...copied(sample),
     ...(loweredAtOnce ? { settled: true } : changed ? { settled: false } : {}),
   };
 }
@@ -200,6 +199,11 @@ export function lastQuietFrom(e: StateEvidence): ControllerState['lastQuiet'] {
   const from = sample.at - POLLER_SETTLE_SECONDS;
   const ownChange = remembered.lastChangeAt !== undefined && remembered.lastChangeAt > from;
   if (ownChange || changedSince(e, from) || remembered.applied !== e.applied) return undefined;
+  return copied(sample);
+}
+
+/** A remembered sample's figures, no more: what the law reads of it is re-derived here. */
+function copied(sample: DepthSample): DepthSample {
   return {
     at: sample.at,
     messages: sample.messages,
