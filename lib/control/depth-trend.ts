@@ -115,11 +115,26 @@ export function itemSecondsShown(
   if (!settled || !busy || visible - previous.messages <= DEPTH_NOISE_MESSAGES) return undefined;
   const served = reportedArrivals - (visible - previous.messages) / elapsed;
   if (!(served > 0)) return undefined;
-  // The workers that ran by the end: a backlog waited throughout, so those that ran then ran the interval through
-  // (the fewer at its start were waiting for their next batch: counting them would call the items lighter).
-  const serving = workersRunning(input.applied, input.inFlight, input.batchSize);
+  const serving = workersServed(input);
   if (serving === undefined) return undefined;
   return { itemSeconds: serving / served, servedPerSecond: served };
+}
+
+/**
+ * The workers that served a settled interval the depth rose through to a backlog. With a backlog at its start too,
+ * the applied value: the pollers had reached it, and every worker was busy throughout; the messages in flight at one
+ * instant miss the workers between two batches (held-out heavier-in-steps-mid-minute, seed 1: 20 in flight for 5
+ * busy workers read 24 ms items as 11 ms, and the law grew two ticks later, on CloudWatch's figures). From a start
+ * with no backlog, those running by the end, as their messages in flight show: the fewer at the start were waiting
+ * for work, and the applied value, had some never run, would call the items heavier than they are.
+ */
+function workersServed(input: TrendInput): number | undefined {
+  const { previous, applied } = input;
+  const running = workersRunning(applied, input.inFlight, input.batchSize);
+  // Nothing in flight read: no proof the consumer runs at all, and nothing is read.
+  if (running === undefined) return undefined;
+  const backlogAtStart = previous !== undefined && previous.messages >= BACKLOG_MESSAGES_PER_WORKER * applied;
+  return backlogAtStart ? applied : running;
 }
 
 /**

@@ -226,13 +226,14 @@ describe('itemSecondsShown: the per-item time the depth shows before CloudWatch 
       inFlight?: number;
       lastChangeAt?: number;
       settled?: boolean;
+      previousMessages?: number;
     } = {},
   ) =>
     itemSecondsShown(
       {
         previous: {
           at: 0,
-          messages: 277,
+          messages: overrides.previousMessages ?? 277,
           inFlight: 50,
           ...(overrides.settled === undefined ? {} : { settled: overrides.settled }),
         },
@@ -253,8 +254,19 @@ describe('itemSecondsShown: the per-item time the depth shows before CloudWatch 
     expect(result?.itemSeconds).toBeCloseTo(5 / (400 - (15_070 - 277) / 60));
   });
 
-  it('counts the workers running at the end (30 in flight: 3), not the applied value', () => {
-    expect(shown({ inFlight: 30 })?.itemSeconds).toBeCloseTo(3 / (400 - (15_070 - 277) / 60));
+  it('a backlog at both ends: the 5 applied served, though 30 in flight at the end show 3 batches', () => {
+    // Workers between two batches hold nothing in flight; with a backlog throughout every applied one was busy.
+    expect(shown({ inFlight: 30 })?.itemSeconds).toBeCloseTo(5 / (400 - (15_070 - 277) / 60));
+  });
+
+  it('from a start with no backlog, the workers running at the end (30 in flight: 3), not the applied value', () => {
+    expect(shown({ inFlight: 30, previousMessages: 40 })?.itemSeconds).toBeCloseTo(
+      3 / (400 - (15_070 - 40) / 60),
+    );
+  });
+
+  it('nothing in flight read: nothing is read, whatever waited at the start', () => {
+    expect(shown({ inFlight: Number.NaN })).toBeUndefined();
   });
 
   it.each([

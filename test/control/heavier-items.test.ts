@@ -53,6 +53,29 @@ describe('heavierItemsShown: the minute after a lowering claims at most twice th
     expect(shown?.itemSeconds).toBeCloseTo(11 / served);
   });
 
+  it('a backlog at both ends: the 11 applied served, though only 6 batches were in flight at that instant', () => {
+    // Workers between two batches hold nothing in flight; with a backlog throughout, every applied one was busy.
+    const shown = (previousMessages: number) =>
+      heavierItemsShown(
+        {
+          previous: { at: 0, messages: previousMessages, inFlight: 110 },
+          now: 60,
+          visible: 8_824,
+          applied: 11,
+          inFlight: 60,
+          itemSeconds: 0.04,
+          lastChangeAt: -60,
+          maxElapsedSeconds: 120,
+        },
+        { itemSeconds: 0.04, reportedArrivals: 200 },
+        config(),
+      );
+    const servedFrom = (start: number) => 200 + 2 * Math.sqrt(200 / 60) - (8_824 - start) / 60;
+    expect(shown(2_000)?.itemSeconds).toBeCloseTo(11 / servedFrom(2_000));
+    // From a start with no backlog, those running by the end: 6 (the applied 11 may not all have run).
+    expect(shown(0)?.itemSeconds).toBeCloseTo(6 / servedFrom(0));
+  });
+
   it('the same minute with the change unsettled (a raise): nothing is read', () => {
     expect(shownAfter({ at: 0, messages: 0, inFlight: 100 })).toBeUndefined();
   });
