@@ -115,7 +115,7 @@ export function itemSecondsShown(
   if (!settled || !busy || visible - previous.messages <= DEPTH_NOISE_MESSAGES) return undefined;
   const served = reportedArrivals - (visible - previous.messages) / elapsed;
   if (!(served > 0)) return undefined;
-  const serving = workersServed(input);
+  const serving = workersForItemReading(input);
   if (serving === undefined) return undefined;
   return { itemSeconds: serving / served, servedPerSecond: served };
 }
@@ -128,7 +128,7 @@ export function itemSecondsShown(
  * with no backlog, those running by the end, as their messages in flight show: the fewer at the start were waiting
  * for work, and the applied value, had some never run, would call the items heavier than they are.
  */
-function workersServed(input: TrendInput): number | undefined {
+function workersForItemReading(input: TrendInput): number | undefined {
   const { previous, applied } = input;
   const running = workersRunning(applied, input.inFlight, input.batchSize);
   // Nothing in flight read: no proof the consumer runs at all, and nothing is read.
