@@ -1,6 +1,6 @@
 import { capInSteps, type ScalerConfig } from './config.ts';
 import type { HeavierShown } from './heavier-items.ts';
-import type { ControllerState, GrowthProbe, QueueSnapshot } from './snapshot.ts';
+import type { ControllerState, GrowthProbe, QueueSnapshot, SaturationCeiling } from './snapshot.ts';
 
 export type { GrowthProbe, SaturationCeiling } from './snapshot.ts';
 
@@ -171,11 +171,15 @@ export function saturationOf(view: ProbeView): SaturationFinding {
             capInSteps(Math.round(judged.useful), config.actuator),
           ),
           until: now + config.scaleDownDelaySeconds,
+          ...contendedOf(view),
         }
       : undefined;
-  // Held while behind (every worker busy: more would only wait again), and at least the scale-down delay.
+  // Held while behind (every worker busy: more would only wait again), and at least the scale-down delay, unless
+  // the per-item time stayed where it was once the workers went back (`refuted`).
   const held =
-    state.saturation !== undefined && (state.saturation.until > now || view.behind)
+    state.saturation !== undefined &&
+    (state.saturation.until > now || view.behind) &&
+    !refuted(state.saturation, view)
       ? state.saturation
       : undefined;
   const saturation = found ?? held;
@@ -183,6 +187,45 @@ export function saturationOf(view: ProbeView): SaturationFinding {
     carried: { growthProbe: judged?.verdict === 'pending' ? probe : undefined, saturation },
     ceiling: saturation?.ceiling,
   };
+}
+
+/** The finding's own period: the workers that ran in it and the per-item time they took. */
+function contendedOf(view: ProbeView): Pick<SaturationCeiling, 'contended'> {
+  const { completionRatePerSecond: completions, itemSeconds } = view.snapshot;
+  if (completions === undefined || itemSeconds === undefined) return {};
+  return { contended: { at: view.now, executions: completions * itemSeconds, itemSeconds } };
+}
+
+/**
+ * Share of the executions' fall that a saturated downstream's per-item time shows at least, once the workers are back
+ * under the ceiling: a pool's or an API's wait is the workers past its knee, and goes with them.
+ */
+const CONTENTION_FELL = 0.5;
+/** The executions fell by at least this share: the shrink to the ceiling took, and its effect can be read. */
+const EXECUTIONS_FELL = 0.2;
+
+/**
+ * The saturation found was the items' own weight, not the downstream's: a CloudWatch period that began after the
+ * finding shows the workers back under the ceiling (executions down by `EXECUTIONS_FELL` at least), and the per-item
+ * time not down by `CONTENTION_FELL` of that fall. A saturated pool's wait goes with the workers that made it (pool of
+ * 20, 32 workers at 160 ms → 20 at 100 ms); items that got heavier while the probe waited for its period look
+ * saturated to it (their time rose with the growth, the completions did not) and take as long with fewer workers.
+ * The ceiling is lifted: the law sizes on the time observed, and the next growth probes again.
+ * Worked example (held-out heavier-then-busier, seed 2, one poller step a minute: 250/s, items 20 → 50 ms at 645 s):
+ * a growth 6 → 11 at 660 s, judged at 900 s on 12.5 workers at 51 ms against 20.8 ms before, found 6 useful and went
+ * back to 6; the period 900–960 s shows 6 workers at 51 ms still: refuted, where the ceiling held the queue at 6
+ * workers for good while 120,000 messages waited.
+ */
+function refuted(saturation: SaturationCeiling, view: ProbeView): boolean {
+  const { contended } = saturation;
+  const start = newestPeriodStart(view.snapshot);
+  const { completionRatePerSecond: completions, itemSeconds } = view.snapshot;
+  if (contended === undefined || start === undefined || start < contended.at) return false;
+  if (completions === undefined || itemSeconds === undefined) return false;
+  const executions = completions * itemSeconds;
+  const fell = 1 - executions / contended.executions;
+  if (!(fell >= EXECUTIONS_FELL)) return false;
+  return itemSeconds > contended.itemSeconds * (1 - CONTENTION_FELL * fell);
 }
 
 /**
@@ -215,6 +258,14 @@ function withCloudWatchBefore(probe: GrowthProbe, view: ProbeView): GrowthProbe 
   const newer = probe.shownByDepth === true ? end <= probe.at && end > probe.at - period : end <= probe.at;
   if (!newer || completions === undefined || !(completions > 0)) return probe;
   if (itemSeconds === undefined || !(itemSeconds > 0)) return probe;
+  // A period lighter than the depth showed by more than the law's "slower" averaged lighter items in: the items got
+  // heavier within it, and the depth's figures are the ones the growth's workers started from. Compared with that
+  // period, heavier items call the growth saturated (held-out heavier-then-busier, seed 2: items 20 → 50 ms 15 s
+  // before a growth 6 → 11 at 660 s; the period 600–660 s said 20.8 ms, the depth 38 ms; judged on 20.8 ms, 13
+  // workers at 51 ms found 6 useful, and the law went back to 6 while 10,000 waited).
+  if (probe.shownByDepth === true && itemSeconds * view.config.slowdownFactor < probe.itemSecondsBefore) {
+    return probe;
+  }
   const { shownByDepth: _, ...counted } = probe;
   return { ...counted, completionsBefore: completions, itemSecondsBefore: itemSeconds };
 }

@@ -115,4 +115,10 @@ export interface GrowthProbe {
 export interface SaturationCeiling {
   readonly ceiling: number;
   readonly until: number;
+  /**
+   * What the finding saw with the growth's workers running: when, how many ran, and the per-item time they took.
+   * Once the workers are back under the ceiling, a saturated downstream's per-item time falls with them; one that
+   * stays is the items' own (lib/control/saturation.ts, `refuted`).
+   */
+  readonly contended?: { readonly at: number; readonly executions: number; readonly itemSeconds: number };
 }

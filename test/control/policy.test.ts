@@ -329,7 +329,11 @@ describe('shrink:downstream-saturated / hold:downstream-saturated — growth tha
   it('30 workers, items 30 ms, still 1,000/s: saturated, back to 20, no growth past it, shed on', () => {
     const decision = decide(afterGrowth(1000, 0.03), carried, config());
     expect(decision).toMatchObject({ reason: 'shrink:downstream-saturated', desired: 20, shed: true });
-    expect(decision.state.saturation).toEqual({ ceiling: 20, until: NOW + config().scaleDownDelaySeconds });
+    expect(decision.state.saturation).toEqual({
+      ceiling: 20,
+      until: NOW + config().scaleDownDelaySeconds,
+      contended: { at: NOW, executions: 30, itemSeconds: 0.03 },
+    });
     expect(decision.state.growthProbe).toBeUndefined();
   });
 
@@ -377,6 +381,12 @@ describe('shrink:downstream-saturated / hold:downstream-saturated — growth tha
 
     it("an earlier period (before the items got heavier) is not taken: the probe stays the depth's", () => {
       const decision = decide(periodEndingAt(sized.at - 60, 300, 0.02), carrying(depthProbe), config());
+      expect(decision.state.growthProbe).toEqual(depthProbe);
+    });
+
+    it('a period that ended at the growth lighter than the depth showed by more than "slower" (the items got heavier within it) is not taken', () => {
+      // 0.107 ÷ 1.5 = 71 ms: a period at 50 ms averaged lighter items in; compared with it, heavier items look saturated.
+      const decision = decide(periodEndingAt(sized.at, 150, 0.05), carrying(depthProbe), config());
       expect(decision.state.growthProbe).toEqual(depthProbe);
     });
 
@@ -537,6 +547,49 @@ describe('shrink:downstream-saturated / hold:downstream-saturated — growth tha
       config(),
     );
     expect(caughtUp.state.saturation).toBeUndefined();
+  });
+});
+
+describe('a saturation found is refuted where the per-item time stays once the workers went back', () => {
+  // Found at NOW - 180: 30 workers at 30 ms (1,000/s), back to 20. A period that began after it shows 20 workers.
+  const found = {
+    ceiling: 20,
+    until: NOW + 100,
+    contended: { at: NOW - 180, executions: 30, itemSeconds: 0.03 },
+  };
+  const periodAfter = (completions: number, itemSeconds: number, lag = 60) =>
+    snapshot({
+      appliedConcurrency: 20,
+      age: 300,
+      lag,
+      arrivalRatePerSecond: 1500,
+      completionRatePerSecond: completions,
+      itemSeconds,
+      ratePeriodSeconds: 60,
+    });
+
+  it("20 workers at 20 ms: the time fell with the workers (a pool's wait): the ceiling holds, shed on", () => {
+    const decision = decide(periodAfter(1000, 0.02), state({ saturation: found }), config());
+    expect(decision).toMatchObject({ reason: 'hold:downstream-saturated', desired: 20, shed: true });
+    expect(decision.state.saturation).toEqual(found);
+  });
+
+  it('20 workers still at 30 ms: the items are that heavy with fewer workers too: lifted, the law grows again', () => {
+    const decision = decide(periodAfter(650, 0.03), state({ saturation: found }), config());
+    expect(decision.state.saturation).toBeUndefined();
+    expect(decision.reason).not.toMatch(/downstream-saturated/);
+    expect(decision.desired).toBeGreaterThan(20);
+  });
+
+  it('the same figures from a period that began before the finding (its workers not back yet): the ceiling holds', () => {
+    const decision = decide(periodAfter(650, 0.03, 150), state({ saturation: found }), config());
+    expect(decision.state.saturation).toEqual(found);
+  });
+
+  it('a finding without its contended figures (carried from before they were kept): the ceiling holds', () => {
+    const { contended: _, ...bare } = found;
+    const decision = decide(periodAfter(650, 0.03), state({ saturation: bare }), config());
+    expect(decision.state.saturation).toEqual(bare);
   });
 });
 
