@@ -37,6 +37,11 @@ export interface DecisionInputs {
   readonly fastItemSeconds?: number;
   /** `itemSeconds` is a time the depth showed (lib/control/heavier-items.ts), not CloudWatch's. */
   readonly itemSecondsShown?: boolean;
+  /**
+   * Behind only by the age a growth would meet when it binds, not yet by the age now (lib/control/load.ts,
+   * `ageWhenGrowthBinds`): the growth records no probe and goes at most as far as the samples' unjudged growth.
+   */
+  readonly grownAhead?: boolean;
   /** Concurrency for the arrivals at the target utilisation plus draining the backlog over the drain horizon. */
   readonly needConcurrency?: number;
   /** Per-item time ÷ its healthy baseline. */

@@ -149,11 +149,23 @@ export function fastPathContext(
     frozen,
     batchSize: snapshot.batchSize,
     drainCeiling: drainCeiling(config),
-    unjudgedLimit:
-      decision.inputs.itemSecondsShown === true &&
-      itemSeconds === decision.inputs.itemSeconds &&
-      !decision.reason.startsWith('grow:')
-        ? Math.floor(UNJUDGED_GROWTH_FACTOR * appliedAfter)
-        : undefined,
+    unjudgedLimit: unjudgedLimitOf(snapshot, decision, itemSeconds, appliedAfter),
   };
+}
+
+/**
+ * Where the tick sized on a time the depth showed and its own growth, if any, is not judged either: it did not grow
+ * (`UNJUDGED_GROWTH_FACTOR` × the value), or grew ahead of the age, unprobed, to at most that limit of the value it
+ * found (lib/control/load.ts, `ageWhenGrowthBinds`), which the samples keep.
+ */
+function unjudgedLimitOf(
+  snapshot: QueueSnapshot,
+  decision: Decision,
+  itemSeconds: number | undefined,
+  appliedAfter: number,
+): number | undefined {
+  const { inputs } = decision;
+  if (inputs.itemSecondsShown !== true || itemSeconds !== inputs.itemSeconds) return undefined;
+  if (inputs.grownAhead === true) return Math.floor(UNJUDGED_GROWTH_FACTOR * snapshot.appliedConcurrency);
+  return decision.reason.startsWith('grow:') ? undefined : Math.floor(UNJUDGED_GROWTH_FACTOR * appliedAfter);
 }

@@ -5,10 +5,12 @@ import {
   type DepthTrend,
   depthTrend,
   lagSinceGrowth,
+  POLLER_SETTLE_SECONDS,
   RATE_CHANGE_FACTOR,
   type TrendInput,
   workersProvenBusy,
 } from './depth-trend.ts';
+import { UNJUDGED_GROWTH_FACTOR } from './fast-context.ts';
 import { type HeavierShown, heavierItemsShown } from './heavier-items.ts';
 import { needWithBacklog, setpointSeconds, steadyNeed } from './need.ts';
 import { countedEnough, quietStart } from './quiet-sample.ts';
@@ -83,6 +85,12 @@ export interface Load extends Tick {
   /** The age now: the datapoint, bounded by what the real-time depth says (`estimateAge`). */
   readonly ageSeconds: number;
   readonly behind: boolean;
+  /**
+   * Behind only by the age a growth would meet when it binds (`ageWhenGrowthBinds`), not by the age now: such growth
+   * records no probe, and goes at most this far (`UNJUDGED_GROWTH_FACTOR` × the applied value), as the samples'
+   * unjudged growth does.
+   */
+  readonly aheadLimit?: number;
   readonly aboveTarget: boolean;
   /** The arrival rate the need is sized for: CloudWatch's, or the depth trend's where it proved more. */
   readonly arrivalRate?: number;
@@ -312,12 +320,14 @@ export function loadOf(knownTick: Tick, lag: number): Load {
 
   const { steady, need } = needOf(tick, arrivalRate);
   const slowdown = slowdownOf(tick);
-  const behind = ageSeconds > setpoint;
+  const aheadLimit = aheadLimitOf(tick, ageSeconds, shown);
+  const behind = ageSeconds > setpoint || aheadLimit !== undefined;
   const saturation = saturationOf({ ...tick, behind, heavierShown: shown });
   return {
     ...tick,
     ageSeconds,
     behind,
+    aheadLimit,
     aboveTarget: ageSeconds > config.targetAgeSeconds,
     arrivalRate,
     estimate,
@@ -337,12 +347,38 @@ export function loadOf(knownTick: Tick, lag: number): Load {
       itemSeconds,
       ...(shown?.afterLowering === true ? { fastItemSeconds: knownTick.itemSeconds } : {}),
       ...(shown === undefined ? {} : { itemSecondsShown: true }),
+      ...(aheadLimit === undefined ? {} : { grownAhead: true }),
       needConcurrency: need,
       slowdownRatio: slowdown.ratio,
       arrivalsAtLeast: trend?.arrivalsAtLeast,
       confirmed,
     },
   };
+}
+
+/**
+ * The age the queue reaches by the time a growth the next tick makes would bind (that tick, then the pollers' step:
+ * docs/aws-facts.md, "Event source mapping"), where the depth shows the workers serving less than arrives (heavier
+ * items): the backlog grows at what arrives less what they serve, and the oldest message ages by that share of the
+ * time. Waiting for the age to pass the setpoint first leaves the queue a tick and a step behind the heavier items.
+ * Such growth, ahead of the age, records no probe (saturation.ts, `probeFor`) and goes at most as far as the
+ * samples' unjudged growth (`UNJUDGED_GROWTH_FACTOR` × the value); growth once the age is behind is probed as before.
+ * Worked example (heavier-items, one poller step a minute: 400/s, 14 workers after idle shrinks, items 30 → 50 ms at
+ * 1,200 s): at 1,260 s, 8,144 waiting, the 14 served 269/s: an age of 21 s now, 21 + 120 × (1 − 269 ÷ 399) = 60 s
+ * by then, past the setpoint of 30 s: the tick grows 14 → 25 now rather than 16 → 17 at 1,320 s on CloudWatch's
+ * 31 ms (that phase's p99 68 → 40 s).
+ */
+function aheadLimitOf(tick: Tick, ageSeconds: number, shown: HeavierShown | undefined): number | undefined {
+  const ahead = !(ageSeconds > tick.setpoint) && ageWhenGrowthBinds(tick, ageSeconds, shown) > tick.setpoint;
+  return ahead ? Math.floor(UNJUDGED_GROWTH_FACTOR * tick.applied) : undefined;
+}
+
+function ageWhenGrowthBinds(tick: Tick, ageSeconds: number, shown: HeavierShown | undefined): number {
+  const arrivals = tick.reportedArrivals;
+  if (shown === undefined || arrivals === undefined || !(arrivals > shown.completionsPerSecond))
+    return ageSeconds;
+  const horizon = tick.config.tickSeconds + POLLER_SETTLE_SECONDS;
+  return ageSeconds + horizon * (1 - shown.completionsPerSecond / arrivals);
 }
 
 /** The confirmed need, or the applied value where the depth proves every applied worker busy and that is more. */

@@ -298,12 +298,12 @@ function holdDraining(load: Load): Decision | undefined {
 }
 
 /**
- * `grow:age-above-target`, `hold:unconfirmed` at the limit, or `hold:settling` where no need sizes the growth and
- * the last change (the fast path's slow start, say) has not settled yet. Age decides when (above the setpoint), the need
- * how far, at most `maxScaleUpStep` a tick; growth CloudWatch has not confirmed stops at `unconfirmedGrowthFactor`
- * × the confirmed need (depth alone cannot tell a spike from a slower downstream). `hold:settling` too while the
- * executions lag the applied value (`load.executionsBehind`): the pollers have not followed the last growth yet,
- * and the backlog that grows meanwhile would size the limit up to the cap.
+ * `grow:age-above-target`, `hold:unconfirmed` at the limit, or `hold:settling` where no need sizes the growth and the
+ * last change (the fast path's slow start, say) has not settled yet. Age decides when (above the setpoint, or past it
+ * by the time the growth binds: `load.ahead`), the need how far, at most `maxScaleUpStep` a tick; growth CloudWatch
+ * has not confirmed stops at `unconfirmedGrowthFactor` × the confirmed need (depth alone cannot tell a spike from a
+ * slower downstream). `hold:settling` too while the executions lag the applied value (`load.executionsBehind`): the
+ * pollers have not followed the last growth yet, and a backlog growing meanwhile would size the limit to the cap.
  */
 function growAgeAboveTarget(load: Load): Decision | undefined {
   if (!load.behind) return undefined;
@@ -316,6 +316,7 @@ function growAgeAboveTarget(load: Load): Decision | undefined {
     load.saturationCeiling ?? Number.POSITIVE_INFINITY,
     // The age-only step is a guess: it stops below the cap (drainCeiling), at `hold:unconfirmed`.
     load.need === undefined ? drainCeiling(config) : Number.POSITIVE_INFINITY,
+    load.aheadLimit ?? Number.POSITIVE_INFINITY,
   );
   const desired = Math.min(wantedWhenBehind(load), applied + config.maxScaleUpStep, growthLimit);
   const inputs = { ...load.inputs, growthLimit };
@@ -330,10 +331,9 @@ function growAgeAboveTarget(load: Load): Decision | undefined {
 }
 
 /**
- * `hold:probing`. The per-item time is up, in CloudWatch's data or in the depth (heavier items, or a saturated
- * downstream: the time alone cannot tell) and the last growth's probe has no verdict yet: the next growth waits for it, a few minutes at CloudWatch's
- * delay, so a saturated downstream gets one growth's worth of waiting workers, not a climb to the cap. Where the
- * per-item time is as usual (a spike in arrivals), growth does not wait.
+ * `hold:probing`. The per-item time is up (heavier items or a saturated downstream) and the last growth's probe has no
+ * verdict yet: the next growth waits, so a saturated downstream gets one growth's worth of waiting workers, not a
+ * climb to the cap. Where the per-item time is as usual (a spike in arrivals), growth does not wait.
  */
 const probing = (load: Load): boolean =>
   (load.downstreamSlower || load.heavierShown !== undefined) && load.baselines.growthProbe !== undefined;

@@ -79,6 +79,8 @@ export interface ProbeView {
    * (load.ts): what the workers did before a growth this tick makes, CloudWatch's figures being of an earlier period.
    */
   readonly heavierShown?: HeavierShown;
+  /** Set where the tick grows ahead of the age (load.ts, `ageWhenGrowthBinds`): that growth records no probe. */
+  readonly aheadLimit?: number;
 }
 
 /** A probe's verdict, and where saturated, the workers the throughput it found needs. */
@@ -290,6 +292,9 @@ export function probeFor(view: ProbeView, from: number, to: number): GrowthProbe
         : undefined;
   if (!view.behind || completions === undefined || completions <= 0 || itemSeconds === undefined)
     return undefined;
+  // Growth ahead of the age is sized on the minute the items changed in: probed, it held the next growth three ticks
+  // for a verdict while one poller step a minute had not followed it (load.ts). Bounded instead, as the samples' is.
+  if (view.aheadLimit !== undefined) return undefined;
   if (!Number.isFinite(from) || from <= 0 || to <= from || shown?.capped === true) return undefined;
   return {
     at: now,

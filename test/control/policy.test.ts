@@ -310,6 +310,51 @@ describe('heavier items shown by the depth before CloudWatch reports them (issue
   });
 });
 
+describe('grow:age-above-target ahead of the age: heavier items shown, the age past the setpoint by the time growth binds', () => {
+  // heavier-items at 1,260 s (one poller step a minute): 14 workers after idle shrinks (the last one at 1,200 s, a
+  // settled value lowered), 400/s, items 30 → 50 ms at 1,200 s; a minute later 8,144 wait with 14 × 10 in flight.
+  const heavierAfterShrink = (settings = {}) =>
+    decide(
+      snapshot({
+        appliedConcurrency: 14,
+        age: 0.4,
+        lag: 120,
+        arrivalRatePerSecond: 399,
+        peakArrivalRatePerSecond: 399,
+        completionRatePerSecond: 399,
+        itemSeconds: 0.0306,
+        ratePeriodSeconds: 60,
+        visibleMessages: 8_144,
+        inFlightMessages: 140,
+      }),
+      state({
+        baselineItemSeconds: 0.0306,
+        baselineArrivalRate: 399,
+        lastChangeAt: NOW - 60,
+        lastVisible: { at: NOW - 60, messages: 0, inFlight: 86, settled: true },
+      }),
+      config(settings),
+    );
+
+  it('the 14 served about 270/s: 21 s old now, about 60 s by the time the next tick’s growth binds: grow now, no probe', () => {
+    const decision = heavierAfterShrink();
+    expect(decision.reason).toBe('grow:age-above-target');
+    // 399/s at about 52 ms is 23 workers before the backlog's drain
+    expect(decision.desired).toBeGreaterThanOrEqual(23);
+    expect(decision.inputs.ageSeconds).toBeLessThan(30);
+    // Unprobed, and at most twice the value, as the samples' unjudged growth (fast-context.ts)
+    expect(decision.inputs.grownAhead).toBe(true);
+    expect(decision.inputs.growthLimit).toBeLessThanOrEqual(28);
+    expect(decision.state.growthProbe).toBeUndefined();
+  });
+
+  it('a 10-minute target: 60 s by then is within its 300 s setpoint, and the tick holds', () => {
+    const decision = heavierAfterShrink({ targetAgeSeconds: 600 });
+    expect(decision.reason).toBe('hold:steady');
+    expect(decision.desired).toBe(14);
+  });
+});
+
 describe('shrink:downstream-saturated / hold:downstream-saturated — growth that bought no throughput goes back', () => {
   // Behind at 20 workers (pool of 20, 20 ms items: 1,000/s); the law grew to 30 at NOW - 300.
   const probe = { at: NOW - 300, from: 20, to: 30, completionsBefore: 1000, itemSecondsBefore: 0.02 };

@@ -123,7 +123,13 @@ describe('the tick reads a rise that began within the minute over the rise alone
   it('the samples after that tick size on the sharper time, at most twice the value: 7 → 14, unjudged', () => {
     const context = contextAfter({ at: NOW - 30, messages: 5, inFlight: 70 });
     expect(context.itemSeconds).toBeGreaterThan(0.04);
-    // The tick did not grow on it (below the setpoint): no probe judges the samples' growth (fast-context.ts).
+    // The tick grew on it ahead of the age (not behind yet, 30 s by the time growth binds), unprobed and bounded
+    // alike (load.ts, `ageWhenGrowthBinds`): no probe judges the samples' growth either (fast-context.ts).
+    expect(tickAfter({ at: NOW - 30, messages: 5, inFlight: 70 })).toMatchObject({
+      reason: 'grow:age-above-target',
+      desired: 14,
+      inputs: { grownAhead: true },
+    });
     expect(context.unjudgedLimit).toBe(14);
     const grown = decideFast({ at: NOW + 10, messages: 7_828, inFlight: 70 }, context, config()).desired;
     expect(grown).toBe(14);
@@ -136,9 +142,10 @@ describe('the tick reads a rise that began within the minute over the rise alone
   it('a time CloudWatch reports, or one the tick grew on itself (probed), leaves the samples unbounded', () => {
     // The minute's own reading (27 ms) is a time the depth showed too: bounded alike.
     expect(contextAfter(undefined).unjudgedLimit).toBe(14);
+    const ahead = tickAfter(undefined);
     const grewItself = fastPathContext(
       snapshot({ appliedConcurrency: 5, visibleMessages: 15_070, itemSeconds: 0.01 }),
-      { ...tickAfter(undefined), reason: 'grow:age-above-target' },
+      { ...ahead, reason: 'grow:age-above-target', inputs: { ...ahead.inputs, grownAhead: undefined } },
       18,
       config(),
     );
