@@ -300,8 +300,8 @@ function holdDraining(load: Load): Decision | undefined {
 /**
  * `grow:age-above-target`, `hold:unconfirmed` at the limit, or `hold:settling` where no need sizes the growth and the
  * last change (the fast path's slow start, say) has not settled yet. Age decides when (above the setpoint, or past it
- * by the time the growth binds: `load.ahead`), the need how far, at most `maxScaleUpStep` a tick; growth CloudWatch
- * has not confirmed stops at `unconfirmedGrowthFactor` × the confirmed need (depth alone cannot tell a spike from a
+ * when the growth binds: `load.aheadLimit`), the need how far, at most `maxScaleUpStep` a tick; growth CloudWatch has
+ * not confirmed stops at `unconfirmedGrowthFactor` × the confirmed need (depth alone cannot tell a spike from a
  * slower downstream). `hold:settling` too while the executions lag the applied value (`load.executionsBehind`): the
  * pollers have not followed the last growth yet, and a backlog growing meanwhile would size the limit to the cap.
  */
