@@ -249,6 +249,15 @@ describe('decideFast', () => {
         previous: { ...at(20, visible), inFlight: 30 },
         serviceFit,
       });
+    // A fan-out shorter than a sample: the depth rose 0 → 55,323 at 2 (5,532/s), slow start doubled to 4 at 20 s.
+    const afterOneRise = (overrides: Partial<FastPathContext> = {}) =>
+      quiet({
+        applied: 4,
+        lastChangeAt: NOW + 20,
+        previous: { ...at(20, 55_323), inFlight: 20 },
+        lastRise: { applied: 2, perSecond: 5_532 },
+        ...overrides,
+      });
     it.each([
       {
         comment: 'the depth rose 0 → 6,700 with both workers busy (20 in flight): proof, double 2 → 4',
@@ -295,14 +304,15 @@ describe('decideFast', () => {
       },
       {
         comment:
-          'a fall of 950/s at 8 where the fit gives 8 workers 610/s: the fit is contradicted (more than 1.5 ×), nothing proven, hold',
+          'a fall of 950/s at 8 where the fit gives 8 workers 610/s: the fit is contradicted (more than 1.5 ×), and not every worker busy (30 in flight): nothing proven, hold',
         ctx: grownAtFit(70_000, FAN_OUT_FIT),
-        sample: { ...at(30, 60_500), inFlight: 70 },
+        sample: { ...at(30, 60_500), inFlight: 30 },
         desired: 8,
         reason: 'hold:fast',
       },
       {
-        comment: 'the same fall with no fit kept: nothing proves the arrivals ended, hold',
+        comment:
+          'the same fall with no fit kept and no rise this loop: nothing proves the arrivals ended, hold',
         ctx: grownAtFit(55_074, undefined),
         sample: { ...at(30, 48_693), inFlight: 70 },
         desired: 8,
@@ -310,17 +320,56 @@ describe('decideFast', () => {
       },
       {
         comment:
-          'the same fall right after a growth of ours: it may be our growth working, and arrivals still high: hold',
-        ctx: quiet({ applied: 4, lastChangeAt: NOW + 20, previous: { ...at(20, 55_323), inFlight: 10 } }),
+          'a fan-out shorter than a sample: one rise (5,532/s at 2, doubled to 4), then the depth falls 319/s at 4 held, all busy, 52,133 left (163 s): no second rise can fit a service, double, not three minutes at 4',
+        ctx: afterOneRise(),
+        sample: { ...at(30, 52_133), inFlight: 20 },
+        desired: 8,
+        reason: 'grow:fast-surge',
+      },
+      {
+        comment:
+          'the same fall where this loop saw no rise (it began at a tick, after the burst rose): nothing says a burst began and ended, hold',
+        ctx: afterOneRise({ lastRise: undefined }),
         sample: { ...at(30, 52_133), inFlight: 20 },
         desired: 4,
         reason: 'hold:fast',
       },
       {
         comment:
-          'the depth falling since the last sample (16 work it off): hold, not the cap a spike would allow',
+          'the same fall where two rises fitted 150/s a worker and 300/s arriving: 4 serve 600/s, so 281/s still arrive, the burst goes on and what runs works it off: hold',
+        ctx: afterOneRise({ serviceFit: { perWorker: 150, arrivals: 300 } }),
+        sample: { ...at(30, 52_133), inFlight: 20 },
+        desired: 4,
+        reason: 'hold:fast',
+      },
+      {
+        comment:
+          'the same fall five minutes after the last change with fewer workers busy than allowed (10 in flight for 4): the consumer holds it back, more allowed buys nothing: hold',
+        ctx: afterOneRise({ lastChangeAt: NOW - 300 }),
+        sample: { ...at(30, 52_133), inFlight: 10 },
+        desired: 4,
+        reason: 'hold:fast',
+      },
+      {
+        comment:
+          'the same fall over an interval a growth of ours began in: what the new value drains is not known yet: hold',
+        ctx: afterOneRise({ lastChangeAt: NOW + 25 }),
+        sample: { ...at(30, 52_133), inFlight: 20 },
+        desired: 4,
+        reason: 'hold:fast',
+      },
+      {
+        comment: 'a fall that works the backlog off within the target (1,000/s, 52,133 left): hold',
+        ctx: afterOneRise({ previous: { ...at(20, 62_133), inFlight: 20 } }),
+        sample: { ...at(30, 52_133), inFlight: 20 },
+        desired: 4,
+        reason: 'hold:fast',
+      },
+      {
+        comment:
+          'the depth falling since the last sample (16 work it off within the target): hold, not the cap a spike would allow',
         ctx: quiet({ applied: 16, tickApplied: 16, tickSample: at(0, 12_000), previous: at(40, 16_000) }),
-        sample: { ...at(50, 14_000), inFlight: 160 },
+        sample: { ...at(50, 13_000), inFlight: 160 },
         desired: 16,
         reason: 'hold:fast',
       },
