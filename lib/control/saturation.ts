@@ -205,11 +205,16 @@ function contendedOf(view: ProbeView): Pick<SaturationCeiling, 'contended'> {
 const CONTENTION_FELL = 0.5;
 /** The executions fell by at least this share: the shrink to the ceiling took, and its effect can be read. */
 const EXECUTIONS_FELL = 0.2;
+/**
+ * Or the executions are back at the ceiling (within half a worker), having fallen by at least this share: a shrink of
+ * a fifth or less took too (10 → 8 reads 19.4 %), and its effect is still read past the per-item time's noise.
+ */
+const EXECUTIONS_FELL_TO_CEILING = 0.1;
 
 /**
  * The saturation found was the items' own weight, not the downstream's: a CloudWatch period that began after the
- * finding shows the workers back under the ceiling (executions down by `EXECUTIONS_FELL` at least), and the per-item
- * time not down by `CONTENTION_FELL` of that fall. A saturated pool's wait goes with the workers that made it (pool of
+ * finding shows the workers back under the ceiling (executions down by `EXECUTIONS_FELL` at least, or back at the
+ * ceiling and down by `EXECUTIONS_FELL_TO_CEILING`), and the per-item time not down by `CONTENTION_FELL` of that fall. A saturated pool's wait goes with the workers that made it (pool of
  * 20, 32 workers at 160 ms → 20 at 100 ms); items that got heavier while the probe waited for its period look
  * saturated to it (their time rose with the growth, the completions did not) and take as long with fewer workers.
  * The ceiling is lifted: the law sizes on the time observed, and the next growth probes again.
@@ -226,7 +231,8 @@ function refuted(saturation: SaturationCeiling, view: ProbeView): boolean {
   if (completions === undefined || itemSeconds === undefined) return false;
   const executions = completions * itemSeconds;
   const fell = 1 - executions / contended.executions;
-  if (!(fell >= EXECUTIONS_FELL)) return false;
+  const backAtCeiling = executions <= saturation.ceiling + 0.5 && fell >= EXECUTIONS_FELL_TO_CEILING;
+  if (!(fell >= EXECUTIONS_FELL || backAtCeiling)) return false;
   return itemSeconds > contended.itemSeconds * (1 - CONTENTION_FELL * fell);
 }
 

@@ -631,6 +631,41 @@ describe('a saturation found is refuted where the per-item time stays once the w
     expect(decision.state.saturation).toEqual(found);
   });
 
+  describe('a shrink of a fifth or less, read once the workers are back at the ceiling', () => {
+    // Found on 10 workers at 36.5 ms (24.5 ms before the growth), back to 8: held-out heavier-in-steps-mid-minute.
+    const small = {
+      ceiling: 8,
+      until: NOW + 100,
+      contended: { at: NOW - 180, executions: 9.47, itemSeconds: 0.0365 },
+    };
+    const afterSmall = (completions: number, itemSeconds: number) =>
+      snapshot({
+        appliedConcurrency: 8,
+        age: 300,
+        lag: 60,
+        arrivalRatePerSecond: 300,
+        completionRatePerSecond: completions,
+        itemSeconds,
+        ratePeriodSeconds: 60,
+      });
+
+    it('7.6 workers at 42.6 ms (down 19.4 %, the time up): the items are heavier, not the pool busier: lifted', () => {
+      const decision = decide(afterSmall(179, 0.0426), state({ saturation: small }), config());
+      expect(decision.state.saturation).toBeUndefined();
+      expect(decision.reason).not.toMatch(/downstream-saturated/);
+    });
+
+    it('8 workers at 30 ms (the time fell with the workers, as a pool’s wait does): the ceiling holds', () => {
+      const decision = decide(afterSmall(267, 0.03), state({ saturation: small }), config());
+      expect(decision.state.saturation).toEqual(small);
+    });
+
+    it('8.5 workers at 42.6 ms (down a tenth, but not back at the ceiling yet): the ceiling holds', () => {
+      const decision = decide(afterSmall(200, 0.0426), state({ saturation: small }), config());
+      expect(decision.state.saturation).toEqual(small);
+    });
+  });
+
   it('a finding without its contended figures (carried from before they were kept): the ceiling holds', () => {
     const { contended: _, ...bare } = found;
     const decision = decide(periodAfter(650, 0.03), state({ saturation: bare }), config());
