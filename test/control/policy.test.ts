@@ -382,6 +382,19 @@ describe('shrink:downstream-saturated / hold:downstream-saturated — growth tha
     expect(decision.state.growthProbe).toBeUndefined();
   });
 
+  it('30 workers at 31.6 ms, 950/s (a saturated pool serves what it served, within a twentieth): saturated', () => {
+    const decision = decide(afterGrowth(950, 0.0316), carried, config());
+    expect(decision).toMatchObject({ reason: 'shrink:downstream-saturated', desired: 20, shed: true });
+  });
+
+  it('30 workers at 35 ms, 860/s (fewer completions with more workers: the items got heavier between the periods): no verdict', () => {
+    // Held-out heavier-in-steps-mid-minute: a growth 8 → 10 on 24.5 ms, judged on a period after the step to 36 ms
+    // items (0.86 of the completions), read as saturated and went back to 8 while 60,000 waited.
+    const decision = decide(afterGrowth(860, 0.035), carried, config());
+    expect(decision.reason).not.toMatch(/downstream-saturated/);
+    expect(decision.state.saturation).toBeUndefined();
+  });
+
   it('30 workers at the same 20 ms, 1,500/s: the downstream had room; the probe ends, growth goes on', () => {
     const decision = decide(afterGrowth(1500, 0.02), carried, config());
     expect(decision.reason).not.toMatch(/downstream-saturated/);
