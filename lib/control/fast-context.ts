@@ -52,6 +52,11 @@ export interface FastPathContext {
   /** The last rise of the depth this loop measured over an interval the applied value held through. */
   readonly lastRise?: HeldRise;
   /**
+   * This loop saw the depth rise with the applied value held and every worker busy (`roseWithAppliedHeld`), at any
+   * value: unlike `roseAtApplied`, a growth does not clear it. A fall after it that no fit judges may be a burst's end.
+   */
+  readonly roseBusySince?: boolean;
+  /**
    * The per-worker service and the arrivals two rises fitted (`fittedService`), kept from the slow-start step that
    * used them: a later fall is judged against them (did the arrivals end?) without waiting for another rise.
    */

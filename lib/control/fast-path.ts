@@ -116,7 +116,8 @@ interface FastLoad {
   readonly burstEnded: boolean;
   /**
    * The depth fell over an interval the applied value held through, every allowed worker busy at its end, after this
-   * loop saw it rise once and with no two rises fitting a service (`serviceFit` judges a fall where they did).
+   * loop saw it rise with every worker busy (`roseBusySince`) and with no two rises fitting a service (`serviceFit`
+   * judges a fall where they did).
    */
   readonly fellBusy: boolean;
   /** The rise since the previous sample, where the depth rose beyond its noise with the applied value held. */
@@ -183,9 +184,8 @@ function carriedOf(
   const visible = sample.messages;
   const falling = depthFalling(previous, visible);
   const rising = previous !== undefined && visible - previous.messages > DEPTH_NOISE_MESSAGES;
-  const roseAtApplied =
-    context.roseAtApplied === true ||
-    roseWithAppliedHeld(previous, sample, applied, context.lastChangeAt, context.batchSize);
+  const roseBusy = roseWithAppliedHeld(previous, sample, applied, context.lastChangeAt, context.batchSize);
+  const roseAtApplied = context.roseAtApplied === true || roseBusy;
   const held =
     previous !== undefined &&
     sample.at > previous.at &&
@@ -199,7 +199,7 @@ function carriedOf(
   const fellBusy =
     held &&
     falling &&
-    context.lastRise !== undefined &&
+    context.roseBusySince === true &&
     context.serviceFit === undefined &&
     (sample.inFlight ?? 0) >= busyMessagesPerWorker(context.batchSize) * applied;
   const rise: HeldRise | undefined =
@@ -212,6 +212,7 @@ function carriedOf(
     roseAtApplied,
     burstEnded,
     lastRise: rise ?? context.lastRise,
+    roseBusySince: context.roseBusySince === true || roseBusy,
     quiet: quietSample(context.quiet, sample, applied),
   };
   return { falling, burstEnded, fellBusy, rise, next };
@@ -356,9 +357,9 @@ function growSlowStart(load: FastLoad): FastDecision | undefined {
 
 /**
  * `grow:fast-surge`. The same doubling on the backlog a burst left behind (a fan-out), up to what its drain says
- * works it off: once the burst ended, or where it rose only once (`fellBusy`). A fan-out shorter than a sample
- * shows one rise and then a fall at the doubled value, and no second rise can fit a service to say whether the
- * arrivals ended; waiting for that proof held held-out fan-out-short (30,000 messages in 10 s after 45 quiet
+ * works it off: once the burst ended, or where no fit judges a fall after a rise (`fellBusy`). A fan-out shorter
+ * than a sample shows a rise and then a fall at the doubled value, and no second rise can fit a service to say
+ * whether the arrivals ended; waiting for that proof held held-out fan-out-short (30,000 messages in 10 s after 45 quiet
  * minutes, 20 ms items) at 4 workers for three minutes (p99 2.7 × the target; native 0.3 ×). Read as an end: where
  * the load goes on, the doubling limits the step and the next sample's fast drain stops it.
  */

@@ -256,6 +256,7 @@ describe('decideFast', () => {
         lastChangeAt: NOW + 20,
         previous: { ...at(20, 55_323), inFlight: 20 },
         lastRise: { applied: 2, perSecond: 5_532 },
+        roseBusySince: true,
         ...overrides,
       });
     it.each([
@@ -304,9 +305,9 @@ describe('decideFast', () => {
       },
       {
         comment:
-          'a fall of 950/s at 8 where the fit gives 8 workers 610/s: the fit is contradicted (more than 1.5 ×), and not every worker busy (30 in flight): nothing proven, hold',
+          'a fall of 950/s at 8 where the fit gives 8 workers 610/s: the fit is contradicted (more than 1.5 ×), nothing proven, hold',
         ctx: grownAtFit(70_000, FAN_OUT_FIT),
-        sample: { ...at(30, 60_500), inFlight: 30 },
+        sample: { ...at(30, 60_500), inFlight: 70 },
         desired: 8,
         reason: 'hold:fast',
       },
@@ -329,7 +330,15 @@ describe('decideFast', () => {
       {
         comment:
           'the same fall where this loop saw no rise (it began at a tick, after the burst rose): nothing says a burst began and ended, hold',
-        ctx: afterOneRise({ lastRise: undefined }),
+        ctx: afterOneRise({ lastRise: undefined, roseBusySince: undefined }),
+        sample: { ...at(30, 52_133), inFlight: 20 },
+        desired: 4,
+        reason: 'hold:fast',
+      },
+      {
+        comment:
+          'the same fall where this loop saw the depth rise only with workers idle (the pollers behind the value): the doubled workers may be what makes it fall, hold',
+        ctx: afterOneRise({ roseBusySince: undefined }),
         sample: { ...at(30, 52_133), inFlight: 20 },
         desired: 4,
         reason: 'hold:fast',
@@ -352,7 +361,7 @@ describe('decideFast', () => {
       },
       {
         comment:
-          'the same fall over an interval a growth of ours began in: what the new value drains is not known yet: hold',
+          'the same fall over an interval a change began in (another writer: an operator, a budget’s grant): what the new value drains is not known yet: hold',
         ctx: afterOneRise({ lastChangeAt: NOW + 25 }),
         sample: { ...at(30, 52_133), inFlight: 20 },
         desired: 4,
@@ -377,6 +386,29 @@ describe('decideFast', () => {
       const decision = decideFast(sample, ctx, config());
       expect(decision.reason).toBe(reason);
       expect(decision.desired).toBe(desired);
+    });
+
+    it.each([
+      {
+        comment: 'a rise at 4 held, every worker busy (40 in flight): a busy rise seen',
+        ctx: quiet({ applied: 4, previous: { ...at(10, 6_700), inFlight: 40 } }),
+        sample: { ...at(20, 12_000), inFlight: 40 },
+        roseBusySince: true,
+      },
+      {
+        comment: 'the same rise with 10 in flight (the pollers behind the value, or not yet awake): not seen',
+        ctx: quiet({ applied: 4, previous: { ...at(10, 6_700), inFlight: 10 } }),
+        sample: { ...at(20, 12_000), inFlight: 10 },
+        roseBusySince: false,
+      },
+      {
+        comment: 'a fall after one, and a growth since (unlike roseAtApplied): still seen',
+        ctx: quiet({ applied: 8, roseBusySince: true, previous: { ...at(10, 12_000), inFlight: 80 } }),
+        sample: { ...at(20, 11_000), inFlight: 80 },
+        roseBusySince: true,
+      },
+    ])('a busy rise seen this loop: $comment', ({ ctx, sample, roseBusySince }) => {
+      expect(decideFast(sample, ctx, config()).context.roseBusySince).toBe(roseBusySince);
     });
 
     it.each([

@@ -673,6 +673,12 @@ describe('a saturation found is refuted where the per-item time stays once the w
       expect(decision.state.saturation).toEqual(small);
     });
 
+    it('back at the ceiling but down less than a tenth (8.8 → 8.0 workers, the time up): too small to read, holds', () => {
+      const near = { ...small, contended: { at: NOW - 180, executions: 8.8, itemSeconds: 0.0365 } };
+      const decision = decide(afterSmall(188, 0.0426), state({ saturation: near }), config());
+      expect(decision.state.saturation).toEqual(near);
+    });
+
     it('8.5 workers at 42.6 ms (down a tenth, but not back at the ceiling yet): the ceiling holds', () => {
       const decision = decide(afterSmall(200, 0.0426), state({ saturation: small }), config());
       expect(decision.state.saturation).toEqual(small);
