@@ -615,12 +615,17 @@ describe('a saturation found is refuted where the per-item time stays once the w
     until: NOW + 100,
     contended: { at: NOW - 180, executions: 30, itemSeconds: 0.03 },
   };
-  const periodAfter = (completions: number, itemSeconds: number, lag = 60) =>
+  const periodAfter = (
+    completions: number,
+    itemSeconds: number,
+    lag = 60,
+    load = { workers: 20, arrivals: 1500 },
+  ) =>
     snapshot({
-      appliedConcurrency: 20,
+      appliedConcurrency: load.workers,
       age: 300,
       lag,
-      arrivalRatePerSecond: 1500,
+      arrivalRatePerSecond: load.arrivals,
       completionRatePerSecond: completions,
       itemSeconds,
       ratePeriodSeconds: 60,
@@ -652,15 +657,7 @@ describe('a saturation found is refuted where the per-item time stays once the w
       contended: { at: NOW - 180, executions: 9.47, itemSeconds: 0.0365 },
     };
     const afterSmall = (completions: number, itemSeconds: number) =>
-      snapshot({
-        appliedConcurrency: 8,
-        age: 300,
-        lag: 60,
-        arrivalRatePerSecond: 300,
-        completionRatePerSecond: completions,
-        itemSeconds,
-        ratePeriodSeconds: 60,
-      });
+      periodAfter(completions, itemSeconds, 60, { workers: 8, arrivals: 300 });
 
     it('7.6 workers at 42.6 ms (down 19.4 %, the time up): the items are heavier, not the pool busier: lifted', () => {
       const decision = decide(afterSmall(179, 0.0426), state({ saturation: small }), config());
