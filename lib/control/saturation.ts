@@ -219,8 +219,8 @@ const EXECUTIONS_FELL_TO_CEILING = 0.1;
  * finding shows the workers back under the ceiling (executions down by `EXECUTIONS_FELL` at least, or back at the
  * ceiling and down by `EXECUTIONS_FELL_TO_CEILING`), and the per-item time not down by `CONTENTION_FELL` of that
  * fall. A saturated pool's wait goes with the workers that made it (pool of 20, 32 workers at 160 ms → 20 at 100 ms);
- * items that got heavier while the probe waited for its period look
- * saturated to it (their time rose with the growth, the completions did not) and take as long with fewer workers.
+ * items that got heavier while the probe waited for its period look saturated to it (their time rose with the
+ * growth, the completions did not) and take as long with fewer workers.
  * The ceiling is lifted: the law sizes on the time observed, and the next growth probes again.
  * Worked example (held-out heavier-then-busier, seed 2, one poller step a minute: 250/s, items 20 → 50 ms at 645 s):
  * a growth 6 → 11 at 660 s, judged at 900 s on 12.5 workers at 51 ms against 20.8 ms before, found 6 useful and went
