@@ -4,7 +4,6 @@ import {
   arrivalsRose,
   BACKLOG_MESSAGES_PER_WORKER,
   backlogLeftBehind,
-  busyMessagesPerWorker,
   DEPTH_NOISE_MESSAGES,
   type DepthSample,
   depthFalling,
@@ -15,6 +14,7 @@ import {
   lagSinceGrowth,
   roseWithAppliedHeld,
   slowStartProof,
+  workersProvenBusy,
 } from './depth-trend.ts';
 import { arrivalRateOf } from './fast-arrivals.ts';
 import { type FastPathContext, unconfirmedBase } from './fast-context.ts';
@@ -201,7 +201,7 @@ function carriedOf(
     falling &&
     context.roseBusySince === true &&
     context.serviceFit === undefined &&
-    (sample.inFlight ?? 0) >= busyMessagesPerWorker(context.batchSize) * applied;
+    workersProvenBusy(sample, applied, context.batchSize) !== undefined;
   const rise: HeldRise | undefined =
     held && rising
       ? { applied, perSecond: (visible - previous.messages) / (sample.at - previous.at) }
