@@ -156,7 +156,7 @@ function workersServing(
 }
 
 /** The workers running at a sample: its messages in flight in whole batches, at most the applied value. */
-function workersRunning(applied: number, inFlight: number | undefined, batchSize: number | undefined) {
+export function workersRunning(applied: number, inFlight: number | undefined, batchSize: number | undefined) {
   if (inFlight === undefined || !Number.isFinite(inFlight) || inFlight <= 0) return undefined;
   return Math.min(applied, Math.ceil(inFlight / batchOf(batchSize)));
 }
@@ -328,58 +328,7 @@ export function backlogLeftBehind(
   return Math.ceil((applied * sample.messages) / (drainPerSecond * seconds.setpoint));
 }
 
-/** A rise of the depth, per second, measured over an interval an applied value held through. */
-export interface HeldRise {
-  readonly applied: number;
-  readonly perSecond: number;
-}
-
-/**
- * The service a worker gives, fitted from two rises at two applied values with the arrivals unchanged between
- * them: rise = arrivals − applied × perWorker at each, so perWorker = (rise₁ − rise₂) ÷ (applied₂ − applied₁) and
- * arrivals = rise₂ + applied₂ × perWorker. Only where more workers made it rise less and it still rises: anything
- * else (a fall, a larger rise) says the arrivals changed, and nothing is fitted.
- * Worked example (60/s of 300 ms items after an hour of silence): +33.3/s at 8, +6.7/s at 16: 3.33/s a worker
- * (300 ms), arrivals 60/s.
- */
-export function fittedService(
-  before: HeldRise | undefined,
-  now: HeldRise,
-): { readonly perWorker: number; readonly arrivals: number } | undefined {
-  if (before === undefined || !(now.applied > before.applied)) return undefined;
-  if (!(before.perSecond > now.perSecond && now.perSecond > 0)) return undefined;
-  const perWorker = (before.perSecond - now.perSecond) / (now.applied - before.applied);
-  return { perWorker, arrivals: now.perSecond + now.applied * perWorker };
-}
-
 /** The depth fell beyond its noise since the previous sample: what runs is working the backlog off. */
 export function depthFalling(previous: DepthSample | undefined, visible: number): boolean {
   return previous !== undefined && previous.messages - visible > DEPTH_NOISE_MESSAGES;
-}
-
-/** The per-worker service and the arrivals two rises fitted (`fittedService`). */
-export type ServiceFit = NonNullable<ReturnType<typeof fittedService>>;
-
-/**
- * A fall over an interval the applied value held through, judged against the service two earlier rises fitted: the
- * applied workers serve at most applied × perWorker, so the arrivals were at most that less the fall. Below the
- * fitted arrivals by `RATE_CHANGE_FACTOR`, the burst ended, even where the growth that slow start sized on the fit
- * came at its last second and no rise at the new value can prove it. A fall faster than the fit's service by that
- * factor contradicts the fit (each worker serves far more than it says, and the arrivals may not have ended):
- * nothing is proven.
- * Worked example (a 20 s fan-out of 10 ms items): 76.3/s a worker and 2,982.6/s arriving fitted at 4 workers, the
- * growth to 8 at the burst's last second; then 638/s fewer each second at 8, within 1.5 × the 610/s the fit gives 8:
- * the arrivals are at most 610 − 638 < 0, the burst ended.
- */
-export function arrivalsFellBelowFit(
-  previous: DepthSample | undefined,
-  sample: DepthSample,
-  applied: number,
-  fit: ServiceFit | undefined,
-): boolean {
-  if (previous === undefined || fit === undefined || !(sample.at > previous.at)) return false;
-  const fall = (previous.messages - sample.messages) / (sample.at - previous.at);
-  const serves = applied * fit.perWorker;
-  if (fall > RATE_CHANGE_FACTOR * serves) return false;
-  return serves - fall < fit.arrivals / RATE_CHANGE_FACTOR;
 }

@@ -1,8 +1,9 @@
 import type { ScalerConfig } from './config.ts';
 import type { Decision } from './decision.ts';
 import { sampleAt } from './depth-sample.ts';
-import { type DepthSample, type HeldRise, type ServiceFit, workersProvenBusy } from './depth-trend.ts';
+import { type DepthSample, workersProvenBusy } from './depth-trend.ts';
 import { drainCeiling, steadyNeed } from './need.ts';
+import type { HeldRise, ServiceFit } from './service-fit.ts';
 import type { QueueSnapshot } from './snapshot.ts';
 
 /**

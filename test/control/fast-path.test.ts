@@ -353,6 +353,36 @@ describe('decideFast', () => {
       },
       {
         comment:
+          'held-out fan-out-12s: +2,401/s at 2 and +280/s at 4 (the burst ended within that interval) fitted 1,060/s a worker and 4,520/s arriving; at 5 the depth falls 281/s where the fit says 780/s: with the +280/s at 4 that is 561/s a worker, under the fit ÷ 1.5: the fit is refuted, the fall is a fan-out’s end: double on what it left',
+        ctx: quiet({
+          applied: 5,
+          lastChangeAt: NOW + 20,
+          previous: { ...at(20, 26_828), inFlight: 40 },
+          lastRise: { applied: 4, perSecond: 280 },
+          serviceFit: { perWorker: 1_060, arrivals: 4_520 },
+          roseBusySince: true,
+        }),
+        sample: { ...at(30, 24_011), inFlight: 50 },
+        desired: 10,
+        reason: 'grow:fast-surge',
+      },
+      {
+        comment:
+          'cold-steady (150/s of 80 ms items from a new queue): +47/s at 8 after +107/s at 4 fitted 14.9/s a worker and 166/s arriving; at 13 the depth falls 13.5/s where the fit says 27/s, but with the +47/s at 8 that is 12.1/s a worker: the three agree, the load goes on: hold',
+        ctx: quiet({
+          applied: 13,
+          lastChangeAt: NOW + 30,
+          previous: { ...at(40, 2_836), inFlight: 120 },
+          lastRise: { applied: 8, perSecond: 47.1 },
+          serviceFit: { perWorker: 14.85, arrivals: 165.9 },
+          roseBusySince: true,
+        }),
+        sample: { ...at(50, 2_701), inFlight: 130 },
+        desired: 13,
+        reason: 'hold:fast',
+      },
+      {
+        comment:
           'the same fall five minutes after the last change with fewer workers busy than allowed (10 in flight for 4): the consumer holds it back, more allowed buys nothing: hold',
         ctx: afterOneRise({ lastChangeAt: NOW - 300 }),
         sample: { ...at(30, 52_133), inFlight: 10 },

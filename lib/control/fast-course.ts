@@ -1,0 +1,87 @@
+/**
+ * What a fast-path sample says of the depth's course since the previous one (a fall, a burst's end, a rise at a held
+ * value) and the context the next sample starts from: the evidence `decideFast`'s rules read (lib/control/fast-path.ts).
+ */
+
+import {
+  DEPTH_NOISE_MESSAGES,
+  type DepthSample,
+  depthFalling,
+  roseWithAppliedHeld,
+  workersProvenBusy,
+} from './depth-trend.ts';
+import type { FastPathContext } from './fast-context.ts';
+import { quietSample } from './quiet-sample.ts';
+import { arrivalsFellBelowFit, fallRefutesFit, type HeldRise } from './service-fit.ts';
+
+/** The depth's course since the previous sample, computed once for every rule of `decideFast`. */
+export interface FastCourse {
+  /** The depth fell beyond its noise since the previous sample. */
+  readonly falling: boolean;
+  /** The depth fell after it rose at an unchanged value, and has not risen again since: a burst ended. */
+  readonly burstEnded: boolean;
+  /**
+   * The depth fell over an interval the applied value held through, every allowed worker busy at its end, after this
+   * loop saw it rise with every worker busy (`roseBusySince`) and with no two rises fitting a service (`serviceFit`
+   * judges a fall where they did, unless the fall refutes the fit: `fallRefutesFit`).
+   */
+  readonly fellBusy: boolean;
+  /** The rise since the previous sample, where the depth rose beyond its noise with the applied value held. */
+  readonly rise?: HeldRise;
+  /** The context for the next sample where this one holds. */
+  readonly next: FastPathContext;
+}
+
+/** What this sample says of the depth's course since the previous one, and the context the next sample starts from. */
+export function carriedOf(sample: DepthSample, context: FastPathContext): FastCourse {
+  const { previous, applied } = context;
+  const visible = sample.messages;
+  const falling = depthFalling(previous, visible);
+  const rising = previous !== undefined && visible - previous.messages > DEPTH_NOISE_MESSAGES;
+  const roseBusy = roseWithAppliedHeld(previous, sample, applied, context.lastChangeAt, context.batchSize);
+  const roseAtApplied = context.roseAtApplied === true || roseBusy;
+  const held =
+    previous !== undefined &&
+    sample.at > previous.at &&
+    previous.settled !== false &&
+    (context.lastChangeAt === undefined || context.lastChangeAt <= previous.at);
+  const burstEnded =
+    !rising &&
+    (context.burstEnded === true ||
+      (roseAtApplied && falling) ||
+      (held && falling && arrivalsFellBelowFit(previous, sample, applied, context.serviceFit)));
+  // A fall the fit cannot explain leaves no fit to judge it or the falls after it.
+  const fit =
+    held &&
+    falling &&
+    fallRefutesFit(
+      previous,
+      sample,
+      applied,
+      { fit: context.serviceFit, lastRise: context.lastRise },
+      context.batchSize,
+    )
+      ? undefined
+      : context.serviceFit;
+  const fellBusy =
+    held &&
+    falling &&
+    context.roseBusySince === true &&
+    fit === undefined &&
+    workersProvenBusy(sample, applied, context.batchSize) !== undefined;
+  const rise: HeldRise | undefined =
+    held && rising
+      ? { applied, perSecond: (visible - previous.messages) / (sample.at - previous.at) }
+      : undefined;
+  const next: FastPathContext = {
+    ...context,
+    previous: sample,
+    roseAtApplied,
+    burstEnded,
+    lastRise: rise ?? context.lastRise,
+    roseBusySince: context.roseBusySince === true || roseBusy,
+    serviceFit: fit,
+    quiet: quietSample(context.quiet, sample, applied),
+  };
+  return { falling, burstEnded, fellBusy, rise, next };
+}
