@@ -202,6 +202,25 @@ export function lagSinceGrowth(
 }
 
 /**
+ * A backlog waits, and the messages in flight fit in full batches of the value the last growth started from
+ * (`grownFrom`): the pollers may not have followed it. Half a batch a worker (`busyMessagesPerWorker`) calls a
+ * growth of less than double followed at once, and a rise over such an interval is the old value's, not the new
+ * one's. Worked example (held-out quiet-then-surge, one poller step a minute: 400/s of 40 ms items after 40 quiet
+ * minutes): slow start doubled 16 → 28 ten seconds after the pollers stepped to 16; 10 s on, 150 in flight (15
+ * running) and 18,402 waiting read as 28 busy, and slow start fitted a service to "a rise at 28" and grew to the cap.
+ */
+export function executionsAtGrownFrom(
+  sample: DepthSample,
+  applied: number,
+  batchSize: number | undefined,
+  grownFrom: number | undefined,
+): boolean {
+  if (grownFrom === undefined || !(grownFrom < applied) || sample.inFlight === undefined) return false;
+  const backlog = sample.messages >= BACKLOG_MESSAGES_PER_WORKER * applied;
+  return backlog && sample.inFlight > 0 && sample.inFlight <= batchOf(batchSize) * grownFrom;
+}
+
+/**
  * The depth alone shows a backlog the applied concurrency cannot work off within the setpoint: a backlog at both
  * samples, and not falling fast enough to be gone by then. It needs no per-item time.
  */

@@ -76,6 +76,11 @@ export interface FastPathContext {
    * grow on it itself (below the setpoint): no probe judges the samples' growth (`UNJUDGED_GROWTH_FACTOR`).
    */
   readonly unjudgedLimit?: number;
+  /**
+   * The value the last growth started from (this loop's, or the tick's own): executions that still fit in its full
+   * batches have not followed the growth (`lagSinceGrowth`).
+   */
+  readonly grownFrom?: number;
 }
 
 /**
@@ -156,6 +161,7 @@ export function fastPathContext(
     batchSize: snapshot.batchSize,
     drainCeiling: drainCeiling(config),
     unjudgedLimit: unjudgedLimitOf(snapshot, decision, itemSeconds, appliedAfter),
+    ...(appliedAfter > snapshot.appliedConcurrency ? { grownFrom: snapshot.appliedConcurrency } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import {
   DEPTH_NOISE_MESSAGES,
   type DepthSample,
   depthFalling,
+  executionsAtGrownFrom,
   roseWithAppliedHeld,
   workersProvenBusy,
 } from './depth-trend.ts';
@@ -26,7 +27,10 @@ export interface FastCourse {
    * judges a fall where they did, unless the fall refutes the fit: `fallRefutesFit`).
    */
   readonly fellBusy: boolean;
-  /** The rise since the previous sample, where the depth rose beyond its noise with the applied value held. */
+  /**
+   * The rise since the previous sample, where the depth rose beyond its noise with the applied value held and the
+   * executions past what the value before the last growth runs (`executionsAtGrownFrom`).
+   */
   readonly rise?: HeldRise;
   /** The context for the next sample where this one holds. */
   readonly next: FastPathContext;
@@ -69,8 +73,10 @@ export function carriedOf(sample: DepthSample, context: FastPathContext): FastCo
     context.roseBusySince === true &&
     fit === undefined &&
     workersProvenBusy(sample, applied, context.batchSize) !== undefined;
+  // A rise the executions of the value before the last growth may have made is not a rise at the applied value.
+  const atApplied = !executionsAtGrownFrom(sample, applied, context.batchSize, context.grownFrom);
   const rise: HeldRise | undefined =
-    held && rising
+    held && rising && atApplied
       ? { applied, perSecond: (visible - previous.messages) / (sample.at - previous.at) }
       : undefined;
   const next: FastPathContext = {

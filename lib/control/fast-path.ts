@@ -192,7 +192,13 @@ function growTo(load: FastLoad, need: number, slowStart: boolean): FastDecision 
     desired,
     reason: 'grow:fast-surge',
     inputs: { visibleMessages: load.visible, ...inputs },
-    context: { ...load.next, applied: desired, lastChangeAt: sample.at, roseAtApplied: false },
+    context: {
+      ...load.next,
+      applied: desired,
+      lastChangeAt: sample.at,
+      roseAtApplied: false,
+      grownFrom: applied,
+    },
   };
 }
 

@@ -206,6 +206,6 @@ export async function runFastSample(
     decision,
     applied,
     changed: true,
-    context: { ...decision.context, applied: after, lastChangeAt: now },
+    context: { ...decision.context, applied: after, lastChangeAt: now, grownFrom: applied },
   };
 }

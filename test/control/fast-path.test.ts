@@ -353,6 +353,36 @@ describe('decideFast', () => {
       },
       {
         comment:
+          'held-out quiet-then-surge, one poller step a minute: doubled 16 → 28 ten seconds after the pollers stepped to 16; 150 in flight (15 running, full batches of the 16) and the depth still rising: the pollers have not followed, hold at 28, not a fit of “a rise at 28” to the cap',
+        ctx: quiet({
+          applied: 28,
+          grownFrom: 16,
+          lastChangeAt: NOW + 70,
+          previous: { ...at(70, 18_325), inFlight: 160 },
+          lastRise: { applied: 16, perSecond: 303 },
+          roseBusySince: true,
+        }),
+        sample: { ...at(80, 18_402), inFlight: 150 },
+        desired: 28,
+        reason: 'hold:fast',
+      },
+      {
+        comment:
+          'the same once the pollers followed (280 in flight): the rise is at 28, slow start sizes on its fit (24.6/s a worker, 696/s arriving: 31)',
+        ctx: quiet({
+          applied: 28,
+          grownFrom: 16,
+          lastChangeAt: NOW + 70,
+          previous: { ...at(70, 18_325), inFlight: 160 },
+          lastRise: { applied: 16, perSecond: 303 },
+          roseBusySince: true,
+        }),
+        sample: { ...at(80, 18_402), inFlight: 280 },
+        desired: 31,
+        reason: 'grow:fast-surge',
+      },
+      {
+        comment:
           'held-out fan-out-12s: +2,401/s at 2 and +280/s at 4 (the burst ended within that interval) fitted 1,060/s a worker and 4,520/s arriving; at 5 the depth falls 281/s where the fit says 780/s: with the +280/s at 4 that is 561/s a worker, under the fit ÷ 1.5: the fit is refuted, the fall is a fan-out’s end: double on what it left',
         ctx: quiet({
           applied: 5,
@@ -439,6 +469,20 @@ describe('decideFast', () => {
       },
     ])('a busy rise seen this loop: $comment', ({ ctx, sample, roseBusySince }) => {
       expect(decideFast(sample, ctx, config()).context.roseBusySince).toBe(roseBusySince);
+    });
+    it('a rise the executions of the value before the growth may have made is not recorded as a rise at the new value', () => {
+      const ctx = quiet({
+        applied: 28,
+        grownFrom: 16,
+        lastChangeAt: NOW + 70,
+        previous: { ...at(70, 18_325), inFlight: 160 },
+        lastRise: { applied: 16, perSecond: 303 },
+        roseBusySince: true,
+      });
+      const lastRiseAfter = (inFlight: number) =>
+        decideFast({ ...at(80, 18_402), inFlight }, ctx, config()).context.lastRise;
+      expect(lastRiseAfter(150)).toEqual({ applied: 16, perSecond: 303 });
+      expect(lastRiseAfter(280)).toEqual({ applied: 28, perSecond: expect.closeTo(7.7, 5) });
     });
 
     it.each([
@@ -571,6 +615,13 @@ describe('fastPathContext', () => {
     const ramping = tickAt(100);
     const heldRamping = decide(ramping, state(), config({ maxConcurrency: 200 }));
     expect(fastPathContext(ramping, heldRamping, 48, config()).provenBusy).toBeUndefined();
+  });
+
+  it('carries the value the tick grew from (the samples judge whether the pollers followed), none where it held', () => {
+    const tick = snapshot({ appliedConcurrency: 5, visibleMessages: 20_000, inFlightMessages: 50 });
+    const decision = decide(tick, state(), config());
+    expect(fastPathContext(tick, decision, 17, config()).grownFrom).toBe(5);
+    expect(fastPathContext(tick, decision, 5, config()).grownFrom).toBeUndefined();
   });
 
   it('freezes on a saturated downstream; heavier items alone do not freeze the samples between ticks', () => {
