@@ -153,7 +153,13 @@ async function raiseStep(step: FastStep, m: BudgetFastMember): Promise<void> {
     next.set(m.name, Math.max(count, await countNow(m)));
     if (after === undefined) return;
     step.raised.set(m.name, after);
-    step.contexts.set(m.name, { ...m.context, applied: after, tickApplied: after, lastChangeAt: step.now });
+    step.contexts.set(m.name, {
+      ...m.context,
+      applied: after,
+      tickApplied: after,
+      lastChangeAt: step.now,
+      grownFrom: m.context.applied,
+    });
   } catch (error) {
     step.failures.set(m.name, error);
     next.set(m.name, m.config.maxConcurrency);

@@ -207,7 +207,8 @@ export function lagSinceGrowth(
  * growth of less than double followed at once, and a rise over such an interval is the old value's, not the new
  * one's. Worked example (held-out quiet-then-surge, one poller step a minute: 400/s of 40 ms items after 40 quiet
  * minutes): slow start doubled 16 → 28 ten seconds after the pollers stepped to 16; 10 s on, 150 in flight (15
- * running) and 18,402 waiting read as 28 busy, and slow start fitted a service to "a rise at 28" and grew to the cap.
+ * running) and 18,402 waiting read as 28 busy, and slow start fitted a service to "a rise at 28" and grew to the
+ * cap.
  */
 export function executionsAtGrownFrom(
   sample: DepthSample,

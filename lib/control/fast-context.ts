@@ -78,7 +78,8 @@ export interface FastPathContext {
   readonly unjudgedLimit?: number;
   /**
    * The value the last growth started from (this loop's, or the tick's own): executions that still fit in its full
-   * batches have not followed the growth (`lagSinceGrowth`).
+   * batches may not have followed the growth, and a rise over such an interval is not recorded as the new value's
+   * (`executionsAtGrownFrom`).
    */
   readonly grownFrom?: number;
 }

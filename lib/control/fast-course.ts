@@ -1,6 +1,7 @@
 /**
- * What a fast-path sample says of the depth's course since the previous one (a fall, a burst's end, a rise at a held
- * value) and the context the next sample starts from: the evidence `decideFast`'s rules read (lib/control/fast-path.ts).
+ * What a fast-path sample says of the depth's course since the previous one (a fall, a burst's end, a rise at a
+ * held value) and the context the next sample starts from: the evidence `decideFast`'s rules read
+ * (lib/control/fast-path.ts).
  */
 
 import {

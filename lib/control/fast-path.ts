@@ -300,12 +300,13 @@ function growSlowStart(load: FastLoad): FastDecision | undefined {
 
 /**
  * `grow:fast-surge`. The same doubling on the backlog a burst left behind (a fan-out), up to what its drain says
- * works it off: once the burst ended, or where no fit judges a fall after a rise (`fellBusy`; a fit the fall refutes
- * judges nothing: held-out fan-out-12s, whose second rise straddled its end, sat at 5 workers, 1.7 × the target). A fan-out shorter
- * than a sample shows a rise and then a fall at the doubled value, and no second rise can fit a service to say
- * whether the arrivals ended; waiting for that proof held held-out fan-out-short (30,000 messages in 10 s after 45
- * quiet minutes, 20 ms items) at 4 workers for three minutes (p99 2.7 × the target; native 0.3 ×). Read as an end:
- * where the load goes on, the doubling limits the step and the next sample's fast drain stops it.
+ * works it off: once the burst ended, or where no fit judges a fall after a rise (`fellBusy`; a fit the fall
+ * refutes judges nothing: held-out fan-out-12s, whose second rise straddled its end, sat at 5 workers, 1.7 × the
+ * target). A fan-out shorter than a sample shows a rise and then a fall at the doubled value, and no second rise can
+ * fit a service to say whether the arrivals ended; waiting for that proof held held-out fan-out-short (30,000
+ * messages in 10 s after 45 quiet minutes, 20 ms items) at 4 workers for three minutes (p99 2.7 × the target;
+ * native 0.3 ×). Read as an end: where the load goes on, the doubling limits the step and the next sample's fast
+ * drain stops it.
  */
 function growBacklogLeftBehind(load: FastLoad): FastDecision | undefined {
   const { context, sample, applied, config } = load;

@@ -1,6 +1,7 @@
 /**
  * The service a worker gives, fitted from the depth's rises at two applied values, and what a later fall says of it:
- * slow start sizes its last step on it, and judges by it whether a burst ended (lib/control/fast-path.ts). Pure.
+ * slow start sizes its last step on it (lib/control/fast-path.ts), and a sample's course judges by it whether a
+ * burst ended (lib/control/fast-course.ts). Pure.
  */
 
 import { type DepthSample, RATE_CHANGE_FACTOR, workersRunning } from './depth-trend.ts';
@@ -66,8 +67,8 @@ export function arrivalsFellBelowFit(
  * Worked example (held-out fan-out-12s: 30,000 messages of 15 ms items in 12 s after 40 quiet minutes): +2,401/s at
  * 2 workers, then +280/s at 4 over the interval the burst ended in, fit 1,060/s a worker (under 1 ms an item) and
  * 4,520/s arriving; then 281/s fewer each second at 5: with the +280/s at 4, 561/s a worker, under 1,060 ÷ 1.5.
- * Read as an end, 5 → 10, p99 1.68 → 0.99 × the target. cold-steady's fit (14.9/s a worker at 4 and 8) and its
- * fall at 13 (12.1/s) agree: its load goes on.
+ * Read as an end, 5 → 10, p99 1.68 → 1.06 × the target (10 s steps), 1.24 × (one a minute). cold-steady's fit
+ * (14.9/s a worker at 4 and 8) and its fall at 13 (12.1/s) agree: its load goes on.
  */
 export function fallRefutesFit(
   previous: DepthSample | undefined,

@@ -179,9 +179,16 @@ export async function runFastSample(
       applied,
       // A value someone else changed (an operator, a refused raise) is a change: intervals across it are not held.
       lastChangeAt: applied === context.applied ? context.lastChangeAt : now,
-      // A growth that did not land leaves the evidence of a rise at the value still applied.
+      // A growth that did not land leaves the evidence of a rise at the value still applied, and the value the last
+      // growth that did land started from (a value changed by someone else started from the one this loop knew).
       roseAtApplied:
         decision.desired > context.applied ? context.roseAtApplied : decision.context.roseAtApplied,
+      grownFrom:
+        decision.desired > context.applied
+          ? applied === context.applied
+            ? context.grownFrom
+            : context.applied
+          : decision.context.grownFrom,
       ...(paused ? { frozen: 'paused' as const } : {}),
     },
   });
