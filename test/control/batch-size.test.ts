@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { busyMessagesPerWorker, slowStartProof } from '../../lib/control/depth-trend.ts';
-import { decideFast, type FastPathContext } from '../../lib/control/fast-path.ts';
-import { config, NOW } from './fixtures.ts';
+import { decideFast } from '../../lib/control/fast-path.ts';
+import { afterSilence, config, NOW } from './fixtures.ts';
 
 /** "Every worker busy" on the mapping's BatchSize (issue 27 row 2, issue 28 item 4): slow start on any batch. */
 describe('every worker busy on the mapping’s BatchSize', () => {
@@ -22,17 +22,7 @@ describe('every worker busy on the mapping’s BatchSize', () => {
   });
 
   it.each([1, 4])('BatchSize %i: a burst after silence grows between ticks, 2 → 4', (batchSize) => {
-    const ctx: FastPathContext = {
-      applied: 2,
-      tickApplied: 2,
-      lastChangeAt: NOW - 3600,
-      tickSample: { at: NOW, messages: 0 },
-      previous: { at: NOW, messages: 0 },
-      reportedArrivals: 0,
-      tickArrivals: 0,
-      confirmed: false,
-      batchSize,
-    };
+    const ctx = afterSilence({ batchSize });
     const decision = decideFast({ at: NOW + 10, messages: 6_700, inFlight: 2 * batchSize }, ctx, config());
     expect(decision).toMatchObject({ reason: 'grow:fast-surge', desired: 4 });
   });

@@ -259,6 +259,17 @@ describe('decideFast', () => {
         roseBusySince: true,
         ...overrides,
       });
+    // Held-out quiet-then-surge, one poller step a minute: slow start doubled 16 → 28 ten seconds after the pollers
+    // stepped to 16 (160 in flight then, the depth rising 303/s at 16).
+    const grownTo28 = () =>
+      quiet({
+        applied: 28,
+        grownFrom: 16,
+        lastChangeAt: NOW + 70,
+        previous: { ...at(70, 18_325), inFlight: 160 },
+        lastRise: { applied: 16, perSecond: 303 },
+        roseBusySince: true,
+      });
     it.each([
       {
         comment: 'the depth rose 0 → 6,700 with both workers busy (20 in flight): proof, double 2 → 4',
@@ -353,15 +364,8 @@ describe('decideFast', () => {
       },
       {
         comment:
-          'held-out quiet-then-surge, one poller step a minute: doubled 16 → 28 ten seconds after the pollers stepped to 16; 150 in flight (15 running, full batches of the 16) and the depth still rising: the pollers have not followed, hold at 28, not a fit of “a rise at 28” to the cap',
-        ctx: quiet({
-          applied: 28,
-          grownFrom: 16,
-          lastChangeAt: NOW + 70,
-          previous: { ...at(70, 18_325), inFlight: 160 },
-          lastRise: { applied: 16, perSecond: 303 },
-          roseBusySince: true,
-        }),
+          'held-out quiet-then-surge, one poller step a minute: doubled 16 → 28 ten seconds after the pollers stepped to 16; 150 in flight (15 running, within full batches of the 16) and the depth still rising: the rise is the 16’s, not recorded at 28, so no fit of it (31); unsized, slow start stops at the drain ceiling (28 of a cap of 32)',
+        ctx: grownTo28(),
         sample: { ...at(80, 18_402), inFlight: 150 },
         desired: 28,
         reason: 'hold:fast',
@@ -369,14 +373,7 @@ describe('decideFast', () => {
       {
         comment:
           'the same once the pollers followed (280 in flight): the rise is at 28, slow start sizes on its fit (24.6/s a worker, 696/s arriving: 31)',
-        ctx: quiet({
-          applied: 28,
-          grownFrom: 16,
-          lastChangeAt: NOW + 70,
-          previous: { ...at(70, 18_325), inFlight: 160 },
-          lastRise: { applied: 16, perSecond: 303 },
-          roseBusySince: true,
-        }),
+        ctx: grownTo28(),
         sample: { ...at(80, 18_402), inFlight: 280 },
         desired: 31,
         reason: 'grow:fast-surge',
@@ -471,14 +468,7 @@ describe('decideFast', () => {
       expect(decideFast(sample, ctx, config()).context.roseBusySince).toBe(roseBusySince);
     });
     it('a rise the executions of the value before the growth may have made is not recorded as a rise at the new value', () => {
-      const ctx = quiet({
-        applied: 28,
-        grownFrom: 16,
-        lastChangeAt: NOW + 70,
-        previous: { ...at(70, 18_325), inFlight: 160 },
-        lastRise: { applied: 16, perSecond: 303 },
-        roseBusySince: true,
-      });
+      const ctx = grownTo28();
       const lastRiseAfter = (inFlight: number) =>
         decideFast({ ...at(80, 18_402), inFlight }, ctx, config()).context.lastRise;
       expect(lastRiseAfter(150)).toEqual({ applied: 16, perSecond: 303 });

@@ -1,4 +1,5 @@
 import { resolveScalerConfig, type ScalerConfig, type ScalerSettings } from '../../lib/control/config.ts';
+import type { FastPathContext } from '../../lib/control/fast-path.ts';
 import type { ControllerState, QueueSnapshot } from '../../lib/control/snapshot.ts';
 
 /** A one-minute controller: target 60 s, floor 2, cap 32, five minutes of idleness before a shrink. */
@@ -7,6 +8,21 @@ export function config(settings: ScalerSettings = {}): ScalerConfig {
 }
 
 export const NOW = 10_000;
+
+/** The context a tick at NOW leaves after an hour of silence: 2 applied, nothing reported, no per-item time. */
+export function afterSilence(overrides: Partial<FastPathContext> = {}): FastPathContext {
+  return {
+    applied: 2,
+    tickApplied: 2,
+    lastChangeAt: NOW - 3600,
+    tickSample: { at: NOW, messages: 0 },
+    previous: { at: NOW, messages: 0 },
+    reportedArrivals: 0,
+    tickArrivals: 0,
+    confirmed: false,
+    ...overrides,
+  };
+}
 
 /**
  * A healthy queue at 800/s with 20 ms items and 18 applied, its age datapoint fresh (lag 0) unless changed.
