@@ -214,9 +214,12 @@ export function executionsAtGrownFrom(
   sample: DepthSample,
   applied: number,
   batchSize: number | undefined,
-  grownFrom: number | undefined,
+  growth: { readonly from: number | undefined; readonly at: number | undefined },
 ): boolean {
+  const grownFrom = growth.from;
   if (grownFrom === undefined || !(grownFrom < applied) || sample.inFlight === undefined) return false;
+  // Later than the pollers' ramp can lag (`LAG_AFTER_CHANGE_SECONDS`), fewer running is the consumer's own.
+  if (growth.at === undefined || !(sample.at - growth.at < LAG_AFTER_CHANGE_SECONDS)) return false;
   const backlog = sample.messages >= BACKLOG_MESSAGES_PER_WORKER * applied;
   return backlog && sample.inFlight > 0 && sample.inFlight <= batchOf(batchSize) * grownFrom;
 }

@@ -75,7 +75,10 @@ export function carriedOf(sample: DepthSample, context: FastPathContext): FastCo
     fit === undefined &&
     workersProvenBusy(sample, applied, context.batchSize) !== undefined;
   // A rise the executions of the value before the last growth may have made is not a rise at the applied value.
-  const atApplied = !executionsAtGrownFrom(sample, applied, context.batchSize, context.grownFrom);
+  const atApplied = !executionsAtGrownFrom(sample, applied, context.batchSize, {
+    from: context.grownFrom,
+    at: context.lastChangeAt,
+  });
   const rise: HeldRise | undefined =
     held && rising && atApplied
       ? { applied, perSecond: (visible - previous.messages) / (sample.at - previous.at) }

@@ -472,6 +472,10 @@ describe('decideFast', () => {
       const lastRiseAfter = (inFlight: number) =>
         decideFast({ ...at(80, 18_402), inFlight }, ctx, config()).context.lastRise;
       expect(lastRiseAfter(150)).toEqual({ applied: 16, perSecond: 303 });
+      // 170 s after the growth the pollers' ramp is long over: the same reading is the new value's.
+      const late = { ...ctx, lastChangeAt: NOW - 200, previous: { ...at(-40, 18_325), inFlight: 160 } };
+      const lateRise = decideFast({ ...at(-30, 18_402), inFlight: 150 }, late, config()).context.lastRise;
+      expect(lateRise).toEqual({ applied: 28, perSecond: expect.closeTo(7.7, 5) });
       expect(lastRiseAfter(280)).toEqual({ applied: 28, perSecond: expect.closeTo(7.7, 5) });
     });
 
