@@ -289,7 +289,7 @@ function growSlowStart(load: FastLoad): FastDecision | undefined {
   const fitted = rise === undefined ? undefined : fittedService(context.lastRise, rise);
   // Unsized, the doubling stops below the cap (drainCeiling): the cap needs a need that says so.
   if (fitted === undefined)
-    return growTo(load, Math.min(2 * applied, load.ceiling, followedBound(load)), true);
+    return growTo(load, Math.min(2 * applied, load.ceiling, unfollowedGrowthBound(load)), true);
   const sized = needWithBacklog(
     fitted.arrivals,
     1 / fitted.perWorker,
@@ -310,7 +310,7 @@ function growSlowStart(load: FastLoad): FastDecision | undefined {
  * goes to the limit then: bounded there too, held-out fan-out-45s (seed 2) reached 8 by the step, not 16 (1.20 →
  * 2.17 × the target).
  */
-function followedBound(load: FastLoad): number {
+function unfollowedGrowthBound(load: FastLoad): number {
   const from = load.context.grownFrom;
   const running = workersRunning(load.applied, load.sample.inFlight, load.context.batchSize) ?? 0;
   const pastStart = running > STANDARD_STARTING_INVOKES;

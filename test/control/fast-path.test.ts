@@ -709,6 +709,10 @@ describe('fast path invariants', () => {
           sampleAt: anything,
           visible: anything,
           inFlight: maybe(anything),
+          // The value the last growth started from and the mapping's BatchSize: the bound on a doubling the
+          // executions have not followed (`unfollowedGrowthBound`) reads both.
+          grownFrom: maybe(anything),
+          batchSize: maybe(anything),
         }),
         (cfg, p) => {
           const applied = Math.round(
@@ -725,6 +729,8 @@ describe('fast path invariants', () => {
             itemSeconds: p.itemSeconds,
             confirmedNeed: p.confirmedNeed,
             confirmed: p.confirmed,
+            grownFrom: p.grownFrom,
+            batchSize: p.batchSize,
           };
           const decision = decideFast(
             { at: p.sampleAt, messages: p.visible, inFlight: p.inFlight },
