@@ -90,6 +90,7 @@ export function decideFast(
     holdNoBacklog(load) ??
     holdWorkedOffInTime(load) ??
     growAheadOfPollers(load) ??
+    growSizedAtStartingFive(load) ??
     holdExecutionsLagging(load) ??
     growSizedNeed(load) ??
     growSlowStart(load) ??
@@ -256,12 +257,30 @@ function growAheadOfPollers(load: FastLoad): FastDecision | undefined {
  * pollers have not followed the last growth yet (docs/aws-facts.md, "Event source mapping"). A higher limit buys
  * nothing until they do, and the backlog that grows meanwhile would wind it up to the cap: wait for the executions.
  * Worked example (650/s of 40 ms items after 50/s, pollers stepping once a minute): 3 → 27 at the first sample;
- * 20 s later 5 run (50 in flight) and 21,692 wait: hold at 27, not 31 and then the cap.
+ * 20 s later 13 run (130 in flight: a step taken) and 21,692 wait: hold at 27, not 31 and then the cap. With the
+ * starting five running the sized need goes first (`growSizedAtStartingFive`: 28, the drain ceiling).
  */
 function holdExecutionsLagging(load: FastLoad): FastDecision | undefined {
   if (!lagSinceGrowth(load.sample, load.applied, load.context.lastChangeAt, load.context.batchSize))
     return undefined;
   return hold(load, { arrivalsAtLeast: load.atLeast, confirmed: load.confirmed });
+}
+
+/**
+ * `grow:fast-surge`, sized, while the pollers still run their starting five (docs/aws-facts.md, "Event source
+ * mapping"): their first step goes to whatever the limit is then, so the limit is sized on the backlog there now
+ * (`growSizedNeed`: the need for the arrivals at the known per-item time and the backlog's drain, at most the drain
+ * ceiling: it does not compound as unsized growth would). Past the five, the executions lag a limit a step has
+ * already taken, and growth waits for them (`holdExecutionsLagging`). Held-out twenty-second/slow-item-bursts-on-
+ * trickle (150/s of 150 ms items for 30 s), one poller step a minute: 2 → 23 ten seconds in, on a backlog of 1,347;
+ * at the step 5,800 waited, drained by 23 (1.04 × the target); sized again meanwhile, 28 (0.80 ×).
+ */
+function growSizedAtStartingFive(load: FastLoad): FastDecision | undefined {
+  const running = workersRunning(load.applied, load.sample.inFlight, load.context.batchSize);
+  if (running === undefined || running > STANDARD_STARTING_INVOKES) return undefined;
+  if (!lagSinceGrowth(load.sample, load.applied, load.context.lastChangeAt, load.context.batchSize))
+    return undefined;
+  return growSizedNeed(load);
 }
 
 /** `grow:fast-surge`. A rate and a per-item time size the need with the backlog, limited as unconfirmed growth is. */

@@ -151,11 +151,19 @@ describe('decideFast', () => {
     },
     {
       comment:
-        'the pollers behind the last growth (5 of 27 run, 50 in flight) while the backlog grows: hold at 27, not wind up to the cap',
-      ctx: surgeAt27(50),
-      sample: { ...at(30, 21_692), inFlight: 50 },
+        'the pollers behind the last growth (13 of 27 run, 130 in flight: a step taken) while the backlog grows: hold at 27, not wind up to the cap',
+      ctx: surgeAt27(130),
+      sample: { ...at(30, 21_692), inFlight: 130 },
       desired: 27,
       reason: 'hold:fast',
+    },
+    {
+      comment:
+        'the pollers still at their starting five (50 in flight): their first step takes the limit set now, sized on the backlog there (28, drainCeiling), not the cap',
+      ctx: surgeAt27(50),
+      sample: { ...at(30, 21_692), inFlight: 50 },
+      desired: 28,
+      reason: 'grow:fast-surge',
     },
     {
       comment:
