@@ -1,7 +1,8 @@
 import type { ScalerConfig } from './config.ts';
-import { itemSecondsShown, type TrendInput } from './depth-trend.ts';
+import { itemSecondsShown, RATE_CHANGE_FACTOR, type TrendInput } from './depth-trend.ts';
 import { steadyNeed } from './need.ts';
 import { rateUpperBound } from './rate-bounds.ts';
+import type { ArrivalsClimbing } from './snapshot.ts';
 
 /**
  * Heavier items shown by the real-time depth, two minutes before CloudWatch's Duration shows them: the seed's
@@ -51,6 +52,21 @@ export interface KnownLoad {
   readonly itemSeconds?: number;
   /** The busiest arrival rate CloudWatch reported over the window. */
   readonly reportedArrivals?: number;
+  /** The arrivals still climbing when CloudWatch last counted them (observe.ts). */
+  readonly arrivalsClimbing?: ArrivalsClimbing;
+}
+
+/**
+ * The arrivals a climb CloudWatch last counted reaches by `now` at the same pace, at most `RATE_CHANGE_FACTOR` × the
+ * reported rate (past it the depth proves a spike by itself, and the fast path sizes it); the reported rate where
+ * nothing climbed.
+ * Worked example (held-out three-steps, 500/s from 1,440 s): at 1,500 s CloudWatch's newest period, 1,320–1,380 s,
+ * counted 300/s, 200/s above the one before; two periods on, 700/s, at most 1.5 × 300 = 450/s.
+ */
+export function climbedTo(reported: number, climbing: ArrivalsClimbing | undefined, now: number): number {
+  if (climbing === undefined) return reported;
+  const periods = Math.max(0, (now - climbing.observedAt) / climbing.periodSeconds);
+  return Math.max(reported, Math.min(RATE_CHANGE_FACTOR * reported, reported + climbing.perPeriod * periods));
 }
 
 /**
@@ -59,6 +75,10 @@ export interface KnownLoad {
  * without it:
  * - λ is the busiest rate the interval's arrivals leave plausible (the reported rate's upper bound over the
  *   interval's length): arrivals that merely vary, a trace's busy minute after quiet ones, are not heavier items;
+ * - and at least where arrivals CloudWatch last counted climbing reach by now at that pace (`climbedTo`): a step
+ *   CloudWatch has not counted yet is not heavier items (held-out three-steps, 300 → 500/s of 30 ms items: the 11
+ *   workers read as serving 79 ms items, and the law grew 11 → 28 for a need of 17, later and heavier than
+ *   provisioned mode on 4 seeds of 5);
  * - the applied value is at most one above what that rate needs at the known time: workers grown for a burst
  *   CloudWatch has not reported yet (the fast path) make a rise that says the arrivals are still above them, not
  *   that the items got heavier (a trace: 8 workers for 0.9/s reported, 4.8/s arriving, read as 53 s items);
@@ -83,7 +103,10 @@ export function heavierItemsShown(
   }
   const rise = (input.visible ?? 0) - (input.previous?.messages ?? 0);
   if (rise / elapsed >= reportedArrivals) return undefined;
-  const busiest = rateUpperBound(reportedArrivals, elapsed);
+  const busiest = Math.max(
+    rateUpperBound(reportedArrivals, elapsed),
+    climbedTo(reportedArrivals, known.arrivalsClimbing, input.now),
+  );
   const sizedForReported = Math.max(
     config.minConcurrency,
     Math.ceil(steadyNeed(busiest, itemSeconds, config)),

@@ -16,7 +16,7 @@ import { needWithBacklog, setpointSeconds, steadyNeed } from './need.ts';
 import { countedEnough, quietStart } from './quiet-sample.ts';
 import { rateLowerBound } from './rate-bounds.ts';
 import { saturationOf } from './saturation.ts';
-import type { ControllerState, QueueSnapshot } from './snapshot.ts';
+import type { ArrivalsClimbing, ControllerState, QueueSnapshot } from './snapshot.ts';
 
 /**
  * What one tick knows, computed once so that every rule of `decide` reads the same figures: the tick (what any
@@ -50,6 +50,8 @@ export interface Tick {
   readonly reportedArrivals?: number;
   /** The need CloudWatch's reported rates support: what unconfirmed growth is measured against. */
   readonly confirmedNeed?: number;
+  /** The arrivals still climbing when CloudWatch last counted them (observe.ts). */
+  readonly arrivalsClimbing?: ArrivalsClimbing;
 }
 
 export function tickOf(snapshot: QueueSnapshot, state: ControllerState, config: ScalerConfig): Tick {
@@ -66,6 +68,7 @@ export function tickOf(snapshot: QueueSnapshot, state: ControllerState, config: 
     itemSeconds,
     measuredArrivals,
     reportedArrivals,
+    arrivalsClimbing: snapshot.arrivalsClimbing,
     confirmedNeed:
       reportedArrivals === undefined || itemSeconds === undefined
         ? undefined

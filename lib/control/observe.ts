@@ -1,6 +1,7 @@
 import { healthReading } from './downstream-health.ts';
 import type { Datapoint, MetricSeries, QueueDepth, SeriesName } from './ports.ts';
-import type { PauseKind, QueueSnapshot } from './snapshot.ts';
+import { rateLowerBound, rateUpperBound } from './rate-bounds.ts';
+import type { ArrivalsClimbing, PauseKind, QueueSnapshot } from './snapshot.ts';
 
 /**
  * Builds the control law's snapshot from CloudWatch series and real-time depth. Pure, so the Lambda and the
@@ -50,6 +51,27 @@ function newestSecondsPer(duration: readonly Datapoint[], counts: readonly Datap
   return undefined;
 }
 
+/**
+ * Arrivals still climbing when CloudWatch last counted them: the newest period's rate's lower bound above the upper
+ * bound of the period before it (rate-bounds.ts), so that a count's noise at a steady rate is no climb. What the
+ * depth's reading of heavier items assumes arrives (heavier-items.ts, `climbedTo`).
+ * Worked example (held-out three-steps: 100, 300, 500/s in two-minute steps): 6,000 then 18,000 sent in two
+ * periods: 300/s less its noise (295.5/s) is above 100/s and its noise (102.6/s): climbing 200/s a period.
+ */
+function arrivalsClimbing(
+  sent: readonly Datapoint[],
+  newestSent: Datapoint | undefined,
+  period: number,
+): ArrivalsClimbing | undefined {
+  if (newestSent === undefined) return undefined;
+  const before = at(sent, newestSent.timestamp - period);
+  if (before === undefined) return undefined;
+  const now = newestSent.value / period;
+  const then = before.value / period;
+  if (!(rateLowerBound(now, period) > rateUpperBound(then, period))) return undefined;
+  return { perPeriod: now - then, periodSeconds: period, observedAt: newestSent.timestamp + period };
+}
+
 export function observe(input: ObservationInput): QueueSnapshot {
   const period = input.periodSeconds;
   const age = newest(usable(input, 'ageOfOldestMessage'));
@@ -75,6 +97,7 @@ export function observe(input: ObservationInput): QueueSnapshot {
     arrivalRatePerSecond: sent === undefined ? undefined : sent.value / period,
     peakArrivalRatePerSecond:
       recentSent.length === 0 ? undefined : Math.max(...recentSent.map((d) => d.value)) / period,
+    arrivalsClimbing: arrivalsClimbing(sentSeries, sent, period),
     completionRatePerSecond: newestDeleted === undefined ? undefined : newestDeleted.value / period,
     ratePeriodSeconds: period,
     itemSeconds,

@@ -31,6 +31,16 @@ function saneHealth(h: QueueSnapshot['downstreamHealth']): QueueSnapshot['downst
   return ok ? h : undefined;
 }
 
+/** A climb whose every figure makes sense, else none (the reading then assumes the reported rate). */
+function saneClimb(c: QueueSnapshot['arrivalsClimbing']): QueueSnapshot['arrivalsClimbing'] {
+  if (c === undefined) return undefined;
+  const ok =
+    positive(c.perPeriod) !== undefined &&
+    positive(c.periodSeconds) !== undefined &&
+    time(c.observedAt) !== undefined;
+  return ok ? c : undefined;
+}
+
 export function saneSnapshot(s: QueueSnapshot): QueueSnapshot {
   const age = s.oldestAge;
   return {
@@ -44,6 +54,7 @@ export function saneSnapshot(s: QueueSnapshot): QueueSnapshot {
     inFlightMessages: rate(s.inFlightMessages),
     arrivalRatePerSecond: rate(s.arrivalRatePerSecond),
     peakArrivalRatePerSecond: rate(s.peakArrivalRatePerSecond),
+    arrivalsClimbing: saneClimb(s.arrivalsClimbing),
     completionRatePerSecond: rate(s.completionRatePerSecond),
     ratePeriodSeconds: positive(s.ratePeriodSeconds),
     itemSeconds: positive(s.itemSeconds),

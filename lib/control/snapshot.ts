@@ -39,6 +39,11 @@ export interface QueueSnapshot {
    * λ·T arrivals, uncertain by about its square root: 800/s over 250 ms is 200 ± 14, over a minute 48,000 ± 219.
    */
   readonly ratePeriodSeconds?: number;
+  /**
+   * Arrivals still climbing when CloudWatch last counted them: the newest period's rate above the one before it beyond
+   * both counts' noise (observe.ts, `arrivalsClimbing`). Absent where they held, fell, or a period is missing.
+   */
+  readonly arrivalsClimbing?: ArrivalsClimbing;
   /** Messages deleted per second over the newest complete metric period (`NumberOfMessagesDeleted`). */
   readonly completionRatePerSecond?: number;
   /** Concurrency-seconds one item costs: the consumer's `Duration` sum ÷ the items it processed. */
@@ -65,6 +70,15 @@ export interface QueueSnapshot {
  * names another controller as its owner (a handover when a scaler joins or leaves a budget: lib/consumer-owner.ts).
  * Either way the tick holds what is there, and a budget counts it as held.
  */
+/** How fast the arrivals climbed between CloudWatch's two newest periods, and when the newer one ended. */
+export interface ArrivalsClimbing {
+  /** Arrivals per second the newest period counted above the one before it. */
+  readonly perPeriod: number;
+  readonly periodSeconds: number;
+  /** The end of the newest period, seconds. */
+  readonly observedAt: number;
+}
+
 export type PauseKind = 'reserved-zero' | 'mapping-disabled' | 'driven-elsewhere';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DepthSample } from '../../lib/control/depth-sample.ts';
-import { heavierItemsShown } from '../../lib/control/heavier-items.ts';
+import { climbedTo, heavierItemsShown } from '../../lib/control/heavier-items.ts';
 import { config } from './fixtures.ts';
 
 /**
@@ -105,5 +105,63 @@ describe('heavierItemsShown: a rise at the reported rate or faster is arrivals, 
 
   it('2/s risen: the 2 served 4.1 − 2 = 2.1/s, items of 0.95 s where 0.5 s were known', () => {
     expect(shown(26)?.itemSeconds).toBeCloseTo(2 / (3 + 2 * Math.sqrt(0.3) - 2));
+  });
+});
+
+describe('heavierItemsShown: arrivals CloudWatch last counted climbing', () => {
+  // Held-out three-steps (100, 300, 500/s of 31 ms items in two-minute steps), 500/s from 1,440 s: at 1,500 s 11
+  // workers and the depth rising 1,602 → 9,515 over the minute, CloudWatch's newest period (1,320–1,380 s) 300/s,
+  // 200/s above the one before it.
+  const threeSteps = (climbing?: { perPeriod: number; periodSeconds: number; observedAt: number }) =>
+    heavierItemsShown(
+      {
+        previous: { at: 1_440, messages: 1_602, inFlight: 110 },
+        now: 1_500,
+        visible: 9_515,
+        applied: 11,
+        inFlight: 110,
+        itemSeconds: 0.031,
+        lastChangeAt: 1_000,
+        maxElapsedSeconds: 120,
+      },
+      {
+        itemSeconds: 0.031,
+        reportedArrivals: 300,
+        ...(climbing === undefined ? {} : { arrivalsClimbing: climbing }),
+      },
+      config(),
+    );
+
+  it('a step CloudWatch has not counted yet is not heavier items: nothing is read', () => {
+    // At 300/s the 11 served 300 + 4.5 − 131.9 = 172.6/s: 64 ms items, twice the known time (the law grew 11 → 28).
+    expect(threeSteps()?.itemSeconds).toBeCloseTo(11 / (300 + 2 * Math.sqrt(300 / 60) - 7_913 / 60), 4);
+    // Climbing 200/s a period, two periods on: 450/s at most (1.5 × 300), served 318/s: 35 ms, not heavier.
+    expect(threeSteps({ perPeriod: 200, periodSeconds: 60, observedAt: 1_380 })).toBeUndefined();
+  });
+});
+
+describe('climbedTo', () => {
+  it.each([
+    { comment: 'nothing climbed: the reported rate', climbing: undefined, now: 1_500, expected: 300 },
+    {
+      comment: 'one period on at 60/s a period: 360/s',
+      climbing: { perPeriod: 60, periodSeconds: 60, observedAt: 1_440 },
+      now: 1_500,
+      expected: 360,
+    },
+    {
+      comment: 'at most 1.5 × the reported rate: past it the depth proves a spike by itself',
+      climbing: { perPeriod: 200, periodSeconds: 60, observedAt: 1_380 },
+      now: 1_500,
+      expected: 450,
+    },
+    {
+      comment: 'a clock before the period’s end extrapolates nothing',
+      climbing: { perPeriod: 200, periodSeconds: 60, observedAt: 1_560 },
+      now: 1_500,
+      expected: 300,
+    },
+  ])('$comment', ({ climbing, now, expected }) => {
+    expect(climbedTo(300, climbing, now)).toBeCloseTo(expected);
   });
 });

@@ -44,6 +44,13 @@ const arbSnapshotParts = fc.record({
   completionRatePerSecond: optional(fc.double({ min: 0, max: 10_000, noNaN: true })),
   itemSeconds: optional(fc.double({ min: 0.001, max: 10, noNaN: true })),
   ratePeriodSeconds: optional(fc.constantFrom(0.25, 1, 60)),
+  arrivalsClimbing: optional(
+    fc.record({
+      perPeriod: fc.double({ min: 0.001, max: 10_000, noNaN: true }),
+      periodSeconds: fc.constantFrom(0.25, 1, 60),
+      observedAt: fc.integer({ min: NOW - 600, max: NOW }),
+    }),
+  ),
   appliedFraction: fc.double({ min: 0, max: 1, noNaN: true }),
 });
 
@@ -83,6 +90,7 @@ const arbAnySnapshot = fc.record({
   ratePeriodSeconds: maybe(anything),
   itemSeconds: maybe(anything),
   observedConcurrency: maybe(anything),
+  arrivalsClimbing: maybe(fc.record({ perPeriod: anything, periodSeconds: anything, observedAt: anything })),
   paused: maybe(fc.constantFrom('reserved-zero' as const, 'mapping-disabled' as const)),
 });
 const arbAnyState = fc.record({
@@ -108,6 +116,7 @@ describe('control law invariants', () => {
           peakArrivalRatePerSecond: s.peakArrivalRatePerSecond,
           completionRatePerSecond: s.completionRatePerSecond,
           ratePeriodSeconds: s.ratePeriodSeconds,
+          arrivalsClimbing: s.arrivalsClimbing,
           itemSeconds: s.itemSeconds,
           observedConcurrency: s.observedConcurrency,
           paused: s.paused,
