@@ -58,8 +58,8 @@ export interface KnownLoad {
 
 /**
  * The arrivals a climb CloudWatch last counted reaches by `now` at the same pace, at most `RATE_CHANGE_FACTOR` × the
- * reported rate (past it the depth proves a spike by itself, and the fast path sizes it); the reported rate where
- * nothing climbed.
+ * reported rate (a guess goes no further than what the law calls a change of rate: past it only a spike the depth
+ * proves sizes the arrivals); the reported rate where nothing climbed.
  * Worked example (held-out three-steps, 500/s from 1,440 s): at 1,500 s CloudWatch's newest period, 1,320–1,380 s,
  * counted 300/s, 200/s above the one before; two periods on, 700/s, at most 1.5 × 300 = 450/s.
  */
