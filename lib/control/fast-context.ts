@@ -77,6 +77,12 @@ export interface FastPathContext {
    */
   readonly unjudgedLimit?: number;
   /**
+   * The tick's saturation ceiling (lib/control/saturation.ts), while it holds: growth between ticks stops there too, slow
+   * start's included. Unbounded, the samples grew 12 → 30 within a minute of a back-off on an API's refusals (held-out
+   * api-over-limit), and the refusals came back with them.
+   */
+  readonly saturationCeiling?: number;
+  /**
    * The value the last growth started from (this loop's, or the tick's own): executions that still fit in its full
    * batches may not have followed the growth, and a rise over such an interval is not recorded as the new value's
    * (`executionsAtGrownFrom`).
@@ -162,6 +168,9 @@ export function fastPathContext(
     batchSize: snapshot.batchSize,
     drainCeiling: drainCeiling(config),
     unjudgedLimit: unjudgedLimitOf(snapshot, decision, itemSeconds, appliedAfter),
+    ...(decision.state.saturation === undefined
+      ? {}
+      : { saturationCeiling: decision.state.saturation.ceiling }),
     ...(appliedAfter > snapshot.appliedConcurrency ? { grownFrom: snapshot.appliedConcurrency } : {}),
   };
 }

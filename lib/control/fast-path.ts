@@ -188,7 +188,10 @@ function growTo(load: FastLoad, need: number, slowStart: boolean): FastDecision 
   const { applied, config, sample } = load;
   const inputs = needInputs(load, need);
   if (need <= applied) return hold(load, inputs);
-  const limit = slowStart ? config.maxConcurrency : load.growthLimit;
+  const limit = Math.min(
+    slowStart ? config.maxConcurrency : load.growthLimit,
+    load.context.saturationCeiling ?? Number.POSITIVE_INFINITY,
+  );
   const desired = clampConcurrency(Math.min(need, limit, applied + config.maxScaleUpStep), config);
   if (desired <= applied) return hold(load, inputs);
   return {

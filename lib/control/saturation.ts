@@ -1,5 +1,6 @@
 import { capInSteps, type ScalerConfig } from './config.ts';
 import type { HeavierShown } from './heavier-items.ts';
+import { refusalCeilingOf } from './refusals.ts';
 import type { ControllerState, GrowthProbe, QueueSnapshot, SaturationCeiling } from './snapshot.ts';
 
 export type { GrowthProbe, SaturationCeiling } from './snapshot.ts';
@@ -179,6 +180,16 @@ export function saturationOf(view: ProbeView): SaturationFinding {
           ...contendedOf(view),
         }
       : undefined;
+  // Refused items in flight (refusals.ts) set a ceiling of their own, and lift it a step at a time.
+  const refusal = found === undefined ? refusalCeilingOf(view) : undefined;
+  if (refusal !== undefined) {
+    const kept = refusal.saturation;
+    const saturation = kept !== undefined && (kept.until > now || view.behind) ? kept : undefined;
+    return {
+      carried: { growthProbe: judged?.verdict === 'pending' ? probe : undefined, saturation },
+      ceiling: saturation?.ceiling,
+    };
+  }
   // Held while behind (every worker busy: more would only wait again), and at least the scale-down delay, unless
   // the per-item time stayed where it was once the workers went back (`refuted`).
   const held =

@@ -135,4 +135,6 @@ export interface SaturationCeiling {
    * stays is the items' own (lib/control/saturation.ts, `refuted`).
    */
   readonly contended?: { readonly at: number; readonly executions: number; readonly itemSeconds: number };
+  /** Set by refused items in flight rather than a probe's verdict (lib/control/refusals.ts): lifted step by step. */
+  readonly refused?: boolean;
 }

@@ -112,6 +112,34 @@ describe('the shipped downstream scenarios (age law vs native)', () => {
     expect(native.summary.lost).toBe(0);
   });
 
+  it('refused items in flight: the age law backs off to what the API takes, and none reach the DLQ', async () => {
+    // GIVEN an API of 400 calls/s (13 workers' worth of 30 ms items) and arrivals above it for ten minutes
+    // (300 → 450 → 300/s), the pollers stepping once a minute: growth on the age pulls past the API's rate, and
+    // the refused items come back together a visibility timeout later (67 dead letters on this seed without the
+    // back-off: lib/control/refusals.ts)
+    const scenario: LoadFile = {
+      name: 'api-over-limit',
+      phases: [
+        { durationSeconds: 600, ratePerSecond: 300, itemMs: 30 },
+        { durationSeconds: 600, ratePerSecond: 450, itemMs: 30 },
+        { durationSeconds: 900, ratePerSecond: 300, itemMs: 30 },
+      ],
+      downstream: { apiRatePerSecond: 400, callsPerItem: 1 },
+    };
+    const { summary, result } = await runScenario({
+      scenario,
+      preset: 'lambda',
+      controller: 'age-law',
+      world: { pollerScaleSeconds: 60 },
+    });
+    // THEN the tick backs off with the shed signal up, and every refused item is served in the end
+    const backedOff = result.timeline.filter((s) => s.reason === 'shrink:downstream-saturated' && s.shed);
+    expect(backedOff.length).toBeGreaterThan(0);
+    expect(summary.downstream?.rejectedCalls).toBeGreaterThan(0);
+    expect(summary.deadLettered).toBe(0);
+    expect(summary.lost).toBe(0);
+  });
+
   it('a config file overrides the scenario downstream, field by field', async () => {
     const file = parseSimConfig(
       JSON.stringify({ simulator: { downstream: { connectionPool: 4 } } }),
