@@ -98,7 +98,10 @@ const arbAnyState = fc.record({
   lastChangeAt: maybe(anything),
   baselineItemSeconds: maybe(anything),
   baselineArrivalRate: maybe(anything),
-  lastVisible: maybe(fc.record({ at: anything, messages: anything, settled: maybe(fc.boolean()) })),
+  lastVisible: maybe(
+    fc.record({ at: anything, messages: anything, inFlight: maybe(anything), settled: maybe(fc.boolean()) }),
+  ),
+  saturation: maybe(fc.record({ ceiling: anything, until: anything, refused: maybe(fc.boolean()) })),
 });
 
 describe('control law invariants', () => {
