@@ -3,7 +3,7 @@ import { decideFast, fastPathContext } from '../../lib/control/fast-path.ts';
 import { decide } from '../../lib/control/policy.ts';
 import { refusalsInFlight } from '../../lib/control/refusals.ts';
 import type { QueueSnapshot } from '../../lib/control/snapshot.ts';
-import { config, NOW, snapshot, state } from './fixtures.ts';
+import { afterSilence, config, NOW, snapshot, state } from './fixtures.ts';
 
 /**
  * An API that takes 400 calls/s (13 workers' worth of 30 ms items) under a burst of 900/s, 28 applied: behind (the
@@ -21,6 +21,14 @@ const refusing = (extra: Partial<QueueSnapshot> & { age?: number } = {}) =>
     inFlightMessages: 5_200,
     batchSize: 10,
     ...extra,
+  });
+/** The same queue once the API serves its 400/s and `inFlight` wait in flight (no refusals among them). */
+const servedAt400 = (applied: number, inFlight: number) =>
+  refusing({
+    appliedConcurrency: applied,
+    inFlightMessages: inFlight,
+    completionRatePerSecond: 400,
+    itemSeconds: 0.03,
   });
 /** The previous tick's depth sample: fewer refused in flight a minute ago. */
 const aMinuteAgo = (inFlight: number) =>
@@ -73,32 +81,14 @@ describe('refused items in flight: the workers back off by a quarter, and grow b
 
   it('behind with none in flight any more: the ceiling grows back a quarter, and the law grows to it', () => {
     const saturation = { ceiling: 12, until: NOW - 1, refused: true };
-    const decision = decide(
-      refusing({
-        appliedConcurrency: 12,
-        inFlightMessages: 120,
-        completionRatePerSecond: 400,
-        itemSeconds: 0.03,
-      }),
-      { ...aMinuteAgo(3_000), saturation },
-      config(),
-    );
+    const decision = decide(servedAt400(12, 120), { ...aMinuteAgo(3_000), saturation }, config());
     expect(decision.state.saturation).toMatchObject({ ceiling: 15, refused: true });
     expect(decision).toMatchObject({ reason: 'grow:age-above-target', desired: 15 });
   });
 
   it('grown back to the cap, the ceiling is lifted', () => {
     const saturation = { ceiling: 28, until: NOW - 1, refused: true };
-    const decision = decide(
-      refusing({
-        appliedConcurrency: 28,
-        inFlightMessages: 280,
-        completionRatePerSecond: 400,
-        itemSeconds: 0.03,
-      }),
-      { ...aMinuteAgo(3_000), saturation },
-      config(),
-    );
+    const decision = decide(servedAt400(28, 280), { ...aMinuteAgo(3_000), saturation }, config());
     expect(decision.state.saturation).toBeUndefined();
   });
 
@@ -143,19 +133,13 @@ describe('between ticks, growth stops at the saturation ceiling', () => {
   const surge = (saturationCeiling?: number) =>
     decideFast(
       { at: NOW + 10, messages: 7_000 },
-      {
-        applied: 2,
-        tickApplied: 2,
-        lastChangeAt: NOW - 3600,
-        tickSample: { at: NOW, messages: 0 },
-        previous: { at: NOW, messages: 0 },
+      afterSilence({
         reportedArrivals: 50,
         tickArrivals: 50,
         itemSeconds: 0.02,
         confirmedNeed: 2,
-        confirmed: false,
         ...(saturationCeiling === undefined ? {} : { saturationCeiling }),
-      },
+      }),
       config(),
     );
 
