@@ -1,4 +1,4 @@
-import type { ScalerConfig } from './config.ts';
+import { capInSteps, concurrencyStep, type ScalerConfig } from './config.ts';
 import { batchOf } from './depth-trend.ts';
 import type { ControllerState, QueueSnapshot, SaturationCeiling } from './snapshot.ts';
 
@@ -67,12 +67,18 @@ export function refusalCeilingOf(view: RefusalView): { saturation?: SaturationCe
     const rising = before === undefined || (snapshot.inFlightMessages ?? 0) > before;
     if (!rising || applied <= config.minConcurrency)
       return theirs === undefined ? undefined : { saturation: theirs };
-    const backedOff = Math.max(config.minConcurrency, Math.min(applied - 1, Math.floor(BACK_OFF * applied)));
+    // On the actuator's levels (a poller's 10 in provisioned mode), as a probe's ceiling is (saturation.ts).
+    const quarterOff = Math.min(applied - 1, Math.floor(BACK_OFF * applied));
+    const backedOff = Math.max(config.minConcurrency, capInSteps(quarterOff, config.actuator));
     const ceiling = Math.min(backedOff, prior?.ceiling ?? Number.POSITIVE_INFINITY);
     return { saturation: { ceiling, until, refused: true } };
   }
   if (theirs === undefined) return undefined;
   if (!view.behind) return { saturation: theirs };
-  const regrown = Math.max(theirs.ceiling + 1, Math.ceil(REGROWTH * theirs.ceiling));
+  const step = concurrencyStep(config.actuator);
+  const regrown = capInSteps(
+    Math.max(theirs.ceiling + step, Math.ceil(REGROWTH * theirs.ceiling)),
+    config.actuator,
+  );
   return regrown >= config.maxConcurrency ? {} : { saturation: { ceiling: regrown, until, refused: true } };
 }

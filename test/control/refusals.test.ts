@@ -103,6 +103,22 @@ describe('refused items in flight: the workers back off by a quarter, and grow b
   });
 });
 
+describe('refusals under provisioned mode: the ceiling on whole pollers (10 each)', () => {
+  const provisioned = config({ actuator: 'provisioned', minConcurrency: 20, maxConcurrency: 200 });
+
+  it('backs off 100 to 70, not 75 (a level between two pollers would round back up)', () => {
+    const decision = decide(refusing({ appliedConcurrency: 100 }), aMinuteAgo(60), provisioned);
+    expect(decision).toMatchObject({ reason: 'shrink:downstream-saturated', desired: 70 });
+    expect(decision.state.saturation).toMatchObject({ ceiling: 70, refused: true });
+  });
+
+  it('grows back a poller at least, on whole pollers: 70 to 80', () => {
+    const saturation = { ceiling: 70, until: NOW - 1, refused: true };
+    const decision = decide(servedAt400(70, 120), { ...aMinuteAgo(3_000), saturation }, provisioned);
+    expect(decision.state.saturation).toMatchObject({ ceiling: 80, refused: true });
+  });
+});
+
 describe('what counts as refused items in flight', () => {
   it('more in flight than two full batches per applied worker and ten seconds of completions', () => {
     expect(refusalsInFlight(refusing())).toBe(true);
