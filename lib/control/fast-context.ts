@@ -77,9 +77,9 @@ export interface FastPathContext {
    */
   readonly unjudgedLimit?: number;
   /**
-   * The tick's saturation ceiling (lib/control/saturation.ts), while it holds: growth between ticks stops there too, slow
-   * start's included. Unbounded, the samples grew 12 → 30 within a minute of a back-off on an API's refusals (held-out
-   * api-over-limit), and the refusals came back with them.
+   * The tick's saturation ceiling (lib/control/saturation.ts), while it holds: growth between ticks stops there
+   * too, slow start's included. Unbounded, the samples grew 12 → 30 within a minute of a back-off on an API's
+   * refusals (held-out api-over-limit), and the refusals came back with them.
    */
   readonly saturationCeiling?: number;
   /**
