@@ -14,8 +14,8 @@ import type { ControllerState, QueueSnapshot, SaturationCeiling } from './snapsh
  * Worked example (held-out step-onto-api-limit, seed 1: an API of 400 calls/s, 30 ms items, 12 workers' worth):
  * the law grew 6 → 28 at 960 s on a step to 300/s; at 1,020 s 5,217 refused items wait in flight: back to 21, at
  * 1,080 s still rising: 15; then held while they wait out their visibility timeout, and served as they return. A
- * burst of 500/s at 1,560 s grows 11 → 24, backed off to 18 and 13 as the refusals rise. No dead letters on 10 runs
- * of 10 (seeds 1–5, both readings of the pollers' ramp), against 7 of 10 without the back-off.
+ * burst of 500/s at 1,560 s grows 11 → 24, backed off to 18 and 13 as the refusals rise. No dead letters on 10
+ * runs of 10 (seeds 1–5, both readings of the pollers' ramp), against 7 of 10 without the back-off.
  */
 
 /** In flight beyond this many full batches per applied worker: failed items waiting out their timeout. */
