@@ -180,24 +180,14 @@ export function saturationOf(view: ProbeView): SaturationFinding {
           ...contendedOf(view),
         }
       : undefined;
-  // Refused items in flight (refusals.ts) set a ceiling of their own, and lift it a step at a time.
+  // Refused items in flight (refusals.ts) set a ceiling of their own, and lift it a step at a time; theirs carries no
+  // contended period, so `refuted` never lifts it.
   const refusal = found === undefined ? refusalCeilingOf(view) : undefined;
-  if (refusal !== undefined) {
-    const kept = refusal.saturation;
-    const saturation = kept !== undefined && (kept.until > now || view.behind) ? kept : undefined;
-    return {
-      carried: { growthProbe: judged?.verdict === 'pending' ? probe : undefined, saturation },
-      ceiling: saturation?.ceiling,
-    };
-  }
+  const prior = refusal === undefined ? state.saturation : refusal.saturation;
   // Held while behind (every worker busy: more would only wait again), and at least the scale-down delay, unless
   // the per-item time stayed where it was once the workers went back (`refuted`).
   const held =
-    state.saturation !== undefined &&
-    (state.saturation.until > now || view.behind) &&
-    !refuted(state.saturation, view)
-      ? state.saturation
-      : undefined;
+    prior !== undefined && (prior.until > now || view.behind) && !refuted(prior, view) ? prior : undefined;
   const saturation = found ?? held;
   return {
     carried: { growthProbe: judged?.verdict === 'pending' ? probe : undefined, saturation },
