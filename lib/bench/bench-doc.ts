@@ -294,6 +294,17 @@ function knownLimits(input: BenchDocInput): string {
       `items from more arrivals and grows at most ${f} × (the unconfirmed limit, \`unconfirmedGrowthFactor\`) ` +
       'until CloudWatch shows the slower per-item time. What a growth bought shows a period after it: a saturated ' +
       'downstream is found minutes late.',
+    '- **Where in the minute the load changes.** Every shipped scenario changes its load on a whole minute of the ' +
+      "run, and the controller ticks on whole minutes from the load's start, so each change lands on a tick, with a " +
+      'full minute of depth behind the next one. A change between two ticks reads worse: a sample between ticks ' +
+      'grows a little on the rising depth, and the next tick, its minute no longer served by one settled value, ' +
+      "cannot read the heavier per-item time off the depth and holds on CloudWatch's old figures until they catch " +
+      'up. `npx tsx scripts/measure-transients.ts --start 10` (or 30) starts the controller 10 s (30 s) after the ' +
+      'load, which moves every change that far into a minute: the worst of seeds 1–5 on 2026-12-07, `heavier-items` ' +
+      'reads a p99 of 0.77 × the target under the 10 s reading and 1.14 × under one step a minute at 0 s, 1.37 × ' +
+      'and 1.97 × at 10 s, 1.09 × and 1.45 × at 30 s; `downstream-slowdown` under one step a minute 1.08 ×, ' +
+      '1.97 ×, 1.23 ×. (On loads that start at 0 s, `cold-steady` and `steady`, the offset also leaves the first ' +
+      'seconds without a controller: see the cold start below.)',
     '- **Bursts from quiet close to the cap.** Provisioned mode keeps ' +
       `${MINIMUM_POLLERS} pollers warm (${MINIMUM_POLLERS * INVOKES_PER_POLLER} invokes at once) and serves a ` +
       "burst from its first second; the standard mapping's 5 pollers cannot. The law's backlog drain stops at the " +
@@ -310,7 +321,11 @@ function knownLimits(input: BenchDocInput): string {
       'queue) is blind until its first tick: `"simulator": {"controllerStartSeconds": 60}` replays that (on ' +
       "`cold-steady` the p99 then rises well above the table's, which starts the controller with the load).",
     '- **Overload.** No controller meets the target beyond the cap; the law pins at the cap and reports ' +
-      '`saturated` (the shed signal) instead of growing past what the downstream takes.',
+      '`saturated` (the shed signal) instead of growing past what the downstream takes. Under one step a minute ' +
+      "native is earlier than the law there: its mapping has no MaximumConcurrency, so a moment's backlog at 100/s " +
+      'in the minute before the surge steps its pollers up to the cap (the model steps them on any message that ' +
+      "waited with every poller busy), while the law's limit of 3 holds its pollers at the starting five until the " +
+      'first step after the surge.',
   ].join('\n');
 }
 
