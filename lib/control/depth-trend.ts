@@ -81,12 +81,13 @@ export function depthTrend(input: TrendInput): DepthTrend | undefined {
   if (!(elapsed > 0) || elapsed > input.maxElapsedSeconds) return undefined;
   const rise = (visible - previous.messages) / elapsed;
   const arrivalsAtLeast = Math.max(0, (visible - previous.messages - DEPTH_NOISE_MESSAGES) / elapsed);
-  const settled = settledThrough(previous, input.lastChangeAt);
-  const busy = Math.min(previous.messages, visible) >= BACKLOG_MESSAGES_PER_WORKER * input.applied;
+  const workers = workersThroughInterval(input);
+  const busy =
+    workers !== undefined && Math.min(previous.messages, visible) >= BACKLOG_MESSAGES_PER_WORKER * workers;
   const s = input.itemSeconds;
   const serving = workersServing(input.applied, [previous.inFlight, input.inFlight], input.batchSize);
   const arrivalsEstimate =
-    settled && busy && s !== undefined && s > 0 && Number.isFinite(serving)
+    busy && s !== undefined && s > 0 && Number.isFinite(serving)
       ? Math.max(0, rise + serving / s)
       : undefined;
   return { arrivalsAtLeast, arrivalsEstimate };
@@ -124,6 +125,29 @@ export function itemSecondsShown(
   const serving = workersForItemReading(input);
   if (serving === undefined) return undefined;
   return { itemSeconds: serving / served, servedPerSecond: served };
+}
+
+/**
+ * The workers the arrivals over an interval are estimated with (`depthTrend`): the applied value, where the pollers
+ * had settled on it (`settledThrough`); where they had not (a change within a settling time before the interval, or
+ * in it), the fewest its messages in flight show running at either end, with a backlog waiting at the start. A raise
+ * the pollers follow within the interval adds workers its start misses, a lowering removes some its end misses: the
+ * fewest served throughout, and the arrivals estimated on them are the fewest the interval allows. Without them an
+ * interval a growth began in (a tick's, a sample's) gave only the rise as the arrivals, and a tick after a sample's
+ * growth CloudWatch's rate, two minutes old. Worked example (seed-spike with the controller 10 s into the minute, 10 s
+ * poller steps: 50/s, then 800/s of 20 ms items from 600 s): the tick grew 2 → 4 at 610 s; at 620 s 13,392 wait,
+ * risen 627/s, and 20 and 40 in flight at the two ends show 2 running throughout, which served 2 ÷ 0.022 s = 91/s
+ * more: 718/s arriving, so the sample grows 4 → 19, where the rise alone sized 17 and the backlog then grew for
+ * minutes (p99 0.52 × the target).
+ */
+function workersThroughInterval(input: TrendInput): number | undefined {
+  const { previous, applied } = input;
+  if (previous === undefined) return undefined;
+  if (settledThrough(previous, input.lastChangeAt)) return applied;
+  if (previous.inFlight === undefined || input.inFlight === undefined) return undefined;
+  const running = workersServing(applied, [previous.inFlight, input.inFlight], input.batchSize);
+  if (!(running > 0) || previous.messages < BACKLOG_MESSAGES_PER_WORKER * running) return undefined;
+  return running;
 }
 
 /**

@@ -199,6 +199,31 @@ describe('the trend’s arrival estimate counts the workers that ran, not the ap
   ])('$comment → $estimate/s', ({ before, now, estimate }) => {
     expect(input({ before, now })?.arrivalsEstimate).toBeCloseTo(estimate);
   });
+
+  // The same minute where the applied value changed 30 s into it (a sample grew 14 → 20 the pollers had not followed).
+  const changed = (inFlight: { before?: number; now?: number }, previousMessages = 10_000) =>
+    depthTrend({
+      previous: { at: 0, messages: previousMessages, inFlight: inFlight.before },
+      now: 60,
+      visible: 34_000,
+      applied: 20,
+      inFlight: inFlight.now,
+      itemSeconds: 0.02,
+      lastChangeAt: 30,
+      maxElapsedSeconds: 120,
+    });
+
+  it('a change within the minute: the fewest its messages in flight show at either end count (140 and 200: 14, so 400 + 14 ÷ 0.02)', () => {
+    expect(changed({ before: 140, now: 200 })?.arrivalsEstimate).toBeCloseTo(1_100);
+  });
+
+  it('a change within the minute with in flight unread at either end, or no backlog at its start: no estimate, only the rise', () => {
+    expect(changed({ before: undefined, now: 140 })?.arrivalsEstimate).toBeUndefined();
+    expect(changed({ before: 140, now: undefined })?.arrivalsEstimate).toBeUndefined();
+    const fromQuiet = changed({ before: 140, now: 140 }, 100);
+    expect(fromQuiet?.arrivalsEstimate).toBeUndefined();
+    expect(fromQuiet?.arrivalsAtLeast).toBeCloseTo((34_000 - 100 - 10) / 60);
+  });
 });
 
 describe('executionsLagged: a backlog waits and fewer run than the applied value', () => {
