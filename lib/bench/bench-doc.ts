@@ -301,10 +301,9 @@ function knownLimits(input: BenchDocInput): string {
       "cannot read the heavier per-item time off the depth and holds on CloudWatch's old figures until they catch " +
       'up. `npx tsx scripts/measure-transients.ts --start 10` (or 30) starts the controller 10 s (30 s) after the ' +
       'load, which moves every change that far into a minute: the worst of seeds 1–5 on 2026-12-07, `heavier-items` ' +
-      'reads a p99 of 0.77 × the target under the 10 s reading and 1.14 × under one step a minute at 0 s, 1.37 × ' +
-      'and 1.97 × at 10 s, 1.09 × and 1.45 × at 30 s; `downstream-slowdown` under one step a minute 1.08 ×, ' +
-      '1.97 ×, 1.23 ×. (On loads that start at 0 s, `cold-steady` and `steady`, the offset also leaves the first ' +
-      'seconds without a controller: see the cold start below.)',
+      'reads a p99 of 0.70 × the target under the 10 s reading and 1.14 × under one step a minute at 0 s, 1.18 × ' +
+      'and 1.54 × at 10 s; `downstream-slowdown` under one step a minute 1.08 × and 1.43 ×. (On loads that start at ' +
+      '0 s, `cold-steady` and `steady`, the offset also leaves the first seconds without a controller: see the cold start below.)',
     '- **Bursts from quiet close to the cap.** Provisioned mode keeps ' +
       `${MINIMUM_POLLERS} pollers warm (${MINIMUM_POLLERS * INVOKES_PER_POLLER} invokes at once) and serves a ` +
       "burst from its first second; the standard mapping's 5 pollers cannot. The law's backlog drain stops at the " +
