@@ -175,10 +175,18 @@ describe('decideFast', () => {
     },
     {
       comment:
-        'the same once the 27 run (270 in flight): the backlog’s drain grows it, to 28 (drainCeiling), not 32',
-      ctx: surgeAt27(270),
+        'the same once the 27 run (270 in flight), the depth falling 78/s (565/s arriving, 643/s served): the backlog’s drain grows it, to 28 (drainCeiling), not 32',
+      ctx: { ...surgeAt27(270), previous: { ...at(20, 22_472), inFlight: 270 } },
       sample: { ...at(30, 21_692), inFlight: 270 },
       desired: 28,
+      reason: 'grow:fast-surge',
+    },
+    {
+      comment:
+        'the 27 running at both ends (270 in flight) ten seconds after their growth while the depth still rose 549/s: 549 + 27 ÷ 0.042 = 1,192/s arrive, 55 workers’ worth, the arrivals’ own need: the cap',
+      ctx: surgeAt27(270),
+      sample: { ...at(30, 21_692), inFlight: 270 },
+      desired: 32,
       reason: 'grow:fast-surge',
     },
     {
