@@ -155,7 +155,8 @@ export function baselinesFrom(
  * The visible depth at the tick before, when that tick took it: remembered by this container (a cold start has
  * none: the depth trend starts at the next tick). The sample is `settled: false` when the applied value changed
  * within the pollers' settling time before it or at any time after it (the mapping's exact LastModified, or a
- * change period that reaches that far): the law then takes only the lower bound on arrivals from it. It is
+ * change period that reaches that far): the law then estimates the arrivals from it with the workers the messages
+ * in flight show at both samples (lib/control/depth-trend.ts), else takes only their lower bound. It is
  * `settled: true` where that tick's own write lowered a settled value and nothing changed since.
  */
 export function lastVisibleFrom(e: StateEvidence): ControllerState['lastVisible'] {

@@ -18,8 +18,9 @@ export interface DepthTrend {
    */
   readonly arrivalsAtLeast: number;
   /**
-   * λ = dV/dt + c ÷ S: only when one applied value served the whole interval long enough for the pollers to
-   * have reached it, and a backlog waited at both ends (every worker busy: a full batch waiting for each).
+   * λ = dV/dt + c ÷ S: only where the workers c that served the whole interval are known (the settled applied
+   * value, or where a change began in it the fewest its messages in flight show: `workersThroughInterval`) and a
+   * backlog waited at both ends (every worker busy: a full batch waiting for each).
    * Worked example: 2 workers at 20 ms serve 100/s; the queue went from 0 to 42,000 in 60 s: dV/dt = 700/s,
    * so λ ≈ 800/s.
    */
