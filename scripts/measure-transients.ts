@@ -2,21 +2,23 @@
  * Measures the age law against AWS's own scaling on transients (lambda preset), for the closing note: every
  * scenario × seeds × both readings of the pollers' ramp (pollerScaleSeconds 10 and 60), and prints markdown:
  *
- *   npx tsx scripts/measure-transients.ts [--seeds 1-5] [--trace FILE.csv ...] [--start 0]
+ *   npx tsx scripts/measure-transients.ts [--seeds 1-5] [--trace FILE.csv ...] [--start 0[,10,30]]
  *
  * Per scenario and reading: the age law's, native's and provisioned's worst p99 wait ÷ target and worst exec peak
  * over the seeds; on how many seeds the age law is dominated (the bench's rule, among the three); dead letters,
  * throttled invocations and lost messages summed over seeds. Then, for every scenario that starts from quiet, the
  * reaction: seconds from the first message after a quiet stretch of 5 minutes or more to the age law's first
  * growth. `--trace` replaces the shipped scenarios with your own files; `--start S` is the simulator's
- * controllerStartSeconds (0: the controller runs when the load starts).
+ * controllerStartSeconds (0: the controller runs when the load starts). Every shipped scenario changes its load on a
+ * whole minute, the controller's tick: `--start 0,10,30` runs each offset in turn, so a change to the law is not judged
+ * on one phase of the minute only.
  */
 import { type BenchRow, dominates } from '../lib/bench/bench.ts';
 import { monthlyCost } from '../lib/bench/cost.ts';
 import { type LoadFile, loadScenario, readLoadFile, shippedScenarios } from '../lib/load-file/load-file.ts';
 import { type ControllerKind, runScenario } from '../lib/sim/run.ts';
 import { orExit, scriptArgs } from './script-args.ts';
-import { seedsOf } from './seed-range.ts';
+import { seedsOf, startsOf } from './seed-range.ts';
 
 const CONTROLLERS: ControllerKind[] = ['age-law', 'native', 'provisioned'];
 const QUIET_SECONDS = 300;
@@ -37,7 +39,8 @@ function burstStarts(scenario: LoadFile): number[] {
 }
 
 // Files after `--trace` are traces too (`--trace a.csv b.csv`, as a shell glob gives them).
-const USAGE = 'usage: npx tsx scripts/measure-transients.ts [--seeds 1-5] [--trace FILE.csv ...] [--start 0]';
+const USAGE =
+  'usage: npx tsx scripts/measure-transients.ts [--seeds 1-5] [--trace FILE.csv ...] [--start 0[,10,30]]';
 const { values, positionals } = scriptArgs(
   {
     seeds: { type: 'string', default: '1-5' },
@@ -48,11 +51,20 @@ const { values, positionals } = scriptArgs(
   USAGE,
 );
 const seeds = orExit(() => seedsOf(values.seeds));
-const controllerStartSeconds = Number(values.start);
+const controllerStarts = orExit(() => startsOf(values.start));
 const traces = [...(values.trace ?? []), ...positionals];
 const scenarios: LoadFile[] = traces.length
   ? traces.map((path) => orExit(() => readLoadFile(path)))
   : shippedScenarios().map((name) => loadScenario(name));
+
+/** Each reading of the pollers' ramp at each offset of the controller's tick. */
+function readings(): [number, number][] {
+  return [10, 60].flatMap((ramp) => controllerStarts.map((start): [number, number] => [ramp, start]));
+}
+const ramp = (pollerScaleSeconds: number, controllerStartSeconds: number) =>
+  controllerStarts.length > 1 || controllerStartSeconds > 0
+    ? `${pollerScaleSeconds} s, tick +${controllerStartSeconds} s`
+    : `${pollerScaleSeconds} s`;
 
 const reactions: string[] = [];
 console.log(
@@ -60,7 +72,7 @@ console.log(
 );
 console.log('|---|---|---|---|---|---|---|---|');
 for (const scenario of scenarios) {
-  for (const pollerScaleSeconds of [10, 60]) {
+  for (const [pollerScaleSeconds, controllerStartSeconds] of readings()) {
     const rows = new Map<ControllerKind, BenchRow[]>(CONTROLLERS.map((c) => [c, []]));
     let dominatedSeeds = 0;
     let [dlq, throttled, lost] = [0, 0, 0];
@@ -108,11 +120,11 @@ for (const scenario of scenarios) {
     const cost = (c: ControllerKind) =>
       Math.max(...(rows.get(c) ?? []).map((x) => x.monthlyCost ?? 0)).toFixed(2);
     console.log(
-      `| ${scenario.name} | ${pollerScaleSeconds} s | ${worst('age-law')} | ${worst('native')} | ${worst('provisioned')} | ${dominatedSeeds} of ${seeds.length} | ${dlq} · ${throttled} · ${lost} | ${cost('age-law')} · ${cost('provisioned')} |`,
+      `| ${scenario.name} | ${ramp(pollerScaleSeconds, controllerStartSeconds)} | ${worst('age-law')} | ${worst('native')} | ${worst('provisioned')} | ${dominatedSeeds} of ${seeds.length} | ${dlq} · ${throttled} · ${lost} | ${cost('age-law')} · ${cost('provisioned')} |`,
     );
     if (delays.length > 0)
       reactions.push(
-        `| ${scenario.name} | ${pollerScaleSeconds} s | ${delays.length} | ${Math.min(...delays).toFixed(0)} | ${Math.max(...delays).toFixed(0)} |`,
+        `| ${scenario.name} | ${ramp(pollerScaleSeconds, controllerStartSeconds)} | ${delays.length} | ${Math.min(...delays).toFixed(0)} | ${Math.max(...delays).toFixed(0)} |`,
       );
   }
 }

@@ -10,3 +10,17 @@ export function seedsOf(given: string, most = 100): number[] {
     throw new Error(`--seeds = '${given}': FROM ≤ TO, at most ${most} seeds`);
   return Array.from({ length: to - from + 1 }, (_, i) => from + i);
 }
+
+/**
+ * The measuring scripts' `--start S[,S…]`: the controller's offsets from the load's first second
+ * (controllerStartSeconds), each a whole number of seconds within the simulator's range, at most `most` of them.
+ */
+export function startsOf(given: string, most = 6): number[] {
+  const parts = given.split(',');
+  const starts = parts.map((part) => (/^\d+$/.test(part.trim()) ? Number(part.trim()) : Number.NaN));
+  if (parts.length > most || starts.some((s) => !Number.isInteger(s) || s > 3600))
+    throw new Error(
+      `--start = '${given}': whole seconds 0–3600, comma-separated, at most ${most}, e.g. 0,10,30`,
+    );
+  return [...new Set(starts)];
+}
