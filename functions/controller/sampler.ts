@@ -2,6 +2,7 @@ import { FAST_WRITE_DEADLINE_BEFORE_TICK_SECONDS } from '../../lib/aws/call-timi
 import type { CallLog } from '../../lib/aws/clients.ts';
 import type { TickerPort } from '../../lib/aws/ticker.ts';
 import {
+  continuedLoop,
   type LoopMemberPorts,
   type LoopSample,
   type LoopState,
@@ -81,7 +82,9 @@ export class Sampler {
    * After a tick: remembers its loop and sends one ticker message per sample time. A send that fails only loses
    * this minute's samples (reported); the tick's own work is done.
    */
-  async start(state: LoopState, runs: ReadonlyMap<string, LoopMemberRun>): Promise<void> {
+  async start(started: LoopState, runs: ReadonlyMap<string, LoopMemberRun>): Promise<void> {
+    // Slow start's evidence goes on from this container's loop of the tick before (control-loop.ts).
+    const state = continuedLoop(started, this.#live?.state);
     this.#live = { state, runs };
     const { ticker, clock } = this.deps;
     if (ticker === undefined || nextSampleAt(state) === undefined) return;

@@ -1,7 +1,13 @@
 import type { BudgetMemberOutcome } from '../control/budget-outcome.ts';
 import { runBudgetTick } from '../control/budget-tick.ts';
 import type { ScalerConfig } from '../control/config.ts';
-import { type LoopState, sampleDue, sampleLoop, startBudgetLoop } from '../control/control-loop.ts';
+import {
+  continuedLoop,
+  type LoopState,
+  sampleDue,
+  sampleLoop,
+  startBudgetLoop,
+} from '../control/control-loop.ts';
 import type { TickReport } from './controller-clock.ts';
 import { sampleOutcome, simTickOptions } from './controllers.ts';
 import type { GroupController } from './group-simulation.ts';
@@ -46,7 +52,7 @@ export function sharedBudgetController(
         periodSeconds: world.metricPeriodSeconds,
         windowSeconds,
       });
-      loop = startBudgetLoop(result, configOf, { started: now, scheduledAt: now });
+      loop = continuedLoop(startBudgetLoop(result, configOf, { started: now, scheduledAt: now }), loop);
       const outcomes = new Map(result.members.map((o) => [o.name, o]));
       return controlled.map((c) => reportOf(outcomes.get(c.name)));
     },

@@ -1,5 +1,6 @@
 import type { ScalerConfig } from '../control/config.ts';
 import {
+  continuedLoop,
   type LoopSample,
   type LoopState,
   sampleDue,
@@ -42,7 +43,8 @@ export function ageLawController(config: ScalerConfig, world: SimWorld): SimCont
       const after = changed ? decision.desired : applied;
       const context = fastPathContext(snapshot, decision, after, config);
       // The simulator's event is delivered on time: the slot starts at the tick.
-      loop = startLoop([{ name: LONE, config, context }], { started: now, scheduledAt: now });
+      const started = startLoop([{ name: LONE, config, context }], { started: now, scheduledAt: now });
+      loop = continuedLoop(started, loop);
       return { reason: decision.reason, saturated: decision.saturated, shed: decision.shed };
     },
     async fastSample(ports, now) {
