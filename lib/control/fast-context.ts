@@ -193,17 +193,19 @@ function unjudgedLimitOf(
 }
 
 /**
- * Slow start's evidence from the loop of the tick before (`before`, its last context), carried into the one this
- * tick starts: the rises at the values tried, the service two of them fitted, whether the depth rose with every
- * worker busy, a burst's end, and, where the tick left the value as the samples did, the value their last growth
- * started from and a rise at the value. A burst the tick falls inside of is then read as one that started on a tick
- * is, where the loop runs uninterrupted for the minute: without it the samples after the tick fit nothing to the
- * rises before it, and read the first fall at the doubled value as a fan-out's end. Worked example (idle-then-burst,
- * 800/s of 15 ms items after 20 quiet minutes, the controller's ticks 30 s into the minute): 2 → 4 → 8 at the samples
- * 10 s and 20 s in; the tick holds (settling); 8 → 16 at 40 s on a rise at 8; at 50 s 14 run and the depth falls
- * 109/s: read as an end, the doubling 16 → 28 (dominated by provisioned mode's 18 on every seed); with the rise at 4
- * carried, 8 → 16 fits 60/s a worker and 815/s arriving, and the fall at 50 s is that fit's, not an end: 16 holds.
- * Only while neither tick knows a per-item time (no other rule reads this evidence), from the minute just before.
+ * Slow start's last rise from the loop of the tick before (`before`, its last context), carried into the one this
+ * tick starts, and, where the tick left the value as the samples did, the value their last growth started from. A
+ * burst the tick falls inside of is then read as one that started on a tick is, where the loop runs the minute
+ * through: without it the first rise after the tick fits nothing, and the first fall at the doubled value reads as a
+ * fan-out's end. Worked example (idle-then-burst, 800/s of 15 ms items after 20 quiet minutes, the controller's ticks
+ * 30 s into the minute): 2 → 4 → 8 at the samples 10 s and 20 s in; the tick holds (settling); 8 → 16 at 40 s on a
+ * rise at 8; at 50 s 14 run and the depth falls 109/s: read as an end, the doubling 16 → 28 (dominated by provisioned
+ * mode's 18 on every seed); with the rise at 4 carried, 8 → 16 fits 60/s a worker and 815/s arriving, and the fall
+ * at 50 s is that fit's, not an end: 16 holds.
+ * Only the rise: a fit, a burst's end or a busy rise judged before the tick stay there. Carried too, a fit made while
+ * the pollers stepped once a minute (rises recorded at 4 and 8 while at most 5 ran: 6.6/s a worker for 80 ms items'
+ * 12.5/s) read the first fall after the tick as cold-steady's end, 16 → 28, on 4 seeds of 5. Only while neither tick
+ * knows a per-item time (no other rule reads this evidence).
  */
 export function withSlowStartCarried(
   context: FastPathContext,
@@ -212,16 +214,13 @@ export function withSlowStartCarried(
   if (before === undefined || context.itemSeconds !== undefined || before.itemSeconds !== undefined)
     return context;
   if (context.frozen !== undefined || before.frozen !== undefined) return context;
-  const unchanged = context.applied === before.applied && context.grownFrom === undefined;
+  const unchanged =
+    context.applied === before.applied &&
+    context.grownFrom === undefined &&
+    context.lastChangeAt === before.lastChangeAt;
   return {
     ...context,
     ...(before.lastRise === undefined ? {} : { lastRise: before.lastRise }),
-    ...(before.serviceFit === undefined ? {} : { serviceFit: before.serviceFit }),
-    ...(before.roseBusySince === true ? { roseBusySince: true } : {}),
-    ...(before.burstEnded === true ? { burstEnded: true } : {}),
-    ...(unchanged && before.roseAtApplied === true ? { roseAtApplied: true } : {}),
-    ...(unchanged && before.grownFrom !== undefined && context.lastChangeAt === before.lastChangeAt
-      ? { grownFrom: before.grownFrom }
-      : {}),
+    ...(unchanged && before.grownFrom !== undefined ? { grownFrom: before.grownFrom } : {}),
   };
 }

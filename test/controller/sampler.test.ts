@@ -81,3 +81,31 @@ describe('the tick’s send to the ticker queue', () => {
     expect(reportFast.mock.calls[0]?.[0]).toMatchObject({ kind: 'failed', error });
   });
 });
+
+describe('the next tick’s loop in a warm container', () => {
+  it("goes on from this container's loop of the tick before: slow start's evidence rides in the ticker messages", async () => {
+    // GIVEN a container whose loop of the slot before doubled on a rise at 4 (no per-item time known)
+    const schedule = vi.fn((_messages: { body: string }[]) => Promise.resolve({ sent: 5, refused: 0 }));
+    const sampler = new Sampler(
+      { calls: new CallLog(), clock: () => 1_001, ticker: { schedule } },
+      () => new Map(),
+    );
+    const member = (applied: number, extra: object) => ({
+      name: 'orders',
+      context: { applied, tickApplied: applied, confirmed: true, ...extra },
+      samples: 0,
+      growths: 0,
+      maxVisible: 0,
+    });
+    const before: LoopState = {
+      grid: { start: 940, nextTick: 1_000, end: 990, times: [950, 960, 970, 980, 990] },
+      members: [member(8, { lastRise: { applied: 4, perSecond: 574 }, roseBusySince: true })],
+    };
+    await sampler.start(before, new Map());
+    // WHEN the next tick starts its own loop, with no evidence of its own
+    await sampler.start({ grid, members: [member(8, {})] }, new Map());
+    // THEN the loop it sends carries the rise the samples before it measured
+    const sent = JSON.parse(schedule.mock.calls[1]?.[0][0]?.body ?? '{}');
+    expect(sent.state.loop.members[0].context).toMatchObject({ lastRise: { applied: 4, perSecond: 574 } });
+  });
+});
