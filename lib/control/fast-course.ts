@@ -9,11 +9,8 @@ import {
   type DepthSample,
   depthFalling,
   executionsAtGrownFrom,
-  LAG_AFTER_CHANGE_SECONDS,
   roseWithAppliedHeld,
-  STANDARD_STARTING_INVOKES,
   workersProvenBusy,
-  workersRunning,
 } from './depth-trend.ts';
 import type { FastPathContext } from './fast-context.ts';
 import { quietSample } from './quiet-sample.ts';
@@ -43,20 +40,6 @@ export interface FastCourse {
   readonly atGrownFrom: boolean;
   /** The context for the next sample where this one holds. */
   readonly next: FastPathContext;
-}
-
-/**
- * Within the pollers' ramp after a growth past the mapping's starting five, no more than those five run: the depth's
- * course is theirs, not the applied value's (docs/aws-facts.md, "Event source mapping"). Under one poller step a
- * minute a rise at 8 with 50 in flight, recorded at 8, fitted 16/s a worker for 30 ms items (33/s) with a rise at 4
- * before the tick (held-out cron-bursts, the ticks 30 s into the minute) and held the burst at 16.
- */
-function heldAtStartingFive(sample: DepthSample, applied: number, context: FastPathContext): boolean {
-  if (!(applied > STANDARD_STARTING_INVOKES)) return false;
-  const since = context.lastChangeAt === undefined ? undefined : sample.at - context.lastChangeAt;
-  if (since === undefined || !(since < LAG_AFTER_CHANGE_SECONDS)) return false;
-  const running = workersRunning(applied, sample.inFlight, context.batchSize);
-  return running !== undefined && running <= STANDARD_STARTING_INVOKES;
 }
 
 /** What this sample says of the depth's course since the previous one, and the context the next sample starts from. */
@@ -101,7 +84,7 @@ export function carriedOf(sample: DepthSample, context: FastPathContext): FastCo
     from: context.grownFrom,
     at: context.lastChangeAt,
   });
-  const atApplied = !atGrownFrom && !heldAtStartingFive(sample, applied, context);
+  const atApplied = !atGrownFrom;
   const rise: HeldRise | undefined =
     held && rising && atApplied
       ? { applied, perSecond: (visible - previous.messages) / (sample.at - previous.at) }

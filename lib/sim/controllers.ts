@@ -29,7 +29,8 @@ const LONE = 'scaler';
 
 export function ageLawController(config: ScalerConfig, world: SimWorld): SimController {
   // The control loop lives from one tick to the next, as in the Lambda's invocation: its samples fall on the
-  // tick's slot grid (sampleGrid), and it ends when the member leaves (paused, headroom).
+  // tick's slot grid (sampleGrid), and it ends when the member leaves (paused, headroom). The next tick's loop goes on
+  // from it (continuedLoop), as the Lambda's warm container's does.
   let loop: LoopState | undefined;
   return {
     name: 'age law (this project)',

@@ -85,7 +85,9 @@ describe('the tick’s send to the ticker queue', () => {
 describe('the next tick’s loop in a warm container', () => {
   it("goes on from this container's loop of the tick before: slow start's evidence rides in the ticker messages", async () => {
     // GIVEN a container whose loop of the slot before doubled on a rise at 4 (no per-item time known)
-    const schedule = vi.fn((_messages: readonly { body: string }[]) => Promise.resolve({ sent: 5, refused: 0 }));
+    const schedule = vi.fn((_messages: readonly { body: string }[]) =>
+      Promise.resolve({ sent: 5, refused: 0 }),
+    );
     const sampler = new Sampler(
       { calls: new CallLog(), clock: () => 1_001, ticker: { schedule } },
       () => new Map(),
