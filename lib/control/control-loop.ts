@@ -75,10 +75,11 @@ export function startLoop(starts: readonly LoopStart[], slot: TickSlot, budget?:
     fastSampleSeconds: sampling.length > 0 ? interval : 0,
   });
   // Undefined fields vanish in JSON: the state stays plain data.
+  const lastSampleAt = grid.times.at(-1);
   const members = sampling.map(({ name, context, releaseAt, deferredTo }): LoopMember => {
     return {
       name,
-      context: context as FastPathContext,
+      context: { ...(context as FastPathContext), ...(lastSampleAt === undefined ? {} : { lastSampleAt }) },
       releaseAt,
       deferredTo,
       samples: 0,
