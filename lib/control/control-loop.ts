@@ -75,11 +75,10 @@ export function startLoop(starts: readonly LoopStart[], slot: TickSlot, budget?:
     fastSampleSeconds: sampling.length > 0 ? interval : 0,
   });
   // Undefined fields vanish in JSON: the state stays plain data.
-  const lastSampleAt = grid.times.at(-1);
   const members = sampling.map(({ name, context, releaseAt, deferredTo }): LoopMember => {
     return {
       name,
-      context: { ...(context as FastPathContext), ...(lastSampleAt === undefined ? {} : { lastSampleAt }) },
+      context: context as FastPathContext,
       releaseAt,
       deferredTo,
       samples: 0,

@@ -69,11 +69,6 @@ export interface FastPathContext {
    * member samples under a cap lowered to what the budget leaves free, which is no measure of its downstream.
    */
   readonly drainCeiling?: number;
-  /**
-   * The slot's last sample time (the loop's grid: control-loop.ts): unconfirmed growth waits there for the tick
-   * (fast-path.ts, `holdForSettledTick`).
-   */
-  readonly lastSampleAt?: number;
   /** The last sample of this loop with no backlog (quiet-sample.ts): the next tick reads a rise from it. */
   readonly quiet?: DepthSample;
   /**

@@ -92,7 +92,6 @@ export function decideFast(
     growAheadOfPollers(load) ??
     growSizedAtStartingFive(load) ??
     holdExecutionsLagging(load) ??
-    holdForSettledTick(load) ??
     growSizedNeed(load) ??
     growSlowStart(load) ??
     growBacklogLeftBehind(load) ??
@@ -285,22 +284,6 @@ function growSizedAtStartingFive(load: FastLoad): FastDecision | undefined {
   if (!lagSinceGrowth(load.sample, load.applied, load.context.lastChangeAt, load.context.batchSize))
     return undefined;
   return growSizedNeed(load);
-}
-
-/**
- * `hold:fast`. The slot's last sample, 10 s before the tick, grows nothing CloudWatch has not confirmed and the depth
- * does not prove a spike: a growth there leaves the tick a minute two values served, over which it reads no per-item
- * time off the depth (depth-trend.ts, `itemSecondsShown`), and the tick holds on CloudWatch's time, two minutes old.
- * Held, the tick reads the settled minute 10 s later and sizes on what the depth shows. Worked example
- * (heavier-items, one poller step a minute, the ticks 10 s into the minute: 400/s, 5 workers, items 10 → 30 ms at
- * 600 s): at 660 s the depth rose 248/s, read at the known 10.6 ms as 626/s arriving: 5 → 7, and the tick at 670 s
- * held at 7 on the old time, growing to 22 only at 790 s. Held at 660 s, the tick at 670 s reads 30 ms and grows.
- */
-function holdForSettledTick(load: FastLoad): FastDecision | undefined {
-  const { context, sample, confirmed } = load;
-  const last = context.lastSampleAt;
-  if (confirmed || context.itemSeconds === undefined || last === undefined || sample.at < last) return undefined;
-  return hold(load, needInputs(load, undefined));
 }
 
 /** `grow:fast-surge`. A rate and a per-item time size the need with the backlog, limited as unconfirmed growth is. */
