@@ -1,3 +1,5 @@
+import { WORLD_LIMITS } from '../lib/sim/config-file.ts';
+
 /**
  * The measuring scripts' `--seeds FROM-TO`: the seeds from FROM to TO, at most `most` of them (each seed is a run per
  * scenario, controller and reading, so the range bounds the script's time).
@@ -16,11 +18,12 @@ export function seedsOf(given: string, most = 100): number[] {
  * (controllerStartSeconds), each a whole number of seconds within the simulator's range, at most `most` of them.
  */
 export function startsOf(given: string, most = 6): number[] {
+  const latest = WORLD_LIMITS.controllerStartSeconds?.max ?? 0;
   const parts = given.split(',');
   const starts = parts.map((part) => (/^\d+$/.test(part.trim()) ? Number(part.trim()) : Number.NaN));
-  if (parts.length > most || starts.some((s) => !Number.isInteger(s) || s > 3600))
+  if (parts.length > most || starts.some((s) => !Number.isInteger(s) || s > latest))
     throw new Error(
-      `--start = '${given}': whole seconds 0–3600, comma-separated, at most ${most}, e.g. 0,10,30`,
+      `--start = '${given}': whole seconds 0–${latest}, comma-separated, at most ${most}, e.g. 0,10,30`,
     );
   return [...new Set(starts)];
 }

@@ -24,7 +24,8 @@ export interface Limit {
   readonly integer?: boolean;
 }
 
-const WORLD_LIMITS: Partial<Record<keyof SimWorld, Limit>> = {
+/** The model's settings a config file may give, each with its range. */
+export const WORLD_LIMITS: Partial<Record<keyof SimWorld, Limit>> = {
   batchSize: { min: 1, max: 10_000, integer: true },
   receiveLatencySeconds: { min: 0, max: 20 },
   invocationOverheadSeconds: { min: 0, max: 900 },
