@@ -3,6 +3,7 @@ import type { Decision } from './decision.ts';
 import { sampleAt } from './depth-sample.ts';
 import { type DepthSample, workersProvenBusy } from './depth-trend.ts';
 import { drainCeiling, steadyNeed } from './need.ts';
+import type { ServedRise } from './served-rises.ts';
 import type { HeldRise, ServiceFit } from './service-fit.ts';
 import type { QueueSnapshot } from './snapshot.ts';
 
@@ -52,6 +53,8 @@ export interface FastPathContext {
   readonly burstEnded?: boolean;
   /** The last rise of the depth this loop measured over an interval the applied value held through. */
   readonly lastRise?: HeldRise;
+  /** This loop's last rises with the workers that served them (served-rises.ts): what a growth bought. */
+  readonly servedRises?: readonly ServedRise[];
   /**
    * This loop saw the depth rise with the applied value held and every worker busy (`roseWithAppliedHeld`), at any
    * value: unlike `roseAtApplied`, a growth does not clear it. A fall after it that no fit judges may be a burst's end.
@@ -211,7 +214,7 @@ export function withSlowStartCarried(
   context: FastPathContext,
   before: FastPathContext | undefined,
 ): FastPathContext {
-  if (before === undefined || context.itemSeconds !== undefined || before.itemSeconds !== undefined)
+  if (before === undefined || (context.itemSeconds === undefined) !== (before.itemSeconds === undefined))
     return context;
   if (context.frozen !== undefined || before.frozen !== undefined) return context;
   const unchanged =
@@ -221,6 +224,7 @@ export function withSlowStartCarried(
   return {
     ...context,
     ...(before.lastRise === undefined ? {} : { lastRise: before.lastRise }),
+    ...(before.servedRises === undefined ? {} : { servedRises: before.servedRises }),
     ...(unchanged && before.grownFrom !== undefined ? { grownFrom: before.grownFrom } : {}),
   };
 }

@@ -14,6 +14,7 @@ import {
 } from './depth-trend.ts';
 import type { FastPathContext } from './fast-context.ts';
 import { quietSample } from './quiet-sample.ts';
+import { type ServedRise, servedRiseOf, withServedRise } from './served-rises.ts';
 import { arrivalsFellBelowFit, fallRefutesFit, type HeldRise } from './service-fit.ts';
 
 /** The depth's course since the previous sample, computed once for every rule of `decideFast`. */
@@ -38,6 +39,8 @@ export interface FastCourse {
    * `executionsAtGrownFrom`): the executions have not passed it, and the growth from it is not followed yet.
    */
   readonly atGrownFrom: boolean;
+  /** The rise since the previous sample with the workers that served it (served-rises.ts). */
+  readonly served?: ServedRise;
   /** The context for the next sample where this one holds. */
   readonly next: FastPathContext;
 }
@@ -89,15 +92,17 @@ export function carriedOf(sample: DepthSample, context: FastPathContext): FastCo
     held && rising && atApplied
       ? { applied, perSecond: (visible - previous.messages) / (sample.at - previous.at) }
       : undefined;
+  const served = servedRiseOf(previous, sample, applied, context.batchSize);
   const next: FastPathContext = {
     ...context,
     previous: sample,
     roseAtApplied,
     burstEnded,
     lastRise: rise ?? context.lastRise,
+    servedRises: withServedRise(context.servedRises, served),
     roseBusySince: context.roseBusySince === true || roseBusy,
     serviceFit: fit,
     quiet: quietSample(context.quiet, sample, applied),
   };
-  return { falling, burstEnded, fellBusy, rise, atGrownFrom, next };
+  return { falling, burstEnded, fellBusy, rise, atGrownFrom, served, next };
 }

@@ -7,6 +7,7 @@ import {
   depthShowsBacklog,
   depthTrend,
   lagSinceGrowth,
+  POLLER_SETTLE_SECONDS,
   STANDARD_STARTING_INVOKES,
   slowStartProof,
   workersRunning,
@@ -22,6 +23,7 @@ import {
   unconfirmedLimit,
 } from './need.ts';
 import { slowStartAheadOfPollers } from './provisioned-ramp.ts';
+import { heavierItemsFitted } from './served-rises.ts';
 import { fittedService } from './service-fit.ts';
 
 /**
@@ -88,6 +90,7 @@ export function decideFast(
     holdFrozen(load) ??
     holdAtCap(load) ??
     holdNoBacklog(load) ??
+    growHeavierFitted(load) ??
     holdWorkedOffInTime(load) ??
     growAheadOfPollers(load) ??
     growSizedAtStartingFive(load) ??
@@ -117,6 +120,8 @@ interface FastLoad extends FastCourse {
   readonly growthLimit: number;
   /** Where growth no steady need sizes stops (`drainCeiling`): the backlog's drain, a doubling, a guess. */
   readonly ceiling: number;
+  /** The depth's rise beyond its noise since the previous sample, per second (0 where it did not rise). */
+  readonly risingPerSecond: number;
 }
 
 function fastLoadOf(sample: DepthSample, context: FastPathContext, config: ScalerConfig): FastLoad {
@@ -155,6 +160,7 @@ function fastLoadOf(sample: DepthSample, context: FastPathContext, config: Scale
       context.unjudgedLimit ?? Number.POSITIVE_INFINITY,
     ),
     ceiling: context.drainCeiling ?? drainCeiling(config),
+    risingPerSecond: recent?.arrivalsAtLeast ?? 0,
   };
 }
 
@@ -238,7 +244,8 @@ function holdNoBacklog(load: FastLoad): FastDecision | undefined {
 function holdWorkedOffInTime(load: FastLoad): FastDecision | undefined {
   const { itemSeconds } = load.context;
   if (itemSeconds === undefined) return undefined;
-  if (!backlogWorkedOffInTime(load.visible, load.applied, itemSeconds, load.config)) return undefined;
+  const projected = load.visible + load.risingPerSecond * POLLER_SETTLE_SECONDS;
+  if (!backlogWorkedOffInTime(projected, load.applied, itemSeconds, load.config)) return undefined;
   return hold(load, { arrivalsAtLeast: load.atLeast, confirmed: load.confirmed });
 }
 
@@ -284,6 +291,26 @@ function growSizedAtStartingFive(load: FastLoad): FastDecision | undefined {
   if (!lagSinceGrowth(load.sample, load.applied, load.context.lastChangeAt, load.context.batchSize))
     return undefined;
   return growSizedNeed(load);
+}
+
+/**
+ * `grow:fast-surge` on heavier items a growth proved (served-rises.ts, `heavierItemsFitted`): sized on the fitted
+ * arrivals at the fitted per-item time, up to the cap (the fit is the proof CloudWatch's Duration would give two
+ * minutes later). Ahead of `holdWorkedOffInTime`, which judges the backlog at the known, lighter time.
+ */
+function growHeavierFitted(load: FastLoad): FastDecision | undefined {
+  const { context, served, config } = load;
+  const itemSeconds = context.itemSeconds;
+  if (itemSeconds === undefined || served === undefined) return undefined;
+  const fit = heavierItemsFitted(context.servedRises, served, {
+    itemSeconds,
+    slowerBy: config.slowdownFactor,
+    maxApartSeconds: 2 * config.tickSeconds,
+    ...(context.reportedArrivals === undefined ? {} : { reportedArrivals: context.reportedArrivals }),
+  });
+  if (fit === undefined) return undefined;
+  const need = needWithBacklog(fit.arrivals, 1 / fit.perWorker, load.visible, config, load.ceiling);
+  return growTo(load, need, true);
 }
 
 /** `grow:fast-surge`. A rate and a per-item time size the need with the backlog, limited as unconfirmed growth is. */

@@ -1,0 +1,112 @@
+/**
+ * The depth's rises with the workers that served them, counted off the messages in flight rather than the applied
+ * value, and what two of them at different numbers of workers say of the items: issue 29's evidence that throughput
+ * follows concurrency, read between ticks. Pure.
+ *
+ * A rise of the depth at one per-item time says nothing by itself: heavier items (the workers serve fewer) and a
+ * step in arrivals CloudWatch has not counted yet (more arrive) rise alike, and the depth cannot tell them apart
+ * (lib/control/heavier-items.ts). A growth can: with the arrivals unchanged, each added worker takes the rise down by
+ * what one worker serves, so two rises at two numbers of running workers fit the per-worker service, hence the
+ * per-item time (`fittedService`). Heavier items fit a time above the known one; a step in arrivals fits the known
+ * time; a saturated downstream fits nothing (more workers, no less rise).
+ */
+
+import {
+  BACKLOG_MESSAGES_PER_WORKER,
+  DEPTH_NOISE_MESSAGES,
+  type DepthSample,
+  workersRunning,
+} from './depth-trend.ts';
+import { fittedService, type ServiceFit } from './service-fit.ts';
+
+/** A rise of the depth per second over an interval, and the workers its messages in flight showed at its two ends. */
+export interface ServedRise {
+  /** When the sample that ended the interval was taken. */
+  readonly at: number;
+  readonly perSecond: number;
+  /** The interval's length. */
+  readonly seconds: number;
+  /** The fewest workers running at either end: at least these served the whole interval. */
+  readonly fewest: number;
+  /** The most running at either end: at most these served it. */
+  readonly most: number;
+}
+
+/** The rises a loop keeps: a minute of samples. */
+export const SERVED_RISES_KEPT = 6;
+
+/**
+ * The rise from `previous` to `sample`, where the depth rose beyond its noise and a backlog waited at both ends for
+ * every worker running (each busy, so the depth's course is the arrivals less what they served); undefined else.
+ */
+export function servedRiseOf(
+  previous: DepthSample | undefined,
+  sample: DepthSample,
+  applied: number,
+  batchSize: number | undefined,
+): ServedRise | undefined {
+  if (previous === undefined || !(sample.at > previous.at)) return undefined;
+  if (!(sample.messages - previous.messages > DEPTH_NOISE_MESSAGES)) return undefined;
+  const atStart = workersRunning(applied, previous.inFlight, batchSize);
+  const atEnd = workersRunning(applied, sample.inFlight, batchSize);
+  if (atStart === undefined || atEnd === undefined) return undefined;
+  const most = Math.max(atStart, atEnd);
+  if (previous.messages < BACKLOG_MESSAGES_PER_WORKER * most) return undefined;
+  const seconds = sample.at - previous.at;
+  const perSecond = (sample.messages - previous.messages) / seconds;
+  return { at: sample.at, perSecond, seconds, fewest: Math.min(atStart, atEnd), most };
+}
+
+/** `rises` with `rise` added, the oldest dropped past `SERVED_RISES_KEPT`. */
+export function withServedRise(
+  rises: readonly ServedRise[] | undefined,
+  rise: ServedRise | undefined,
+): readonly ServedRise[] | undefined {
+  if (rise === undefined) return rises;
+  return [...(rises ?? []), rise].slice(-SERVED_RISES_KEPT);
+}
+
+/**
+ * Items heavier than the known per-item time, proven by a growth that bought throughput: an earlier rise at fewer
+ * workers than `now`'s, within `maxApartSeconds` of it, and `now` fit a per-worker service whose per-item time
+ * exceeds `slowerBy` × the known one even as the lightest the two rises allow:
+ * - the workers counted so that the gap between them is the smallest: the earlier rise's at the most that ran, this
+ *   one's at the fewest (the pollers may not have reached a raised value: a rise "at 8" while 5 ran fitted 850 ms
+ *   items for 90 ms), the earlier rise the one at the fewest workers (the widest gap, the least noise per worker);
+ * - the fall between the rises taken two standard deviations larger than measured: arrivals come at random (a
+ *   Poisson count over each interval), and a fall of 4/s between two rises of a 520/s step, a worker apart, read as
+ *   244 ms items for 26 ms and grew 13 → 28 onto an API at its rate.
+ * Worked example (heavier-items, 400/s, items 10 → 30 ms, 10 s poller steps): +248/s with 5 running; grown to 7,
+ * +181/s with 7 running through: a fall of 67/s, 85/s with the noise (2 × √(40 + 40)), 42.5/s a worker, 23.5 ms
+ * (2.3 × the known 10 ms), and 479/s arriving.
+ */
+export function heavierItemsFitted(
+  rises: readonly ServedRise[] | undefined,
+  now: ServedRise,
+  known: {
+    readonly itemSeconds: number;
+    readonly slowerBy: number;
+    readonly maxApartSeconds: number;
+    /** The arrivals CloudWatch last reported: the noise is at least theirs. */
+    readonly reportedArrivals?: number;
+  },
+): ServiceFit | undefined {
+  const earlier = (rises ?? []).filter(
+    (r) => r.at < now.at && now.at - r.at <= known.maxApartSeconds && r.most < now.fewest,
+  );
+  const below = earlier.reduce<ServedRise | undefined>(
+    (b, r) => (b === undefined || r.most <= b.most ? r : b),
+    undefined,
+  );
+  if (below === undefined) return undefined;
+  const measured = fittedService(
+    { applied: below.most, perSecond: below.perSecond },
+    { applied: now.fewest, perSecond: now.perSecond },
+  );
+  if (measured === undefined) return undefined;
+  const arrivals = Math.max(known.reportedArrivals ?? 0, measured.arrivals);
+  const noise = 2 * Math.sqrt(arrivals / below.seconds + arrivals / now.seconds);
+  const perWorker = measured.perWorker + noise / (now.fewest - below.most);
+  if (!(1 / perWorker > known.slowerBy * known.itemSeconds)) return undefined;
+  return { perWorker, arrivals: now.perSecond + now.fewest * perWorker };
+}
