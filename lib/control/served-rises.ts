@@ -28,8 +28,8 @@ export interface ServedRise {
   readonly seconds: number;
   /** The fewest workers running at either end: at least these served the whole interval. */
   readonly fewest: number;
-  /** The most running at either end: at most these served it. */
-  readonly most: number;
+  /** The applied value through the interval: no more than these can have served it. */
+  readonly applied: number;
 }
 
 /** The rises a loop keeps: a minute of samples. */
@@ -50,11 +50,10 @@ export function servedRiseOf(
   const atStart = workersRunning(applied, previous.inFlight, batchSize);
   const atEnd = workersRunning(applied, sample.inFlight, batchSize);
   if (atStart === undefined || atEnd === undefined) return undefined;
-  const most = Math.max(atStart, atEnd);
-  if (previous.messages < BACKLOG_MESSAGES_PER_WORKER * most) return undefined;
+  if (previous.messages < BACKLOG_MESSAGES_PER_WORKER * Math.max(atStart, atEnd)) return undefined;
   const seconds = sample.at - previous.at;
   const perSecond = (sample.messages - previous.messages) / seconds;
-  return { at: sample.at, perSecond, seconds, fewest: Math.min(atStart, atEnd), most };
+  return { at: sample.at, perSecond, seconds, fewest: Math.min(atStart, atEnd), applied };
 }
 
 /** `rises` with `rise` added, the oldest dropped past `SERVED_RISES_KEPT`. */
@@ -70,9 +69,11 @@ export function withServedRise(
  * Items heavier than the known per-item time, proven by a growth that bought throughput: an earlier rise at fewer
  * workers than `now`'s, within `maxApartSeconds` of it, and `now` fit a per-worker service whose per-item time
  * exceeds `slowerBy` × the known one even as the lightest the two rises allow:
- * - the workers counted so that the gap between them is the smallest: the earlier rise's at the most that ran, this
- *   one's at the fewest (the pollers may not have reached a raised value: a rise "at 8" while 5 ran fitted 850 ms
- *   items for 90 ms), the earlier rise the one at the fewest workers (the widest gap, the least noise per worker);
+ * - the workers counted so that the gap between them is the smallest: the earlier rise's at its applied value (no
+ *   more can have run; the messages in flight miss a worker between two batches), this one's at the fewest its
+ *   messages in flight showed (the pollers may not have reached a raised value: a rise "at 8" while 5 ran fitted
+ *   850 ms items for 90 ms); the earlier rise the one at the lowest value (the widest gap, the least noise per
+ *   worker);
  * - the fall between the rises taken two standard deviations larger than measured: arrivals come at random (a
  *   Poisson count over each interval), and a fall of 4/s between two rises of a 520/s step, a worker apart, read as
  *   244 ms items for 26 ms and grew 13 → 28 onto an API at its rate.
@@ -92,21 +93,22 @@ export function heavierItemsFitted(
   },
 ): ServiceFit | undefined {
   const earlier = (rises ?? []).filter(
-    (r) => r.at < now.at && now.at - r.at <= known.maxApartSeconds && r.most < now.fewest,
+    (r) => r.at < now.at && now.at - r.at <= known.maxApartSeconds && r.applied < now.fewest,
   );
   const below = earlier.reduce<ServedRise | undefined>(
-    (b, r) => (b === undefined || r.most <= b.most ? r : b),
+    (lowest, r) => (lowest === undefined || r.applied <= lowest.applied ? r : lowest),
     undefined,
   );
   if (below === undefined) return undefined;
   const measured = fittedService(
-    { applied: below.most, perSecond: below.perSecond },
+    { applied: below.applied, perSecond: below.perSecond },
     { applied: now.fewest, perSecond: now.perSecond },
   );
   if (measured === undefined) return undefined;
-  const arrivals = Math.max(known.reportedArrivals ?? 0, measured.arrivals);
+  // The noise of the busier reading: the arrivals CloudWatch reported, or what the rise says at the known time.
+  const arrivals = Math.max(known.reportedArrivals ?? 0, now.perSecond + now.fewest / known.itemSeconds);
   const noise = 2 * Math.sqrt(arrivals / below.seconds + arrivals / now.seconds);
-  const perWorker = measured.perWorker + noise / (now.fewest - below.most);
+  const perWorker = measured.perWorker + noise / (now.fewest - below.applied);
   if (!(1 / perWorker > known.slowerBy * known.itemSeconds)) return undefined;
   return { perWorker, arrivals: now.perSecond + now.fewest * perWorker };
 }

@@ -190,6 +190,42 @@ describe('decideFast', () => {
       reason: 'grow:fast-surge',
     },
     {
+      comment:
+        'a step in arrivals under way: 3,106 waiting for 6 at 26 ms is 13 s of work now, but at +309/s a minute on (the pollers’ settling time) 94 s: grow now, on the spike the rise proves (308/s), not once the backlog is past the setpoint',
+      ctx: context({
+        applied: 6,
+        reportedArrivals: 200,
+        tickArrivals: 200,
+        itemSeconds: 0.026,
+        confirmedNeed: 6,
+        batchSize: 10,
+        previous: { ...at(30, 16), inFlight: 50 },
+      }),
+      sample: { ...at(40, 3_106), inFlight: 60 },
+      desired: 9,
+      reason: 'grow:fast-surge',
+    },
+    {
+      comment:
+        'heavier items a growth proved: +250/s with 5 running, grown to 7, +181/s with 7 running — 21 ms items at the most (2.1 × the known 10 ms) for 400/s: sized on them, 13, where the known time holds at 7',
+      ctx: context({
+        applied: 7,
+        tickApplied: 5,
+        lastChangeAt: NOW + 20,
+        grownFrom: 5,
+        reportedArrivals: 400,
+        tickArrivals: 400,
+        itemSeconds: 0.01,
+        confirmedNeed: 5,
+        batchSize: 10,
+        previous: { ...at(40, 9_021), inFlight: 70 },
+        servedRises: [{ at: NOW + 10, perSecond: 249.6, seconds: 10, fewest: 5, applied: 5 }],
+      }),
+      sample: { ...at(50, 10_834), inFlight: 70 },
+      desired: 13,
+      reason: 'grow:fast-surge',
+    },
+    {
       comment: 'at the cap: nothing to add',
       ctx: context({ applied: 32 }),
       sample: at(10, 70_000),
