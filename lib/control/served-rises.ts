@@ -66,20 +66,24 @@ export function withServedRise(
 }
 
 /**
- * Items heavier than the known per-item time, proven by a growth that bought throughput: an earlier rise at fewer
- * workers than `now`'s, within `maxApartSeconds` of it, and `now` fit a per-worker service whose per-item time
- * exceeds `slowerBy` × the known one even as the lightest the two rises allow:
- * - the workers counted so that the gap between them is the smallest: the earlier rise's at its applied value (no
- *   more can have run; the messages in flight miss a worker between two batches), this one's at the fewest its
- *   messages in flight showed (the pollers may not have reached a raised value: a rise "at 8" while 5 ran fitted
- *   850 ms items for 90 ms); the earlier rise the one at the lowest value (the widest gap, the least noise per
- *   worker);
- * - the fall between the rises taken two standard deviations larger than measured: arrivals come at random (a
- *   Poisson count over each interval), and a fall of 4/s between two rises of a 520/s step, a worker apart, read as
- *   244 ms items for 26 ms and grew 13 → 28 onto an API at its rate.
+ * Items heavier than the known per-item time, proven by a growth that bought throughput: the latest earlier rise at
+ * fewer workers than `now`'s, within `maxApartSeconds` of it, and `now` fit a per-worker service whose per-item time
+ * exceeds `slowerBy` × the known one even as the lightest the two rises allow. Arrivals come at random (a Poisson
+ * count over each interval), so the fall between the two rises is judged against two standard deviations of it:
+ * - a fall within them is no proof the growth bought anything: a pool at its limit (downstream-slowing: 20
+ *   connections, 250/s of 80 ms items) gives a rise of 3–9/s at 21 workers and of 8–30/s at 14–19, and a fit on it
+ *   sized 21 → 25 → 28 → 31 → 32 for a pool of 20;
+ * - beyond them, the service is taken as the fall plus them (the lightest items the rises allow): a fall of 4/s
+ *   between two rises of a 520/s step read as 244 ms items for 26 ms and grew 13 → 28 onto an API at its rate.
+ * The workers are counted so that the gap between them is the smallest: the earlier rise's at its applied value (no
+ * more can have run; the messages in flight miss a worker between two batches), this one's at the fewest its
+ * messages in flight showed (the pollers may not have reached a raised value: a rise "at 8" while 5 ran fitted
+ * 850 ms items for 90 ms). The latest earlier rise measures what the last growth bought, not an average over
+ * growths some of which a saturating downstream took and some not.
  * Worked example (heavier-items, 400/s, items 10 → 30 ms, 10 s poller steps): +248/s with 5 running; grown to 7,
- * +181/s with 7 running through: a fall of 67/s, 85/s with the noise (2 × √(40 + 40)), 42.5/s a worker, 23.5 ms
- * (2.3 × the known 10 ms), and 479/s arriving.
+ * +181/s with 7 running through: a fall of 67/s against a noise of 2 × √(88.1 + 88.1) = 26.5/s (the arrivals the
+ * known time would give: 181 + 7 ÷ 0.01); 46.8/s a worker at the most, 21 ms (2.1 × the known 10 ms); 509/s
+ * arriving.
  */
 export function heavierItemsFitted(
   rises: readonly ServedRise[] | undefined,
@@ -95,10 +99,7 @@ export function heavierItemsFitted(
   const earlier = (rises ?? []).filter(
     (r) => r.at < now.at && now.at - r.at <= known.maxApartSeconds && r.applied < now.fewest,
   );
-  const below = earlier.reduce<ServedRise | undefined>(
-    (lowest, r) => (lowest === undefined || r.applied <= lowest.applied ? r : lowest),
-    undefined,
-  );
+  const below = earlier.at(-1);
   if (below === undefined) return undefined;
   const measured = fittedService(
     { applied: below.applied, perSecond: below.perSecond },
@@ -108,7 +109,9 @@ export function heavierItemsFitted(
   // The noise of the busier reading: the arrivals CloudWatch reported, or what the rise says at the known time.
   const arrivals = Math.max(known.reportedArrivals ?? 0, now.perSecond + now.fewest / known.itemSeconds);
   const noise = 2 * Math.sqrt(arrivals / below.seconds + arrivals / now.seconds);
-  const perWorker = measured.perWorker + noise / (now.fewest - below.applied);
+  const gap = now.fewest - below.applied;
+  if (!(measured.perWorker * gap > noise)) return undefined;
+  const perWorker = measured.perWorker + noise / gap;
   if (!(1 / perWorker > known.slowerBy * known.itemSeconds)) return undefined;
   return { perWorker, arrivals: now.perSecond + now.fewest * perWorker };
 }

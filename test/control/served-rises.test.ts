@@ -79,11 +79,18 @@ describe('heavierItemsFitted', () => {
     expect(heavierItemsFitted([rise(640, 186, 6, 7)], rise(650, 181, 7, 7), known)).toBeUndefined();
   });
 
-  it('takes the earlier rise at the lowest value, and none older than the window', () => {
-    const rises = [rise(610, 248, 5, 5), rise(640, 186, 6, 6)];
-    const widest = heavierItemsFitted(rises, rise(650, 181, 7, 7), known);
-    expect(widest).toEqual(heavierItemsFitted([rises[0] as ServedRise], rise(650, 181, 7, 7), known));
-    expect(widest?.perWorker).toBeCloseTo(46.8, 1);
+  it('judges what the last growth bought: the latest earlier rise below, not an average over every growth', () => {
+    const now = rise(650, 181, 7, 7);
+    expect(heavierItemsFitted([rise(600, 300, 4, 4), rise(610, 248, 5, 5)], now, known)).toEqual(
+      heavierItemsFitted([rise(610, 248, 5, 5)], now, known),
+    );
+    // a pool that stopped giving at 6: 3 → 6 bought 116/s, 6 → 8 nothing beyond the noise — no fit, no growth
+    const saturating = [rise(600, 300, 3, 3), rise(640, 184, 6, 6)];
+    expect(heavierItemsFitted(saturating, rise(650, 181, 8, 8), known)).toBeUndefined();
+    expect(heavierItemsFitted([rise(600, 300, 3, 3)], rise(650, 181, 8, 8), known)).toBeDefined();
+  });
+
+  it('reads nothing from a rise older than the window', () => {
     expect(heavierItemsFitted([rise(400, 248, 5, 5)], rise(650, 181, 7, 7), known)).toBeUndefined();
   });
 });

@@ -72,11 +72,20 @@ describe("slow start's evidence across a tick (withSlowStartCarried)", () => {
     ]);
   });
 
-  it('carries nothing where either tick knows a per-item time, or the loop before was frozen', () => {
+  it('carries nothing across a change of regime (one tick knows a per-item time, the other not), or from a frozen loop', () => {
     expect(withSlowStartCarried({ ...tickContext, itemSeconds: 0.015 }, beforeTick).lastRise).toBeUndefined();
     expect(withSlowStartCarried(tickContext, { ...beforeTick, itemSeconds: 0.015 }).lastRise).toBeUndefined();
     expect(withSlowStartCarried(tickContext, { ...beforeTick, frozen: 'paused' }).lastRise).toBeUndefined();
     expect(withSlowStartCarried(tickContext, undefined)).toBe(tickContext);
+  });
+
+  it('where both ticks know a per-item time, carries the rises with the workers that served them (served-rises.ts)', () => {
+    const servedRises = [{ at: 1_220, perSecond: 248, seconds: 10, fewest: 5, applied: 5 }];
+    const known = { ...tickContext, itemSeconds: 0.01 };
+    expect(
+      withSlowStartCarried(known, { ...beforeTick, itemSeconds: 0.01, servedRises }).servedRises,
+    ).toEqual(servedRises);
+    expect(withSlowStartCarried(known, { ...beforeTick, servedRises }).servedRises).toBeUndefined();
   });
 
   it('keeps the value the last growth started from only where the tick left the value as the samples did', () => {
