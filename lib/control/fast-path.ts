@@ -13,7 +13,7 @@ import {
   workersRunning,
 } from './depth-trend.ts';
 import { arrivalRateOf } from './fast-arrivals.ts';
-import { type FastPathContext, unconfirmedBase } from './fast-context.ts';
+import { type FastPathContext, UNJUDGED_GROWTH_FACTOR, unconfirmedBase } from './fast-context.ts';
 import { carriedOf, type FastCourse } from './fast-course.ts';
 import {
   backlogWorkedOffInTime,
@@ -305,8 +305,13 @@ function growSizedAtStartingFive(load: FastLoad): FastDecision | undefined {
 
 /**
  * `grow:fast-surge` on heavier items a growth proved (served-rises.ts, `heavierItemsFitted`): sized on the fitted
- * arrivals at the fitted per-item time, up to the cap (the fit is the proof CloudWatch's Duration would give two
- * minutes later). Ahead of `holdWorkedOffInTime`, which judges the backlog at the known, lighter time.
+ * arrivals at the fitted per-item time, ahead of `holdWorkedOffInTime`, which judges the backlog at the known,
+ * lighter time. No probe judges it (only a tick's growth is: saturation.ts), and a downstream that gives each growth
+ * less may have room for the growth fitted and none for the need sized on it, so each such growth goes at most
+ * `UNJUDGED_GROWTH_FACTOR` × the step it was fitted on past the workers that ran (the next fit judges that one), and
+ * at most that factor × the value the tick left, as other growth on heavier items between ticks does. Sized at once,
+ * it took a pool of 20 (downstream-saturated: queries 20 → 100 ms at 300/s) 9 → 18 → 28 within a minute, each
+ * growth buying its share up to the pool, and the tick's probe, from 28, could not take it back under it.
  */
 function growHeavierFitted(load: FastLoad): FastDecision | undefined {
   const { context, served, config } = load;
@@ -320,7 +325,11 @@ function growHeavierFitted(load: FastLoad): FastDecision | undefined {
   });
   if (fit === undefined) return undefined;
   const need = needWithBacklog(fit.arrivals, 1 / fit.perWorker, load.visible, config, load.ceiling);
-  return growTo(load, need, true);
+  const reach = Math.min(
+    fit.running + UNJUDGED_GROWTH_FACTOR * fit.step,
+    Math.floor(UNJUDGED_GROWTH_FACTOR * context.tickApplied),
+  );
+  return growTo(load, Math.min(need, reach), true);
 }
 
 /** `grow:fast-surge`. A rate and a per-item time size the need with the backlog, limited as unconfirmed growth is. */

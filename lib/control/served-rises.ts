@@ -15,6 +15,7 @@ import {
   BACKLOG_MESSAGES_PER_WORKER,
   DEPTH_NOISE_MESSAGES,
   type DepthSample,
+  RATE_CHANGE_FACTOR,
   workersRunning,
 } from './depth-trend.ts';
 import { fittedService, type ServiceFit } from './service-fit.ts';
@@ -65,6 +66,14 @@ export function withServedRise(
   return [...(rises ?? []), rise].slice(-SERVED_RISES_KEPT);
 }
 
+/** A fit of heavier items: the per-worker service and arrivals, and the workers the growth it judged reached. */
+export interface HeavierFit extends ServiceFit {
+  /** The fewest workers running over the later rise. */
+  readonly running: number;
+  /** The workers the growth added between the two rises, as counted (the smallest gap they allow). */
+  readonly step: number;
+}
+
 /**
  * Items heavier than the known per-item time, proven by a growth that bought throughput: the latest earlier rise at
  * fewer workers than `now`'s, within `maxApartSeconds` of it, and `now` fit a per-worker service whose per-item time
@@ -95,7 +104,7 @@ export function heavierItemsFitted(
     /** The arrivals CloudWatch last reported: the noise is at least theirs. */
     readonly reportedArrivals?: number;
   },
-): ServiceFit | undefined {
+): HeavierFit | undefined {
   const earlier = (rises ?? []).filter(
     (r) => r.at < now.at && now.at - r.at <= known.maxApartSeconds && r.applied < now.fewest,
   );
@@ -113,5 +122,20 @@ export function heavierItemsFitted(
   if (!(measured.perWorker * gap > noise)) return undefined;
   const perWorker = measured.perWorker + noise / gap;
   if (!(1 / perWorker > known.slowerBy * known.itemSeconds)) return undefined;
-  return { perWorker, arrivals: now.perSecond + now.fewest * perWorker };
+  // The last growth bought far less a worker than the workers serve on average at the arrivals CloudWatch counted:
+  // returns diminishing, a downstream at its knee (a pool of 20 at 28 workers: 4.3/s a worker fitted against 7.2/s
+  // on average), where the need at the marginal time has no bound.
+  const reported = known.reportedArrivals ?? 0;
+  const average = (reported - now.perSecond) / now.fewest;
+  if (measured.perWorker < average / RATE_CHANGE_FACTOR) return undefined;
+  // The fit takes the arrivals as held between the two rises; CloudWatch's count says whether they did. Arrivals
+  // fitted beyond the law's change of rate from it say the two rises saw two loads: fewer, the arrivals climbed
+  // between them (diurnal's afternoon: 274/s fitted against 646/s counted read 20 ms items as 70 ms, 17 → 28);
+  // more, the workers served less with each growth than the fit says (a pool past its knee: 485/s fitted against
+  // 297/s, 18 → 28 on a pool of 20).
+  if (reported > 0 && !withinRateChange(measured.arrivals, reported)) return undefined;
+  return { perWorker, arrivals: now.perSecond + now.fewest * perWorker, running: now.fewest, step: gap };
 }
+
+const withinRateChange = (a: number, b: number): boolean =>
+  a <= RATE_CHANGE_FACTOR * b && b <= RATE_CHANGE_FACTOR * a;
