@@ -2,7 +2,7 @@ import type { ScalerConfig } from './config.ts';
 import type { Decision } from './decision.ts';
 import { sampleAt } from './depth-sample.ts';
 import { type DepthSample, workersProvenBusy } from './depth-trend.ts';
-import { drainCeiling, steadyNeed } from './need.ts';
+import { drainCeiling, steadyNeed, UNJUDGED_GROWTH_FACTOR } from './need.ts';
 import type { ServedRise } from './served-rises.ts';
 import type { HeldRise, ServiceFit } from './service-fit.ts';
 import type { QueueSnapshot } from './snapshot.ts';
@@ -92,15 +92,6 @@ export interface FastPathContext {
    */
   readonly grownFrom?: number;
 }
-
-/**
- * Growth between ticks on items the tick read heavier, which the tick did not grow for itself, goes at most this many
- * times the value applied. Heavier items and a saturated downstream look alike on the depth, and only a tick's
- * growth is judged (saturation.ts): unbounded, the samples grew a pool of 16 that saturated from 8 to 23 on the time
- * the tick read, the judged growth after it started past the pool's knee, and its verdict found room (163,668 waits
- * for a connection, native's 169,579).
- */
-export const UNJUDGED_GROWTH_FACTOR = 2;
 
 /**
  * What unconfirmed growth is measured from, once per tick: the need CloudWatch confirmed, or the workers the tick's

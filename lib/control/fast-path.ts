@@ -13,17 +13,18 @@ import {
   workersRunning,
 } from './depth-trend.ts';
 import { arrivalRateOf } from './fast-arrivals.ts';
-import { type FastPathContext, UNJUDGED_GROWTH_FACTOR, unconfirmedBase } from './fast-context.ts';
+import { type FastPathContext, unconfirmedBase } from './fast-context.ts';
 import { carriedOf, type FastCourse } from './fast-course.ts';
 import {
   backlogWorkedOffInTime,
   drainCeiling,
   needWithBacklog,
   setpointSeconds,
+  UNJUDGED_GROWTH_FACTOR,
   unconfirmedLimit,
 } from './need.ts';
 import { slowStartAheadOfPollers } from './provisioned-ramp.ts';
-import { heavierItemsFitted } from './served-rises.ts';
+import { heavierFitNeed, heavierItemsFitted } from './served-rises.ts';
 import { fittedService } from './service-fit.ts';
 
 /**
@@ -120,10 +121,7 @@ interface FastLoad extends FastCourse {
   readonly growthLimit: number;
   /** Where growth no steady need sizes stops (`drainCeiling`): the backlog's drain, a doubling, a guess. */
   readonly ceiling: number;
-  /**
-   * Where either trend proves a spike (the depth rose faster than arrivals could without rising themselves), the
-   * depth's rise beyond its noise since the previous sample, per second; 0 otherwise.
-   */
+  /** The depth's rise beyond its noise since the previous sample, per second, where a trend proves a spike; else 0. */
   readonly spikeRisingPerSecond: number;
 }
 
@@ -243,13 +241,9 @@ function holdNoBacklog(load: FastLoad): FastDecision | undefined {
 /**
  * `hold:fast`. The target is safe without growth: what waits is worked off within the setpoint (the tick's law
  * would hold), and, where the depth proves a spike, what will wait by the time a growth binds (a raise waits for the
- * pollers' ramp, up to `POLLER_SETTLE_SECONDS`) at the pace it rises. Without it, a step in arrivals sat unsized
- * until the tick, which read the minute's rise as items 4.2 × heavier (held-out api-surge-off-minute: 200 → 520/s
- * under an API of 600 calls/s; 6 workers held on 3,024 and 6,071 waiting, 13 s and 26 s of work, while the depth
- * rose 300/s; the tick grew 6 → 28 and called the API past its rate). A rise within the spike's bound is not
- * projected: it may be heavier items, which the tick reads off a settled minute, and a growth sized on the known
- * time would leave that minute unsettled (downstream-slowdown: 7 → 8 on the reported rate, and the tick, unable
- * to read the items 3 × heavier, held).
+ * pollers' ramp, up to `POLLER_SETTLE_SECONDS`) at the pace it rises. Without it a step in arrivals waited for the
+ * tick, which read the minute's rise as heavier items (docs/design.md, issue 29). A rise within the spike's bound may
+ * be heavier items, which the tick reads off a settled minute: a growth on the known time would unsettle it.
  */
 function holdWorkedOffInTime(load: FastLoad): FastDecision | undefined {
   const { itemSeconds } = load.context;
@@ -304,18 +298,13 @@ function growSizedAtStartingFive(load: FastLoad): FastDecision | undefined {
 }
 
 /**
- * `grow:fast-surge` on heavier items a growth proved (served-rises.ts, `heavierItemsFitted`): sized on the fitted
- * arrivals at the fitted per-item time, ahead of `holdWorkedOffInTime`, which judges the backlog at the known,
- * lighter time. No probe judges it (only a tick's growth is: saturation.ts), and a downstream that gives each growth
- * less may have room for the growth fitted and none for the need sized on it, so each such growth goes at most
- * `UNJUDGED_GROWTH_FACTOR` × the step it was fitted on past the workers that ran (the next fit judges that one), and
- * at most that factor × the value the tick left, as other growth on heavier items between ticks does. Sized at once,
- * it took a pool of 20 (downstream-saturated: queries 20 → 100 ms at 300/s) 9 → 18 → 28 within a minute, each
- * growth buying its share up to the pool, and the tick's probe, from 28, could not take it back under it.
+ * `grow:fast-surge` on heavier items a growth proved (served-rises.ts), ahead of `holdWorkedOffInTime`, which judges
+ * the backlog at the known, lighter time; no probe judges it (only a tick's growth is: saturation.ts), so it goes at
+ * most `UNJUDGED_GROWTH_FACTOR` × the value the tick left, as other growth on heavier items between ticks does.
  */
 function growHeavierFitted(load: FastLoad): FastDecision | undefined {
   const { context, served, config } = load;
-  const itemSeconds = context.itemSeconds;
+  const { itemSeconds } = context;
   if (itemSeconds === undefined || served === undefined) return undefined;
   const fit = heavierItemsFitted(context.servedRises, served, {
     itemSeconds,
@@ -324,12 +313,8 @@ function growHeavierFitted(load: FastLoad): FastDecision | undefined {
     ...(context.reportedArrivals === undefined ? {} : { reportedArrivals: context.reportedArrivals }),
   });
   if (fit === undefined) return undefined;
-  const need = needWithBacklog(fit.arrivals, 1 / fit.perWorker, load.visible, config, load.ceiling);
-  const reach = Math.min(
-    fit.running + UNJUDGED_GROWTH_FACTOR * fit.step,
-    Math.floor(UNJUDGED_GROWTH_FACTOR * context.tickApplied),
-  );
-  return growTo(load, Math.min(need, reach), true);
+  const need = heavierFitNeed(fit, load.visible, config, load.ceiling);
+  return growTo(load, Math.min(need, Math.floor(UNJUDGED_GROWTH_FACTOR * context.tickApplied)), true);
 }
 
 /** `grow:fast-surge`. A rate and a per-item time size the need with the backlog, limited as unconfirmed growth is. */
@@ -357,7 +342,7 @@ function growSlowStart(load: FastLoad): FastDecision | undefined {
   const fitted = rise === undefined ? undefined : fittedService(context.lastRise, rise);
   // Unsized, the doubling stops below the cap (drainCeiling): the cap needs a need that says so.
   if (fitted === undefined)
-    return growTo(load, Math.min(2 * applied, load.ceiling, unfollowedGrowthBound(load)), true);
+    return growTo(load, Math.min(2 * applied, load.ceiling, load.unfollowedBound), true);
   const sized = needWithBacklog(
     fitted.arrivals,
     1 / fitted.perWorker,
@@ -367,24 +352,6 @@ function growSlowStart(load: FastLoad): FastDecision | undefined {
   );
   const decision = growTo(load, Math.max(applied + 1, Math.min(2 * applied, sized)), true);
   return { ...decision, context: { ...decision.context, serviceFit: fitted } };
-}
-
-/**
- * Where more than the mapping's starting five run and the executions have not passed the value the last growth
- * started from (`atGrownFrom`), an unsized doubling goes at most to twice that value: one step ahead of what runs,
- * not a second step on one the pollers have not followed (issue 28's wind-up). Under the cap of 32 the drain
- * ceiling (28) hid it; under a cap of 200 held-out quiet-then-surge (one poller step a minute) doubled 16 → 32 → 64
- * while 16 ran, for a need of 19. Up to five run before the pollers' first step whatever the limit, and that step
- * goes to the limit then: bounded there too, held-out fan-out-45s (seed 2) reached 8 by the step, not 16 (1.20 →
- * 2.17 × the target).
- */
-function unfollowedGrowthBound(load: FastLoad): number {
-  const from = load.context.grownFrom;
-  const running = workersRunning(load.applied, load.sample.inFlight, load.context.batchSize) ?? 0;
-  const pastStart = running > STANDARD_STARTING_INVOKES;
-  return load.atGrownFrom && pastStart && from !== undefined
-    ? Math.max(load.applied, 2 * from)
-    : Number.POSITIVE_INFINITY;
 }
 
 /**

@@ -11,6 +11,7 @@
  * time; a saturated downstream fits nothing (more workers, no less rise).
  */
 
+import type { ScalerConfig } from './config.ts';
 import {
   BACKLOG_MESSAGES_PER_WORKER,
   DEPTH_NOISE_MESSAGES,
@@ -18,6 +19,7 @@ import {
   RATE_CHANGE_FACTOR,
   workersRunning,
 } from './depth-trend.ts';
+import { needWithBacklog, UNJUDGED_GROWTH_FACTOR } from './need.ts';
 import { fittedService, type ServiceFit } from './service-fit.ts';
 
 /** A rise of the depth per second over an interval, and the workers its messages in flight showed at its two ends. */
@@ -80,8 +82,8 @@ export interface HeavierFit extends ServiceFit {
  * exceeds `slowerBy` × the known one even as the lightest the two rises allow. Arrivals come at random (a Poisson
  * count over each interval), so the fall between the two rises is judged against two standard deviations of it:
  * - a fall within them is no proof the growth bought anything: a pool at its limit (downstream-slowing: 20
- *   connections, 250/s of 80 ms items) gives a rise of 3–9/s at 21 workers and of 8–30/s at 14–19, and a fit on it
- *   sized 21 → 25 → 28 → 31 → 32 for a pool of 20;
+ *   connections, 250/s of 60–80 ms items) gives a rise of 3–9/s at 21 workers and of 8–30/s at 14–19, and fits on
+ *   it sized 19 → 21 → 25 for a pool of 20;
  * - beyond them, the service is taken as the fall plus them (the lightest items the rises allow): a fall of 4/s
  *   between two rises of a 520/s step read as 244 ms items for 26 ms and grew 13 → 28 onto an API at its rate.
  * The workers are counted so that the gap between them is the smallest: the earlier rise's at its applied value (no
@@ -122,20 +124,39 @@ export function heavierItemsFitted(
   if (!(measured.perWorker * gap > noise)) return undefined;
   const perWorker = measured.perWorker + noise / gap;
   if (!(1 / perWorker > known.slowerBy * known.itemSeconds)) return undefined;
-  // The last growth bought far less a worker than the workers serve on average at the arrivals CloudWatch counted:
-  // returns diminishing, a downstream at its knee (a pool of 20 at 28 workers: 4.3/s a worker fitted against 7.2/s
-  // on average), where the need at the marginal time has no bound.
-  const reported = known.reportedArrivals ?? 0;
-  const average = (reported - now.perSecond) / now.fewest;
-  if (measured.perWorker < average / RATE_CHANGE_FACTOR) return undefined;
-  // The fit takes the arrivals as held between the two rises; CloudWatch's count says whether they did. Arrivals
-  // fitted beyond the law's change of rate from it say the two rises saw two loads: fewer, the arrivals climbed
-  // between them (diurnal's afternoon: 274/s fitted against 646/s counted read 20 ms items as 70 ms, 17 → 28);
-  // more, the workers served less with each growth than the fit says (a pool past its knee: 485/s fitted against
-  // 297/s, 18 → 28 on a pool of 20).
-  if (reported > 0 && !withinRateChange(measured.arrivals, reported)) return undefined;
+  if (!consistentWithCount(measured, now, known.reportedArrivals)) return undefined;
   return { perWorker, arrivals: now.perSecond + now.fewest * perWorker, running: now.fewest, step: gap };
 }
 
-const withinRateChange = (a: number, b: number): boolean =>
-  a <= RATE_CHANGE_FACTOR * b && b <= RATE_CHANGE_FACTOR * a;
+/**
+ * CloudWatch's count of the arrivals is the check on a fit, which takes them as held between its two rises. Not
+ * where the last growth bought less a worker, by more than a change of rate, than the workers serve on average at
+ * the counted arrivals: returns diminishing (a downstream at its knee), or the arrivals climbing between the rises
+ * (diurnal's afternoon, 651/s counted: a growth 13 → 17 took the rise down by 31/s, 7.75/s a worker, where the 17
+ * served 36.5/s each on average; read as items 3.5 × heavier, it sized 17 → 28). At such a marginal time the need
+ * has no bound. Nor where the fit's arrivals exceed the count by more than a change of rate: the two rises saw two
+ * loads.
+ */
+function consistentWithCount(fit: ServiceFit, now: ServedRise, reported: number | undefined): boolean {
+  if (reported === undefined || !(reported > 0)) return true;
+  const average = (reported - now.perSecond) / now.fewest;
+  return fit.perWorker >= average / RATE_CHANGE_FACTOR && fit.arrivals <= RATE_CHANGE_FACTOR * reported;
+}
+
+/**
+ * What heavier items a growth proved need: the fitted arrivals at the fitted per-item time, with the backlog's drain
+ * (`needWithBacklog`), at most `UNJUDGED_GROWTH_FACTOR` × the step it was fitted on past the workers that ran: a
+ * downstream that gives each growth less may have room for the step fitted and none for the need sized on it, and
+ * the next fit judges the next step. Sized at once, it took a pool of 20 (downstream-saturated: queries 20 → 100 ms
+ * at 300/s) 9 → 18 → 28 within a minute, each growth buying its share up to the pool, and the tick's probe, from
+ * 28, could not take it back under that.
+ */
+export function heavierFitNeed(
+  fit: HeavierFit,
+  visible: number,
+  config: ScalerConfig,
+  ceiling: number,
+): number {
+  const need = needWithBacklog(fit.arrivals, 1 / fit.perWorker, visible, config, ceiling);
+  return Math.min(need, fit.running + UNJUDGED_GROWTH_FACTOR * fit.step);
+}

@@ -94,3 +94,26 @@ describe('heavierItemsFitted', () => {
     expect(heavierItemsFitted([rise(400, 248, 5, 5)], rise(650, 181, 7, 7), known)).toBeUndefined();
   });
 });
+
+describe("heavierItemsFitted, checked against CloudWatch's count", () => {
+  const tenMs = { itemSeconds: 0.01, slowerBy: 1.5, maxApartSeconds: 120 };
+  it('a growth that bought far less a worker than the workers serve on average fits nothing (a knee, or a climb)', () => {
+    // 10 → 20 running took the rise 600 → 520/s: 8/s a worker, where 20 serve (1,000 − 520) ÷ 20 = 24/s on average
+    const rises = [rise(700, 600, 10, 10)];
+    expect(
+      heavierItemsFitted(rises, rise(710, 520, 20, 20), { ...tenMs, reportedArrivals: 1_000 }),
+    ).toBeUndefined();
+    expect(heavierItemsFitted(rises, rise(710, 520, 20, 20), tenMs)).toBeDefined();
+  });
+
+  it('arrivals fitted past a change of rate above the count fit nothing: the two rises saw two loads', () => {
+    // 5 → 9 took the rise 400 → 300/s: 25/s a worker and 525/s arriving, against 300/s counted
+    const rises = [rise(600, 400, 5, 5)];
+    expect(
+      heavierItemsFitted(rises, rise(610, 300, 9, 9), { ...tenMs, reportedArrivals: 300 }),
+    ).toBeUndefined();
+    expect(
+      heavierItemsFitted(rises, rise(610, 300, 9, 9), { ...tenMs, reportedArrivals: 400 }),
+    ).toBeDefined();
+  });
+});
