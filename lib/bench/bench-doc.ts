@@ -293,20 +293,17 @@ function knownLimits(input: BenchDocInput): string {
       'workers were grown past what the reported rate needs (a burst not reported yet), it cannot tell heavier ' +
       `items from more arrivals and grows at most ${f} × (the unconfirmed limit, \`unconfirmedGrowthFactor\`) ` +
       'until CloudWatch shows the slower per-item time. What a growth bought shows a period after it: a saturated ' +
-      'downstream is found minutes late. Between ticks, a growth that bought less throughput than the known ' +
-      'per-item time gives shows the heavier items sooner (lib/control/served-rises.ts): two rises of the depth at ' +
-      'two numbers of running workers fit the time the items take.',
+      'downstream is found minutes late.',
     '- **Where in the minute the load changes.** Every shipped scenario changes its load on a whole minute of the ' +
       "run, and the controller ticks on whole minutes from the load's start, so each change lands on a tick, with a " +
-      'full minute of depth behind the next one. A change between two ticks reads worse: a growth inside the minute ' +
-      'leaves the next tick no minute one settled value served, and it cannot read the heavier per-item time off ' +
-      "the depth; the samples' fit of what the growth bought (above) reads it where the pollers follow within the " +
-      'minute. `npx tsx scripts/measure-transients.ts --start 10` (or 30) starts the controller 10 s (30 s) after ' +
-      'the load, which moves every change that far into a minute: the worst of seeds 1–5 on 2026-12-07, ' +
-      '`heavier-items` reads a p99 of 0.70 × the target under the 10 s reading and 1.14 × under one step a minute at ' +
-      '0 s, 0.95 × and 1.54 × at 10 s, 0.69 × and 0.97 × at 30 s; `downstream-slowdown` under one step a minute ' +
-      '1.08 × at 0 s and 1.43 × at 10 s. (On loads that start at 0 s, `cold-steady` and `steady`, the offset also ' +
-      'leaves the first seconds without a controller: see the cold start below.)',
+      'full minute of depth behind the next one. A change between two ticks reads worse: a sample between ticks ' +
+      'grows a little on the rising depth, and the next tick, its minute no longer served by one settled value, ' +
+      "cannot read the heavier per-item time off the depth and holds on CloudWatch's old figures until they catch " +
+      'up. `npx tsx scripts/measure-transients.ts --start 10` (or 30) starts the controller 10 s (30 s) after the ' +
+      'load, which moves every change that far into a minute: the worst of seeds 1–5 on 2026-12-07, `heavier-items` ' +
+      'reads a p99 of 0.70 × the target under the 10 s reading and 1.14 × under one step a minute at 0 s, 1.18 × ' +
+      'and 1.54 × at 10 s; `downstream-slowdown` under one step a minute 1.08 × and 1.43 ×. (On loads that start at ' +
+      '0 s, `cold-steady` and `steady`, the offset also leaves the first seconds without a controller: see the cold start below.)',
     '- **Bursts from quiet close to the cap.** Provisioned mode keeps ' +
       `${MINIMUM_POLLERS} pollers warm (${MINIMUM_POLLERS * INVOKES_PER_POLLER} invokes at once) and serves a ` +
       "burst from its first second; the standard mapping's 5 pollers cannot. The law's backlog drain stops at the " +

@@ -7,7 +7,6 @@ import {
   depthShowsBacklog,
   depthTrend,
   lagSinceGrowth,
-  POLLER_SETTLE_SECONDS,
   STANDARD_STARTING_INVOKES,
   slowStartProof,
   workersRunning,
@@ -118,8 +117,6 @@ interface FastLoad extends FastCourse {
   readonly growthLimit: number;
   /** Where growth no steady need sizes stops (`drainCeiling`): the backlog's drain, a doubling, a guess. */
   readonly ceiling: number;
-  /** The depth's rise beyond its noise since the previous sample, per second, where a trend proves a spike; else 0. */
-  readonly spikeRisingPerSecond: number;
 }
 
 function fastLoadOf(sample: DepthSample, context: FastPathContext, config: ScalerConfig): FastLoad {
@@ -158,7 +155,6 @@ function fastLoadOf(sample: DepthSample, context: FastPathContext, config: Scale
       context.unjudgedLimit ?? Number.POSITIVE_INFINITY,
     ),
     ceiling: context.drainCeiling ?? drainCeiling(config),
-    spikeRisingPerSecond: spike ? (recent?.arrivalsAtLeast ?? 0) : 0,
   };
 }
 
@@ -237,19 +233,12 @@ function holdNoBacklog(load: FastLoad): FastDecision | undefined {
 
 /**
  * `hold:fast`. The target is safe without growth: what waits is worked off within the setpoint (the tick's law
- * would hold); and, before the loop's first growth where the depth proves a spike, what will wait by the time a
- * growth binds (a raise waits for the pollers' ramp, up to `POLLER_SETTLE_SECONDS`) at the pace it rises. Without it
- * a step in arrivals waited for the tick, which read the minute's rise as heavier items (docs/design.md, issue 29).
- * A rise within the spike's bound may be heavier items, which the tick reads off a settled minute: a growth on the
- * known time would unsettle it. Once grown, the backlog now decides again: projected on, a spike past a saturated
- * pool's capacity grew to the cap before its health signal could hold it.
+ * would hold).
  */
 function holdWorkedOffInTime(load: FastLoad): FastDecision | undefined {
   const { itemSeconds } = load.context;
   if (itemSeconds === undefined) return undefined;
-  const projecting = load.applied <= load.context.tickApplied;
-  const ahead = projecting ? load.spikeRisingPerSecond * POLLER_SETTLE_SECONDS : 0;
-  if (!backlogWorkedOffInTime(load.visible + ahead, load.applied, itemSeconds, load.config)) return undefined;
+  if (!backlogWorkedOffInTime(load.visible, load.applied, itemSeconds, load.config)) return undefined;
   return hold(load, { arrivalsAtLeast: load.atLeast, confirmed: load.confirmed });
 }
 

@@ -190,38 +190,6 @@ describe('decideFast', () => {
       reason: 'grow:fast-surge',
     },
     {
-      comment:
-        'a step in arrivals under way: 3,106 waiting for 6 at 26 ms is 13 s of work now, but at +309/s a minute on (the pollers’ settling time) 94 s: grow now, on the spike the rise proves (308/s), not once the backlog is past the setpoint',
-      ctx: context({
-        applied: 6,
-        reportedArrivals: 200,
-        tickArrivals: 200,
-        itemSeconds: 0.026,
-        confirmedNeed: 6,
-        batchSize: 10,
-        previous: { ...at(30, 16), inFlight: 50 },
-      }),
-      sample: { ...at(40, 3_106), inFlight: 60 },
-      desired: 9,
-      reason: 'grow:fast-surge',
-    },
-    {
-      comment:
-        'a rise within the spike’s bound (+203/s at 300/s reported) is not projected: it may be heavier items, which the tick reads off a settled minute — 5,854 waiting for 7 at 21 ms is 17 s of work: hold',
-      ctx: context({
-        applied: 7,
-        reportedArrivals: 300,
-        tickArrivals: 300,
-        itemSeconds: 0.0206,
-        confirmedNeed: 7,
-        batchSize: 10,
-        previous: { ...at(20, 3_823), inFlight: 70 },
-      }),
-      sample: { ...at(30, 5_854), inFlight: 70 },
-      desired: 7,
-      reason: 'hold:fast',
-    },
-    {
       comment: 'at the cap: nothing to add',
       ctx: context({ applied: 32 }),
       sample: at(10, 70_000),
