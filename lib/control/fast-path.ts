@@ -19,9 +19,11 @@ import {
   drainCeiling,
   needWithBacklog,
   setpointSeconds,
+  UNJUDGED_GROWTH_FACTOR,
   unconfirmedLimit,
 } from './need.ts';
 import { slowStartAheadOfPollers } from './provisioned-ramp.ts';
+import { heavierFitNeed, heavierItemsFitted } from './served-rises.ts';
 import { fittedService } from './service-fit.ts';
 
 /**
@@ -88,6 +90,7 @@ export function decideFast(
     holdFrozen(load) ??
     holdAtCap(load) ??
     holdNoBacklog(load) ??
+    growHeavierFitted(load) ??
     holdWorkedOffInTime(load) ??
     growAheadOfPollers(load) ??
     growSizedAtStartingFive(load) ??
@@ -286,6 +289,26 @@ function growSizedAtStartingFive(load: FastLoad): FastDecision | undefined {
   return growSizedNeed(load);
 }
 
+/**
+ * `grow:fast-surge` on heavier items a growth proved (served-rises.ts), ahead of `holdWorkedOffInTime`, which judges
+ * the backlog at the known, lighter time; no probe judges it (only a tick's growth is: saturation.ts), so it goes at
+ * most `UNJUDGED_GROWTH_FACTOR` × the value the tick left, as other growth on heavier items between ticks does.
+ */
+function growHeavierFitted(load: FastLoad): FastDecision | undefined {
+  const { context, served, config } = load;
+  const { itemSeconds } = context;
+  if (itemSeconds === undefined || served === undefined) return undefined;
+  const fit = heavierItemsFitted(context.servedRises, served, {
+    itemSeconds,
+    slowerBy: config.slowdownFactor,
+    maxApartSeconds: 2 * config.tickSeconds,
+    ...(context.reportedArrivals === undefined ? {} : { reportedArrivals: context.reportedArrivals }),
+  });
+  if (fit === undefined) return undefined;
+  const need = heavierFitNeed(fit, load.visible, config, load.ceiling);
+  return growTo(load, Math.min(need, Math.floor(UNJUDGED_GROWTH_FACTOR * context.tickApplied)), true);
+}
+
 /** `grow:fast-surge`. A rate and a per-item time size the need with the backlog, limited as unconfirmed growth is. */
 function growSizedNeed(load: FastLoad): FastDecision | undefined {
   const { arrivals, context } = load;
@@ -311,7 +334,7 @@ function growSlowStart(load: FastLoad): FastDecision | undefined {
   const fitted = rise === undefined ? undefined : fittedService(context.lastRise, rise);
   // Unsized, the doubling stops below the cap (drainCeiling): the cap needs a need that says so.
   if (fitted === undefined)
-    return growTo(load, Math.min(2 * applied, load.ceiling, unfollowedGrowthBound(load)), true);
+    return growTo(load, Math.min(2 * applied, load.ceiling, load.unfollowedBound), true);
   const sized = needWithBacklog(
     fitted.arrivals,
     1 / fitted.perWorker,
@@ -321,24 +344,6 @@ function growSlowStart(load: FastLoad): FastDecision | undefined {
   );
   const decision = growTo(load, Math.max(applied + 1, Math.min(2 * applied, sized)), true);
   return { ...decision, context: { ...decision.context, serviceFit: fitted } };
-}
-
-/**
- * Where more than the mapping's starting five run and the executions have not passed the value the last growth
- * started from (`atGrownFrom`), an unsized doubling goes at most to twice that value: one step ahead of what runs,
- * not a second step on one the pollers have not followed (issue 28's wind-up). Under the cap of 32 the drain
- * ceiling (28) hid it; under a cap of 200 held-out quiet-then-surge (one poller step a minute) doubled 16 → 32 → 64
- * while 16 ran, for a need of 19. Up to five run before the pollers' first step whatever the limit, and that step
- * goes to the limit then: bounded there too, held-out fan-out-45s (seed 2) reached 8 by the step, not 16 (1.20 →
- * 2.17 × the target).
- */
-function unfollowedGrowthBound(load: FastLoad): number {
-  const from = load.context.grownFrom;
-  const running = workersRunning(load.applied, load.sample.inFlight, load.context.batchSize) ?? 0;
-  const pastStart = running > STANDARD_STARTING_INVOKES;
-  return load.atGrownFrom && pastStart && from !== undefined
-    ? Math.max(load.applied, 2 * from)
-    : Number.POSITIVE_INFINITY;
 }
 
 /**

@@ -10,9 +10,9 @@ import {
   type TrendInput,
   workersProvenBusy,
 } from './depth-trend.ts';
-import { UNJUDGED_GROWTH_FACTOR } from './fast-context.ts';
+
 import { type HeavierShown, heavierItemsShown } from './heavier-items.ts';
-import { needWithBacklog, setpointSeconds, steadyNeed } from './need.ts';
+import { needWithBacklog, setpointSeconds, steadyNeed, UNJUDGED_GROWTH_FACTOR } from './need.ts';
 import { countedEnough, quietStart } from './quiet-sample.ts';
 import { rateLowerBound } from './rate-bounds.ts';
 import { saturationOf } from './saturation.ts';

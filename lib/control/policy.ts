@@ -8,7 +8,7 @@ import { drainCeiling, needWithBacklog, steadyNeed, unconfirmedLimit } from './n
 import { rateUpperBound } from './rate-bounds.ts';
 import { saneSnapshot, saneState } from './sanitize.ts';
 import { probeFor } from './saturation.ts';
-import type { ControllerState, QueueSnapshot } from './snapshot.ts';
+import type { ControllerState, LeftApplied, QueueSnapshot } from './snapshot.ts';
 
 /**
  * The control law: one pure function of a snapshot, the carried state and the config. No AWS, no clock, no I/O;
@@ -113,9 +113,18 @@ function verdict(
       ...(health === undefined ? {} : { downstreamHealth: health.value }),
       ...inputs,
     },
-    state: { ...next, lastVisible, lastChangeAt: changed ? now : state.lastChangeAt },
+    state: {
+      ...next,
+      lastVisible,
+      lastChangeAt: changed ? now : state.lastChangeAt,
+      tickLeft: leftApplied(changed ? bounded : applied, now),
+    },
   };
 }
+
+/** The value a tick leaves, as the state keeps it: none where nothing bounds the consumer. */
+const leftApplied = (value: number, at: number): LeftApplied | undefined =>
+  Number.isFinite(value) ? { value, at } : undefined;
 
 /**
  * The last change is younger than the pollers' settling time (a minute: docs/aws-facts.md, "Event source mapping"):
@@ -325,7 +334,9 @@ function growAgeAboveTarget(load: Load): Decision | undefined {
   }
   if (probing(load)) return verdict(load, applied, 'hold:probing', inputs, busyState(load), flagsOf(load));
   // What the growth buys is judged once CloudWatch shows a period after it (saturation.ts); one probe at a time.
-  const probe = load.baselines.growthProbe ?? probeFor(load, applied, clampConcurrency(desired, config));
+  const probe =
+    load.baselines.growthProbe ??
+    probeFor(load, applied, clampConcurrency(desired, config), load.state.tickLeft);
   const next = { ...busyState(load), growthProbe: probe };
   return verdict(load, desired, 'grow:age-above-target', inputs, next, flagsOf(load));
 }

@@ -1,6 +1,6 @@
 import type { DepthSample } from './depth-trend.ts';
 import type { GrowthProbe } from './saturation.ts';
-import type { ControllerState, QueueSnapshot } from './snapshot.ts';
+import type { ControllerState, LeftApplied, QueueSnapshot } from './snapshot.ts';
 
 /**
  * The law's inputs as it may trust them. The adapters already refuse nonsense (a negative depth, a non-numeric
@@ -80,6 +80,7 @@ export function saneState(s: ControllerState): ControllerState {
         ? saneSample(quiet)
         : undefined,
     growthProbe: saneProbe(s.growthProbe),
+    tickLeft: saneLeft(s.tickLeft),
     saturation:
       s.saturation !== undefined &&
       positive(s.saturation.ceiling) !== undefined &&
@@ -100,5 +101,16 @@ function saneSample(sample: DepthSample): DepthSample {
 function saneProbe(p: GrowthProbe | undefined): GrowthProbe | undefined {
   if (p === undefined || time(p.at) === undefined) return undefined;
   const figures = [p.from, p.to, p.completionsBefore, p.itemSecondsBefore];
-  return figures.every((v) => positive(v) !== undefined) && p.to > p.from ? p : undefined;
+  if (!(figures.every((v) => positive(v) !== undefined) && p.to > p.from)) return undefined;
+  // One that cannot be (not a count, not below where the growth started, left after it) is dropped: `from` stands.
+  const left = saneLeft(p.unjudgedFrom);
+  if (left !== undefined && left.value < p.from && left.at <= p.at) return p;
+  const { unjudgedFrom: _, ...rest } = p;
+  return rest;
+}
+
+/** A value left and its time, both numbers that make sense, else none. */
+function saneLeft(left: LeftApplied | undefined): LeftApplied | undefined {
+  if (left === undefined || rate(left.value) === undefined || time(left.at) === undefined) return undefined;
+  return { value: left.value, at: left.at };
 }

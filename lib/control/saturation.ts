@@ -1,7 +1,13 @@
 import { capInSteps, type ScalerConfig } from './config.ts';
 import type { HeavierShown } from './heavier-items.ts';
 import { refusalCeilingOf } from './refusals.ts';
-import type { ControllerState, GrowthProbe, QueueSnapshot, SaturationCeiling } from './snapshot.ts';
+import type {
+  ControllerState,
+  GrowthProbe,
+  LeftApplied,
+  QueueSnapshot,
+  SaturationCeiling,
+} from './snapshot.ts';
 
 export type { GrowthProbe, SaturationCeiling } from './snapshot.ts';
 
@@ -27,7 +33,8 @@ export type { GrowthProbe, SaturationCeiling } from './snapshot.ts';
  * - they did, but with fewer completions than before: the items got heavier between the two periods, which do not
  *   compare: no verdict on this growth (the next one probes again);
  * - they did, and more than a fifth only waited: saturated at what the throughput needs. The workers go back to what
- *   the throughput needs (never below where the growth started), and growth past that is held off
+ *   the throughput needs (never below where the growth started, or the value the tick before it left where the
+ *   samples grew past that since: `GrowthProbe.floor`), and growth past that is held off
  *   (`SaturationCeiling`) while the queue stays behind and for the scale-down delay at least, with the shed signal
  *   while the age is above the target; then one growth may probe again (a downstream that recovered gets its
  *   workers back);
@@ -165,7 +172,8 @@ export function saturationOf(view: ProbeView): SaturationFinding {
       : state.growthProbe;
   const probe = carried === undefined ? undefined : withCloudWatchBefore(carried, view);
   const judged = probe === undefined ? undefined : judgeProbe(probe, view);
-  // Back to the workers the throughput needs, never below where the growth started (what it had before was served).
+  // Back to the workers the throughput needs, never below where the growth started (what it had before was served),
+  // or below it to the tick before's value where the samples grew past that since: no probe judged their growth.
   const found =
     judged?.verdict === 'saturated' && probe !== undefined && judged.useful !== undefined
       ? {
@@ -173,7 +181,7 @@ export function saturationOf(view: ProbeView): SaturationFinding {
           // a growth round up past it, and a shrink to it round back up to where it was, every tick.
           ceiling: Math.max(
             config.minConcurrency,
-            probe.from,
+            probe.unjudgedFrom?.value ?? probe.from,
             capInSteps(Math.round(judged.useful), config.actuator),
           ),
           until: now + config.scaleDownDelaySeconds,
@@ -268,7 +276,9 @@ function withCloudWatchBefore(probe: GrowthProbe, view: ProbeView): GrowthProbe 
   const itemSeconds = snapshot.itemSeconds;
   if (!view.behind || end === undefined || period === undefined) return probe;
   // CloudWatch's own: any period that ended by the growth is at least as new as the one it took then.
-  const newer = probe.shownByDepth === true ? end <= probe.at && end > probe.at - period : end <= probe.at;
+  // Where the samples grew unjudged before it, a period that ended by the time the tick before left its value.
+  const by = probe.unjudgedFrom?.at ?? probe.at;
+  const newer = probe.shownByDepth === true ? end <= by && end > by - period : end <= by;
   if (!newer || completions === undefined || !(completions > 0)) return probe;
   if (itemSeconds === undefined || !(itemSeconds > 0)) return probe;
   // A period lighter than the depth showed by more than the law's "slower" averaged lighter items in: the items got
@@ -289,7 +299,12 @@ function withCloudWatchBefore(probe: GrowthProbe, view: ProbeView): GrowthProbe 
  * between ticks changed since; where the depth showed heavier items, what it showed); none while another is
  * pending.
  */
-export function probeFor(view: ProbeView, from: number, to: number): GrowthProbe | undefined {
+export function probeFor(
+  view: ProbeView,
+  from: number,
+  to: number,
+  tickLeft?: LeftApplied,
+): GrowthProbe | undefined {
   const { snapshot, now, heavierShown: shown } = view;
   const completions = shown?.completionsPerSecond ?? snapshot.completionRatePerSecond;
   // What the depth showed was served by `from` workers, busy with a backlog waiting: the per-item time they ran at.
@@ -314,5 +329,6 @@ export function probeFor(view: ProbeView, from: number, to: number): GrowthProbe
     completionsBefore: completions,
     itemSecondsBefore: itemSeconds,
     ...(shown === undefined ? {} : { shownByDepth: true }),
+    ...(tickLeft !== undefined && tickLeft.value < from ? { unjudgedFrom: tickLeft } : {}),
   };
 }

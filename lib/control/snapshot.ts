@@ -103,6 +103,12 @@ export interface ControllerState {
   readonly lastQuiet?: DepthSample;
   /** A growth made while behind, waiting for the period that shows what it bought (saturation.ts). */
   readonly growthProbe?: GrowthProbe;
+  /**
+   * The value the last tick left applied, and when. Growth past it before the next tick is the samples'
+   * (fast-path.ts), which no probe of theirs judges: the next tick's probe judges it with its own
+   * (`GrowthProbe.unjudgedFrom`).
+   */
+  readonly tickLeft?: LeftApplied;
   /** Growth past a level bought no throughput: held off until a time (saturation.ts). */
   readonly saturation?: SaturationCeiling;
 }
@@ -115,6 +121,13 @@ export interface GrowthProbe {
   readonly at: number;
   readonly from: number;
   readonly to: number;
+  /**
+   * The value the tick before left, where the samples grew past it to `from` since, on evidence no probe judged
+   * (saturation.ts): the growth judged runs from there. A saturated verdict goes back to it at the least, and the
+   * figures before the growth are of a period that ended by the time it was left (the samples' workers may already
+   * have waited on the downstream in a later one).
+   */
+  readonly unjudgedFrom?: LeftApplied;
   /** Items completed per second, and the per-item time, in the newest period before the growth. */
   readonly completionsBefore: number;
   readonly itemSecondsBefore: number;
@@ -123,6 +136,12 @@ export interface GrowthProbe {
    * CloudWatch period: good enough to say the growth bought throughput, too rough to call the downstream saturated.
    */
   readonly shownByDepth?: boolean;
+}
+
+/** A value a tick left applied, and when. */
+export interface LeftApplied {
+  readonly value: number;
+  readonly at: number;
 }
 
 /** Growth past `ceiling` bought no throughput: held off until `until`, and while the queue stays behind. */

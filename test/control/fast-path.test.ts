@@ -40,6 +40,22 @@ const surgeAt27 = (inFlight: number) =>
     previous: { ...at(20, 16_200), inFlight },
   });
 
+/** heavier-items (400/s, items 10 → 30 ms): a rise of 249.6/s with 5 running, then 7 applied and running. */
+const heavierAfterGrowth = (overrides: Partial<FastPathContext>) =>
+  context({
+    applied: 7,
+    lastChangeAt: NOW + 20,
+    grownFrom: 5,
+    reportedArrivals: 400,
+    tickArrivals: 400,
+    itemSeconds: 0.01,
+    confirmedNeed: 5,
+    batchSize: 10,
+    previous: { ...at(40, 9_021), inFlight: 70 },
+    servedRises: [{ at: NOW + 10, perSecond: 249.6, seconds: 10, fewest: 5, applied: 5 }],
+    ...overrides,
+  });
+
 // One case per rule of the fast path: each fails if its rule is removed.
 describe('decideFast', () => {
   it.each([
@@ -187,6 +203,22 @@ describe('decideFast', () => {
       ctx: surgeAt27(270),
       sample: { ...at(30, 21_692), inFlight: 270 },
       desired: 32,
+      reason: 'grow:fast-surge',
+    },
+    {
+      comment:
+        'heavier items a growth proved: +250/s with 5 running, grown to 7, +181/s with 7 running — 21 ms items at the most (2.1 × the known 10 ms) for 400/s need 13; unprobed, at most twice the tick’s 5: 10, where the known time holds at 7',
+      ctx: heavierAfterGrowth({ tickApplied: 5 }),
+      sample: { ...at(50, 10_834), inFlight: 70 },
+      desired: 10,
+      reason: 'grow:fast-surge',
+    },
+    {
+      comment:
+        'and at most twice its step past the workers that ran: the rise at 5 from the loop before the tick, 7 running now: 7 + 2 × 2 = 11 (the tick’s 7 would allow 14)',
+      ctx: heavierAfterGrowth({ tickApplied: 7, lastChangeAt: NOW - 30, grownFrom: undefined }),
+      sample: { ...at(50, 10_834), inFlight: 70 },
+      desired: 11,
       reason: 'grow:fast-surge',
     },
     {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveScalerConfig } from '../../lib/control/config.ts';
 import { continuedLoop, type LoopState, startLoop } from '../../lib/control/control-loop.ts';
-import { withSlowStartCarried } from '../../lib/control/fast-context.ts';
+import { withRisesCarried } from '../../lib/control/fast-context.ts';
 import { decideFast, type FastPathContext } from '../../lib/control/fast-path.ts';
 import { runScenario } from '../../lib/sim/run.ts';
 
@@ -48,14 +48,14 @@ function afterTwoSamples(start: FastPathContext) {
   return { first, second };
 }
 
-describe("slow start's evidence across a tick (withSlowStartCarried)", () => {
+describe('the rises a loop measured, across a tick (withRisesCarried)', () => {
   it('a fall after the doubling is judged by the fit the rise before the tick gives, not read as a fan-out’s end', () => {
     // WITHOUT the loop before: the rise at 8 fits nothing, and the fall at 16 reads as the burst's end: 16 → 28
     const alone = afterTwoSamples(tickContext);
     expect(alone.first.desired).toBe(16);
     expect(alone.second.desired).toBe(28);
     // WITH it: the rise at 4 and the one at 8 fit a service; the fall is that fit's, and 16 holds
-    const carried = afterTwoSamples(withSlowStartCarried(tickContext, beforeTick));
+    const carried = afterTwoSamples(withRisesCarried(tickContext, beforeTick));
     expect(carried.first.desired).toBe(16);
     expect(carried.first.context.serviceFit?.perWorker).toBeCloseTo(60.2, 0);
     expect(carried.second.desired).toBe(16);
@@ -63,7 +63,7 @@ describe("slow start's evidence across a tick (withSlowStartCarried)", () => {
 
   it('carries the rise only: a fit or a busy rise judged before the tick stays there', () => {
     const judged = { ...beforeTick, serviceFit: { perWorker: 6.6, arrivals: 133 }, burstEnded: true };
-    const carried = withSlowStartCarried(tickContext, judged);
+    const carried = withRisesCarried(tickContext, judged);
     expect(carried.lastRise).toEqual(beforeTick.lastRise);
     expect([carried.serviceFit, carried.burstEnded, carried.roseBusySince]).toEqual([
       undefined,
@@ -72,18 +72,27 @@ describe("slow start's evidence across a tick (withSlowStartCarried)", () => {
     ]);
   });
 
-  it('carries nothing where either tick knows a per-item time, or the loop before was frozen', () => {
-    expect(withSlowStartCarried({ ...tickContext, itemSeconds: 0.015 }, beforeTick).lastRise).toBeUndefined();
-    expect(withSlowStartCarried(tickContext, { ...beforeTick, itemSeconds: 0.015 }).lastRise).toBeUndefined();
-    expect(withSlowStartCarried(tickContext, { ...beforeTick, frozen: 'paused' }).lastRise).toBeUndefined();
-    expect(withSlowStartCarried(tickContext, undefined)).toBe(tickContext);
+  it('carries nothing across a change of regime (one tick knows a per-item time, the other not), or from a frozen loop', () => {
+    expect(withRisesCarried({ ...tickContext, itemSeconds: 0.015 }, beforeTick).lastRise).toBeUndefined();
+    expect(withRisesCarried(tickContext, { ...beforeTick, itemSeconds: 0.015 }).lastRise).toBeUndefined();
+    expect(withRisesCarried(tickContext, { ...beforeTick, frozen: 'paused' }).lastRise).toBeUndefined();
+    expect(withRisesCarried(tickContext, undefined)).toBe(tickContext);
+  });
+
+  it('where both ticks know a per-item time, carries the rises with the workers that served them (served-rises.ts)', () => {
+    const servedRises = [{ at: 1_220, perSecond: 248, seconds: 10, fewest: 5, applied: 5 }];
+    const known = { ...tickContext, itemSeconds: 0.01 };
+    expect(withRisesCarried(known, { ...beforeTick, itemSeconds: 0.01, servedRises }).servedRises).toEqual(
+      servedRises,
+    );
+    expect(withRisesCarried(known, { ...beforeTick, servedRises }).servedRises).toBeUndefined();
   });
 
   it('keeps the value the last growth started from only where the tick left the value as the samples did', () => {
-    expect(withSlowStartCarried(tickContext, beforeTick).grownFrom).toBe(4);
+    expect(withRisesCarried(tickContext, beforeTick).grownFrom).toBe(4);
     const grownAtTick = { ...tickContext, applied: 12, grownFrom: 8, lastChangeAt: TICK };
-    expect(withSlowStartCarried(grownAtTick, beforeTick).grownFrom).toBe(8);
-    expect(withSlowStartCarried(grownAtTick, beforeTick).lastRise).toEqual(beforeTick.lastRise);
+    expect(withRisesCarried(grownAtTick, beforeTick).grownFrom).toBe(8);
+    expect(withRisesCarried(grownAtTick, beforeTick).lastRise).toEqual(beforeTick.lastRise);
   });
 });
 
