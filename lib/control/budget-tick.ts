@@ -16,7 +16,7 @@ import type { BudgetMemberOutcome, BudgetTickResult } from './budget-outcome.ts'
 import { afterFailedLowering, type BudgetWrite, planBudgetWrites } from './budget-writes.ts';
 import { capInSteps, concurrencyStep } from './config.ts';
 import { fastPathContext, fastPathOn } from './fast-path.ts';
-import type { ControllerState } from './snapshot.ts';
+import { type ControllerState, leftApplied } from './snapshot.ts';
 import { repairedBy, type TickOptions } from './tick.ts';
 
 export {
@@ -280,19 +280,26 @@ function unreadableOutcome(run: TickRun, g: HeldGrant, counted: number, error: u
 }
 
 /**
- * The member's state to carry: its change dated now, and a lowering that binds at once (depth-sample.ts) only where
- * the budget wrote a lowering (a deferred write, or one the budget made a raise, waits for the pollers as any change).
+ * The member's state to carry: its change dated now, the value the budget left it (not the one its law asked for),
+ * and a lowering that binds at once (depth-sample.ts) only where the budget wrote a lowering (a deferred write, or
+ * one the budget made a raise, waits for the pollers as any change).
  */
 function carriedState(
   decided: ControllerState,
   before: ControllerState,
-  write: { readonly now: number; readonly changed: boolean; readonly lowered: boolean },
+  write: {
+    readonly now: number;
+    readonly changed: boolean;
+    readonly lowered: boolean;
+    readonly applied: number | undefined;
+  },
 ): ControllerState {
   const sample = decided.lastVisible;
   const lastChangeAt = write.changed ? write.now : before.lastChangeAt;
-  if (sample?.settled !== true || write.lowered) return { ...decided, lastChangeAt };
+  const tickLeft = leftApplied(write.applied, write.now);
+  if (sample?.settled !== true || write.lowered) return { ...decided, lastChangeAt, tickLeft };
   const { settled: _, ...unproven } = sample;
-  return { ...decided, lastChangeAt, lastVisible: unproven };
+  return { ...decided, lastChangeAt, tickLeft, lastVisible: unproven };
 }
 
 /** A member's outcome after the writes: its state saved, its fast path's start, its release and deferral. */
@@ -313,13 +320,13 @@ async function outcomeOf(
   const changed = wrote.has(g.name) && effective.has(g.name) && effective.get(g.name) !== reading.current;
   const lowered =
     changed && reading.current !== undefined && (effective.get(g.name) as number) < reading.current;
-  const saved = carriedState(decision.state, state, { now, changed, lowered });
+  // The fast path grows from the member's applied limit (what the law sees), not its count.
+  const applied = effective.has(g.name) ? effective.get(g.name) : reading.current;
+  const saved = carriedState(decision.state, state, { now, changed, lowered, applied });
   await member.ports.state.save(saved, now);
   const demand = held(run, g.name) ? counted : demandOf(decision, member.config);
   const age = ageOf(reading);
   const starved = g.granted < demand && age !== undefined && age > member.config.targetAgeSeconds;
-  // The fast path grows from the member's applied limit (what the law sees), not its count.
-  const applied = effective.has(g.name) ? effective.get(g.name) : reading.current;
   const fastContext =
     fastPathOn(member.config) && applied !== undefined && Number.isFinite(applied)
       ? fastPathContext(snapshot, { ...decision, state: saved }, applied, member.config)

@@ -8,7 +8,7 @@ import { drainCeiling, needWithBacklog, steadyNeed, unconfirmedLimit } from './n
 import { rateUpperBound } from './rate-bounds.ts';
 import { saneSnapshot, saneState } from './sanitize.ts';
 import { probeFor } from './saturation.ts';
-import type { ControllerState, LeftApplied, QueueSnapshot } from './snapshot.ts';
+import { type ControllerState, leftApplied, type QueueSnapshot } from './snapshot.ts';
 
 /**
  * The control law: one pure function of a snapshot, the carried state and the config. No AWS, no clock, no I/O;
@@ -89,7 +89,7 @@ function verdict(
   const bounded = clampConcurrency(desired, config);
   const atCap = bounded >= config.maxConcurrency;
   const changed = reason !== 'hold:paused' && bounded !== applied;
-  const slower = flags.downstreamSlower ?? false;
+  const tickLeft = leftApplied(changed ? bounded : applied, now);
   const unhealthy = downstreamUnhealthy(snapshot, config.maxDataAgeSeconds);
   const health = snapshot.downstreamHealth;
   const lastVisible =
@@ -106,25 +106,16 @@ function verdict(
     atCap,
     saturated: (atCap || unhealthy) && (flags.ageAboveTarget ?? false),
     shed: (flags.saturatedDownstream ?? false) && (flags.ageAboveTarget ?? false),
-    downstreamSlower: slower,
+    downstreamSlower: flags.downstreamSlower ?? false,
     downstreamUnhealthy: unhealthy,
     inputs: {
       setpointSeconds: tick.setpoint,
       ...(health === undefined ? {} : { downstreamHealth: health.value }),
       ...inputs,
     },
-    state: {
-      ...next,
-      lastVisible,
-      lastChangeAt: changed ? now : state.lastChangeAt,
-      tickLeft: leftApplied(changed ? bounded : applied, now),
-    },
+    state: { ...next, lastVisible, lastChangeAt: changed ? now : state.lastChangeAt, tickLeft },
   };
 }
-
-/** The value a tick leaves, as the state keeps it: none where nothing bounds the consumer. */
-const leftApplied = (value: number, at: number): LeftApplied | undefined =>
-  Number.isFinite(value) ? { value, at } : undefined;
 
 /**
  * The last change is younger than the pollers' settling time (a minute: docs/aws-facts.md, "Event source mapping"):
@@ -334,9 +325,7 @@ function growAgeAboveTarget(load: Load): Decision | undefined {
   }
   if (probing(load)) return verdict(load, applied, 'hold:probing', inputs, busyState(load), flagsOf(load));
   // What the growth buys is judged once CloudWatch shows a period after it (saturation.ts); one probe at a time.
-  const probe =
-    load.baselines.growthProbe ??
-    probeFor(load, applied, clampConcurrency(desired, config), load.state.tickLeft);
+  const probe = load.baselines.growthProbe ?? probeFor(load, applied, clampConcurrency(desired, config));
   const next = { ...busyState(load), growthProbe: probe };
   return verdict(load, desired, 'grow:age-above-target', inputs, next, flagsOf(load));
 }

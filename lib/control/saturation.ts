@@ -1,13 +1,7 @@
 import { capInSteps, type ScalerConfig } from './config.ts';
 import type { HeavierShown } from './heavier-items.ts';
 import { refusalCeilingOf } from './refusals.ts';
-import type {
-  ControllerState,
-  GrowthProbe,
-  LeftApplied,
-  QueueSnapshot,
-  SaturationCeiling,
-} from './snapshot.ts';
+import type { ControllerState, GrowthProbe, QueueSnapshot, SaturationCeiling } from './snapshot.ts';
 
 export type { GrowthProbe, SaturationCeiling } from './snapshot.ts';
 
@@ -299,13 +293,9 @@ function withCloudWatchBefore(probe: GrowthProbe, view: ProbeView): GrowthProbe 
  * between ticks changed since; where the depth showed heavier items, what it showed); none while another is
  * pending.
  */
-export function probeFor(
-  view: ProbeView,
-  from: number,
-  to: number,
-  tickLeft?: LeftApplied,
-): GrowthProbe | undefined {
+export function probeFor(view: ProbeView, from: number, to: number): GrowthProbe | undefined {
   const { snapshot, now, heavierShown: shown } = view;
+  const tickLeft = view.state.tickLeft;
   const completions = shown?.completionsPerSecond ?? snapshot.completionRatePerSecond;
   // What the depth showed was served by `from` workers, busy with a backlog waiting: the per-item time they ran at.
   // (Sizing counts only the batches in flight, which read fewer between two batches; judged on that, a growth

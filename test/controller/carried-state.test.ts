@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   baselinesFrom,
+  deriveState,
   idleSinceFrom,
   lastChangeFrom,
   lastQuietFrom,
@@ -266,5 +267,16 @@ describe('lastQuiet: the last sample between ticks with no backlog, as this cont
   });
   it('a cold start remembers none', () => {
     expect(lastQuietFrom(evidence({}))).toBeUndefined();
+  });
+});
+
+describe('the value the tick before left (lib/control/saturation.ts: its probe judges the samples’ growth since)', () => {
+  const left = { value: 4, at: NEWEST + 40 };
+  it('remembered by this container with the saturation evidence, whatever the samples grew to since', () => {
+    const remembered = { at: NEWEST + 40, applied: 9, saturation: { tickLeft: left } };
+    expect(deriveState(evidence({}, { applied: 9, remembered }), config).tickLeft).toEqual(left);
+  });
+  it('a cold start knows none: the probe runs from where its own growth starts', () => {
+    expect(deriveState(evidence({}), config).tickLeft).toBeUndefined();
   });
 });

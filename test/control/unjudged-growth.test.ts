@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { decide } from '../../lib/control/policy.ts';
+import { saneState } from '../../lib/control/sanitize.ts';
+import type { GrowthProbe } from '../../lib/control/snapshot.ts';
+import { config, NOW, snapshot, state } from './fixtures.ts';
+
+/**
+ * The samples between ticks grow on evidence no probe of theirs judges (heavier items a growth proved:
+ * served-rises.ts). The tick remembers the value it left (`tickLeft`), and its own probe judges the samples' growth
+ * since with its own (`GrowthProbe.unjudgedFrom`): a saturated downstream is taken back to what the tick left, not
+ * only to where the tick's growth started (downstream-saturated: samples 18 → 22 on a pool of 20, the tick 22 → 31;
+ * back to 22 before, 20 now).
+ */
+
+describe('the tick remembers the value it left', () => {
+  it('a growth leaves its new value, dated now', () => {
+    const decision = decide(
+      snapshot({ appliedConcurrency: 7, age: 300, arrivalRatePerSecond: 300, itemSeconds: 0.06 }),
+      state({ baselineArrivalRate: 300 }),
+      config(),
+    );
+    expect(decision.reason).toBe('grow:age-above-target');
+    expect(decision.state.tickLeft).toEqual({ value: decision.desired, at: NOW });
+  });
+
+  it('a hold leaves the value applied; an unbounded consumer leaves none', () => {
+    expect(decide(snapshot({ appliedConcurrency: 18 }), state(), config()).state.tickLeft).toEqual({
+      value: 18,
+      at: NOW,
+    });
+    const adopted = decide(
+      snapshot({ appliedConcurrency: Number.POSITIVE_INFINITY, paused: 'mapping-disabled' }),
+      state(),
+      config(),
+    );
+    expect(adopted.state.tickLeft).toBeUndefined();
+  });
+});
+
+describe("the tick's probe judges the samples' growth since the tick before", () => {
+  // 300/s of 100 ms items on a pool of 20; the tick before left 18 at NOW - 60, the samples grew to 22 since.
+  const behindAt22 = snapshot({
+    appliedConcurrency: 22,
+    age: 120,
+    lag: 60,
+    arrivalRatePerSecond: 300,
+    completionRatePerSecond: 180,
+    itemSeconds: 0.1,
+    ratePeriodSeconds: 60,
+  });
+  const left = { value: 18, at: NOW - 60 };
+
+  it('the probe of a growth past 22 runs from the 18 the tick before left', () => {
+    const decision = decide(behindAt22, state({ baselineArrivalRate: 300, tickLeft: left }), config());
+    expect(decision.reason).toBe('grow:age-above-target');
+    expect(decision.state.growthProbe).toMatchObject({ from: 22, unjudgedFrom: left });
+  });
+
+  it('where the samples did not grow past what the tick left, the probe is as before', () => {
+    const same = { value: 22, at: NOW - 60 };
+    const decision = decide(behindAt22, state({ baselineArrivalRate: 300, tickLeft: same }), config());
+    expect(decision.state.growthProbe?.from).toBe(22);
+    expect(decision.state.growthProbe?.unjudgedFrom).toBeUndefined();
+  });
+
+  // The tick grew 22 → 31 at NOW - 180 on 180/s at 100 ms (the period that ended when the tick before left 18).
+  const probe: GrowthProbe = {
+    at: NOW - 180,
+    from: 22,
+    to: 31,
+    completionsBefore: 180,
+    itemSecondsBefore: 0.1,
+    unjudgedFrom: { value: 18, at: NOW - 240 },
+  };
+  const judgedOn = (end: number, completions: number, itemSeconds: number) =>
+    snapshot({
+      appliedConcurrency: 31,
+      age: 200,
+      lag: NOW - end,
+      arrivalRatePerSecond: 300,
+      completionRatePerSecond: completions,
+      itemSeconds,
+      ratePeriodSeconds: 60,
+    });
+  const carrying = (growthProbe: GrowthProbe) =>
+    state({ baselineArrivalRate: 300, baselineItemSeconds: 0.02, growthProbe });
+
+  it('saturated (200/s at 155 ms with 31 running: 20 useful): back to 20, below the 22 its growth started from', () => {
+    const decision = decide(judgedOn(NOW - 60, 200, 0.155), carrying(probe), config());
+    expect(decision).toMatchObject({ reason: 'shrink:downstream-saturated', desired: 20, shed: true });
+    const { unjudgedFrom: _, ...tickOnly } = probe;
+    const before = decide(judgedOn(NOW - 60, 200, 0.155), carrying(tickOnly), config());
+    expect(before.desired).toBe(22);
+  });
+
+  it('but not below what the tick before left: 17 useful (170/s at 100 ms) goes back to 18', () => {
+    const decision = decide(judgedOn(NOW - 60, 170, 0.182), carrying(probe), config());
+    expect(decision).toMatchObject({ reason: 'shrink:downstream-saturated', desired: 18 });
+  });
+
+  it('the figures before are of a period that ended by the time the tick before left its value', () => {
+    // A period that ended at the tick's growth, after the samples' (22 on 20 connections, 107 ms), is not taken:
+    // compared with it, 31 workers on the pool would find 21 useful.
+    const later = decide(judgedOn(probe.at, 195, 0.107), carrying(probe), config());
+    expect(later.state.growthProbe).toEqual(probe);
+    const earlier = decide(judgedOn(NOW - 240, 185, 0.1), carrying(probe), config());
+    expect(earlier.state.growthProbe).toEqual({ ...probe, completionsBefore: 185, itemSecondsBefore: 0.1 });
+  });
+});
+
+describe('the remembered value as the law trusts it', () => {
+  it('a value left that is not a count is none; an unjudged start not below the growth is dropped', () => {
+    const probe: GrowthProbe = { at: NOW, from: 22, to: 31, completionsBefore: 180, itemSecondsBefore: 0.1 };
+    const sane = saneState({
+      tickLeft: { value: Number.NaN, at: NOW },
+      growthProbe: { ...probe, unjudgedFrom: { value: 25, at: NOW - 60 } },
+    });
+    expect(sane.tickLeft).toBeUndefined();
+    expect(sane.growthProbe).toEqual(probe);
+    const kept = saneState({ growthProbe: { ...probe, unjudgedFrom: { value: 18, at: NOW - 60 } } });
+    expect(kept.growthProbe?.unjudgedFrom).toEqual({ value: 18, at: NOW - 60 });
+  });
+});
