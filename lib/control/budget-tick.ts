@@ -16,7 +16,8 @@ import type { BudgetMemberOutcome, BudgetTickResult } from './budget-outcome.ts'
 import { afterFailedLowering, type BudgetWrite, planBudgetWrites } from './budget-writes.ts';
 import { capInSteps, concurrencyStep } from './config.ts';
 import { fastPathContext, fastPathOn } from './fast-path.ts';
-import { type ControllerState, leftApplied } from './snapshot.ts';
+import { leftByTick } from './saturation.ts';
+import type { ControllerState } from './snapshot.ts';
 import { repairedBy, type TickOptions } from './tick.ts';
 
 export {
@@ -287,16 +288,11 @@ function unreadableOutcome(run: TickRun, g: HeldGrant, counted: number, error: u
 function carriedState(
   decided: ControllerState,
   before: ControllerState,
-  write: {
-    readonly now: number;
-    readonly changed: boolean;
-    readonly lowered: boolean;
-    readonly applied: number | undefined;
-  },
+  write: Pick<ControllerState, 'tickLeft'> & { readonly now: number; changed: boolean; lowered: boolean },
 ): ControllerState {
   const sample = decided.lastVisible;
   const lastChangeAt = write.changed ? write.now : before.lastChangeAt;
-  const tickLeft = leftApplied(write.applied, write.now);
+  const { tickLeft } = write;
   if (sample?.settled !== true || write.lowered) return { ...decided, lastChangeAt, tickLeft };
   const { settled: _, ...unproven } = sample;
   return { ...decided, lastChangeAt, tickLeft, lastVisible: unproven };
@@ -322,7 +318,8 @@ async function outcomeOf(
     changed && reading.current !== undefined && (effective.get(g.name) as number) < reading.current;
   // The fast path grows from the member's applied limit (what the law sees), not its count.
   const applied = effective.has(g.name) ? effective.get(g.name) : reading.current;
-  const saved = carriedState(decision.state, state, { now, changed, lowered, applied });
+  const tickLeft = leftByTick(state.tickLeft, applied, reading.current, now);
+  const saved = carriedState(decision.state, state, { now, changed, lowered, tickLeft });
   await member.ports.state.save(saved, now);
   const demand = held(run, g.name) ? counted : demandOf(decision, member.config);
   const age = ageOf(reading);

@@ -7,8 +7,8 @@ import { ageDataOf, type Load, loadOf, maxDefined, type Tick, tickOf } from './l
 import { drainCeiling, needWithBacklog, steadyNeed, unconfirmedLimit } from './need.ts';
 import { rateUpperBound } from './rate-bounds.ts';
 import { saneSnapshot, saneState } from './sanitize.ts';
-import { probeFor } from './saturation.ts';
-import { type ControllerState, leftApplied, type QueueSnapshot } from './snapshot.ts';
+import { leftByTick, probeFor } from './saturation.ts';
+import type { ControllerState, QueueSnapshot } from './snapshot.ts';
 
 /**
  * The control law: one pure function of a snapshot, the carried state and the config. No AWS, no clock, no I/O;
@@ -89,7 +89,7 @@ function verdict(
   const bounded = clampConcurrency(desired, config);
   const atCap = bounded >= config.maxConcurrency;
   const changed = reason !== 'hold:paused' && bounded !== applied;
-  const tickLeft = leftApplied(changed ? bounded : applied, now);
+  const tickLeft = leftByTick(state.tickLeft, changed ? bounded : applied, applied, now);
   const unhealthy = downstreamUnhealthy(snapshot, config.maxDataAgeSeconds);
   const health = snapshot.downstreamHealth;
   const lastVisible =

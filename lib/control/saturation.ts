@@ -1,7 +1,13 @@
 import { capInSteps, type ScalerConfig } from './config.ts';
 import type { HeavierShown } from './heavier-items.ts';
 import { refusalCeilingOf } from './refusals.ts';
-import type { ControllerState, GrowthProbe, QueueSnapshot, SaturationCeiling } from './snapshot.ts';
+import type {
+  ControllerState,
+  GrowthProbe,
+  LeftApplied,
+  QueueSnapshot,
+  SaturationCeiling,
+} from './snapshot.ts';
 
 export type { GrowthProbe, SaturationCeiling } from './snapshot.ts';
 
@@ -321,4 +327,25 @@ export function probeFor(view: ProbeView, from: number, to: number): GrowthProbe
     ...(shown === undefined ? {} : { shownByDepth: true }),
     ...(tickLeft !== undefined && tickLeft.value < from ? { unjudgedFrom: tickLeft } : {}),
   };
+}
+
+/**
+ * The value a tick leaves for the next tick's probe to judge the samples' growth from (`GrowthProbe.unjudgedFrom`):
+ * what it wrote, or what it held. Where it held a value the samples grew to since the tick before left a lower one,
+ * that lower one stays, for `PROBE_EXPIRES_SECONDS` from when it was left: a tick that holds (the age, a minute or two
+ * late, still below the setpoint) has judged nothing. Left afresh, `downstream-saturated` (10 s steps, the ticks 30 s
+ * off the change) had the samples grow 16 → 28 on items 100 ms heavier, the tick hold 28, and the next grow 28 → 31
+ * with a probe that took 28 workers on 20 connections (200/s at 138 ms) as its "before": room, and on to the cap.
+ * None where nothing bounds the consumer.
+ */
+export function leftByTick(
+  before: LeftApplied | undefined,
+  value: number | undefined,
+  applied: number | undefined,
+  now: number,
+): LeftApplied | undefined {
+  if (value === undefined || !Number.isFinite(value)) return undefined;
+  const held = value === applied;
+  const unjudged = before !== undefined && before.value < value && now - before.at <= PROBE_EXPIRES_SECONDS;
+  return held && unjudged ? before : { value, at: now };
 }

@@ -144,10 +144,6 @@ export interface LeftApplied {
   readonly at: number;
 }
 
-/** The value a tick leaves, as the state keeps it: none where nothing bounds the consumer. */
-export const leftApplied = (value: number | undefined, at: number): LeftApplied | undefined =>
-  value !== undefined && Number.isFinite(value) ? { value, at } : undefined;
-
 /** Growth past `ceiling` bought no throughput: held off until `until`, and while the queue stays behind. */
 export interface SaturationCeiling {
   readonly ceiling: number;

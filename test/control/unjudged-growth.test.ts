@@ -23,6 +23,15 @@ describe('the tick remembers the value it left', () => {
     expect(decision.state.tickLeft).toEqual({ value: decision.desired, at: NOW });
   });
 
+  it('a hold of a value the samples grew to since keeps the lower one the tick before left, for five minutes', () => {
+    // The tick before left 16 at NOW - 60; the samples grew to 28 since; the age (a minute or two late) holds.
+    const held = (at: number) =>
+      decide(snapshot({ appliedConcurrency: 28 }), state({ tickLeft: { value: 16, at } }), config()).state
+        .tickLeft;
+    expect(held(NOW - 60)).toEqual({ value: 16, at: NOW - 60 });
+    expect(held(NOW - 301)).toEqual({ value: 28, at: NOW });
+  });
+
   it('a hold leaves the value applied; an unbounded consumer leaves none', () => {
     expect(decide(snapshot({ appliedConcurrency: 18 }), state(), config()).state.tickLeft).toEqual({
       value: 18,
