@@ -276,9 +276,7 @@ function withCloudWatchBefore(probe: GrowthProbe, view: ProbeView): GrowthProbe 
   const itemSeconds = snapshot.itemSeconds;
   if (!view.behind || end === undefined || period === undefined) return probe;
   // CloudWatch's own: any period that ended by the growth is at least as new as the one it took then.
-  // Where the samples grew unjudged before it, a period that ended by the time the tick before left its value.
-  const by = probe.unjudgedFrom?.at ?? probe.at;
-  const newer = probe.shownByDepth === true ? end <= by && end > by - period : end <= by;
+  const newer = probe.shownByDepth === true ? end <= probe.at && end > probe.at - period : end <= probe.at;
   if (!newer || completions === undefined || !(completions > 0)) return probe;
   if (itemSeconds === undefined || !(itemSeconds > 0)) return probe;
   // A period lighter than the depth showed by more than the law's "slower" averaged lighter items in: the items got
@@ -290,7 +288,11 @@ function withCloudWatchBefore(probe: GrowthProbe, view: ProbeView): GrowthProbe 
     return probe;
   }
   const { shownByDepth: _, ...counted } = probe;
-  return { ...counted, completionsBefore: completions, itemSecondsBefore: itemSeconds };
+  // Where the samples grew unjudged before it, their workers may have waited on the downstream in the newer period:
+  // the per-item time before is the lightest since the tick before left its value (`unjudgedFrom`).
+  const lightest =
+    probe.unjudgedFrom === undefined ? itemSeconds : Math.min(itemSeconds, probe.itemSecondsBefore);
+  return { ...counted, completionsBefore: completions, itemSecondsBefore: lightest };
 }
 
 /**

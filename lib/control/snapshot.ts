@@ -124,8 +124,8 @@ export interface GrowthProbe {
   /**
    * The value the tick before left, where the samples grew past it to `from` since, on evidence no probe judged
    * (saturation.ts): the growth judged runs from there. A saturated verdict goes back to it at the least, and the
-   * figures before the growth are of a period that ended by the time it was left (the samples' workers may already
-   * have waited on the downstream in a later one).
+   * per-item time before the growth is the lightest CloudWatch showed since it was left (the samples' workers may
+   * already have waited on the downstream in a later period).
    */
   readonly unjudgedFrom?: LeftApplied;
   /** Items completed per second, and the per-item time, in the newest period before the growth. */

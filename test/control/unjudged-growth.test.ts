@@ -72,7 +72,7 @@ describe("the tick's probe judges the samples' growth since the tick before", ()
     expect(decision.state.growthProbe?.unjudgedFrom).toBeUndefined();
   });
 
-  // The tick grew 22 → 31 at NOW - 180 on 180/s at 100 ms (the period that ended when the tick before left 18).
+  // The tick grew 22 → 31 at NOW - 180 on 180/s at 100 ms (a period before the samples' 22 waited on the pool).
   const probe: GrowthProbe = {
     at: NOW - 180,
     from: 22,
@@ -107,13 +107,14 @@ describe("the tick's probe judges the samples' growth since the tick before", ()
     expect(decision).toMatchObject({ reason: 'shrink:downstream-saturated', desired: 18 });
   });
 
-  it('the figures before are of a period that ended by the time the tick before left its value', () => {
-    // A period that ended at the tick's growth, after the samples' (22 on 20 connections, 107 ms), is not taken:
-    // compared with it, 31 workers on the pool would find 21 useful.
-    const later = decide(judgedOn(probe.at, 195, 0.107), carrying(probe), config());
-    expect(later.state.growthProbe).toEqual(probe);
-    const earlier = decide(judgedOn(NOW - 240, 185, 0.1), carrying(probe), config());
-    expect(earlier.state.growthProbe).toEqual({ ...probe, completionsBefore: 185, itemSecondsBefore: 0.1 });
+  it('a newer period before the growth gives its completions, and the per-item time stays the lightest since the tick before left its value', () => {
+    // The period that ended at the tick's growth ran the samples' 22 on 20 connections (195/s at 107 ms): compared
+    // with its time, 31 workers on the pool would find 21 useful, and the queue would keep 21 on 20 connections.
+    const newer = decide(judgedOn(probe.at, 195, 0.107), carrying(probe), config());
+    expect(newer.state.growthProbe).toEqual({ ...probe, completionsBefore: 195, itemSecondsBefore: 0.1 });
+    const { unjudgedFrom: _, ...tickOnly } = probe;
+    const asBefore = decide(judgedOn(probe.at, 195, 0.107), carrying(tickOnly), config());
+    expect(asBefore.state.growthProbe).toEqual({ ...tickOnly, completionsBefore: 195, itemSecondsBefore: 0.107 });
   });
 });
 
