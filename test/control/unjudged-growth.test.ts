@@ -114,7 +114,11 @@ describe("the tick's probe judges the samples' growth since the tick before", ()
     expect(newer.state.growthProbe).toEqual({ ...probe, completionsBefore: 195, itemSecondsBefore: 0.1 });
     const { unjudgedFrom: _, ...tickOnly } = probe;
     const asBefore = decide(judgedOn(probe.at, 195, 0.107), carrying(tickOnly), config());
-    expect(asBefore.state.growthProbe).toEqual({ ...tickOnly, completionsBefore: 195, itemSecondsBefore: 0.107 });
+    expect(asBefore.state.growthProbe).toEqual({
+      ...tickOnly,
+      completionsBefore: 195,
+      itemSecondsBefore: 0.107,
+    });
   });
 });
 
