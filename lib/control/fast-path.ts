@@ -291,8 +291,9 @@ function growSizedAtStartingFive(load: FastLoad): FastDecision | undefined {
 
 /**
  * `grow:fast-surge` on heavier items a growth proved (served-rises.ts), ahead of `holdWorkedOffInTime`, which judges
- * the backlog at the known, lighter time; no probe judges it (only a tick's growth is: saturation.ts), so it goes at
- * most `UNJUDGED_GROWTH_FACTOR` × the value the tick left, as other growth on heavier items between ticks does.
+ * the backlog at the known, lighter time. It records no probe of its own: the next tick's growth probes it with its
+ * own, from the value the tick before left (saturation.ts, `GrowthProbe.unjudgedFrom`); until then it goes at most
+ * `UNJUDGED_GROWTH_FACTOR` × the value the tick left, as other growth on heavier items between ticks does.
  */
 function growHeavierFitted(load: FastLoad): FastDecision | undefined {
   const { context, served, config } = load;
