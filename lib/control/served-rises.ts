@@ -124,22 +124,30 @@ export function heavierItemsFitted(
   if (!(measured.perWorker * gap > noise)) return undefined;
   const perWorker = measured.perWorker + noise / gap;
   if (!(1 / perWorker > known.slowerBy * known.itemSeconds)) return undefined;
-  if (!consistentWithCount(measured, now, known.reportedArrivals)) return undefined;
+  if (!consistentWithCount(measured, below, now, known.reportedArrivals)) return undefined;
   return { perWorker, arrivals: now.perSecond + now.fewest * perWorker, running: now.fewest, step: gap };
 }
 
 /**
  * CloudWatch's count of the arrivals is the check on a fit, which takes them as held between its two rises. Not
  * where the last growth bought less a worker, by more than a change of rate, than the workers serve on average at
- * the counted arrivals: returns diminishing (a downstream at its knee), or the arrivals climbing between the rises
- * (diurnal's afternoon, 651/s counted: a growth 13 → 17 took the rise down by 31/s, 7.75/s a worker, where the 17
- * served 36.5/s each on average; read as items 3.5 × heavier, it sized 17 → 28). At such a marginal time the need
- * has no bound. Nor where the fit's arrivals exceed the count by more than a change of rate: the two rises saw two
- * loads.
+ * the counted arrivals, at either rise: returns diminishing (a downstream at its knee), or the arrivals climbing
+ * between the rises (diurnal's afternoon, 651/s counted: a growth 13 → 17 took the rise down by 31/s, 7.75/s a
+ * worker, where the 17 served 36.5/s each on average; read as items 3.5 × heavier, it sized 17 → 28). At such a
+ * marginal time the need has no bound. The earlier rise's average counts too: a pool of 10 whose queries slowed to
+ * 60 ms under 200/s (held-out sick-pool) served 83/s with 5 workers, 16.7 each, and 167/s with 15, 11.1 each; the
+ * growth bought 8.4/s a worker, within a change of rate of the later average but half the earlier one, and fits on
+ * it took the samples 15 → 25 → 30 on 10 connections. Nor where the fit's arrivals exceed the count by more than a
+ * change of rate: the two rises saw two loads.
  */
-function consistentWithCount(fit: ServiceFit, now: ServedRise, reported: number | undefined): boolean {
+function consistentWithCount(
+  fit: ServiceFit,
+  below: ServedRise,
+  now: ServedRise,
+  reported: number | undefined,
+): boolean {
   if (reported === undefined || !(reported > 0)) return true;
-  const average = (reported - now.perSecond) / now.fewest;
+  const average = Math.max((reported - now.perSecond) / now.fewest, (reported - below.perSecond) / below.applied);
   return fit.perWorker >= average / RATE_CHANGE_FACTOR && fit.arrivals <= RATE_CHANGE_FACTOR * reported;
 }
 

@@ -106,6 +106,18 @@ describe("heavierItemsFitted, checked against CloudWatch's count", () => {
     expect(heavierItemsFitted(rises, rise(710, 520, 20, 20), tenMs)).toBeDefined();
   });
 
+  it('nor where it bought far less a worker than the workers served on average at the earlier rise (a pool past its knee)', () => {
+    // Held-out sick-pool: a pool of 10 at 60 ms under 200/s. 5 served 83/s (16.7 each: rise 117/s); 15 serve 167/s
+    // (11.1 each: rise 33/s). The growth bought 8.4/s a worker: within a change of rate of the later average, half
+    // the earlier one.
+    const twentyMs = { itemSeconds: 0.02, slowerBy: 1.5, maxApartSeconds: 120, reportedArrivals: 200 };
+    const rises = [rise(700, 117, 5, 5)];
+    expect(heavierItemsFitted(rises, rise(710, 33, 15, 15), twentyMs)).toBeUndefined();
+    // The same fall where the earlier rise's workers served no more each than the later ones: heavier items
+    const heavier = [rise(700, 117, 8, 8)];
+    expect(heavierItemsFitted(heavier, rise(710, 33, 15, 15), twentyMs)).toBeDefined();
+  });
+
   it('arrivals fitted past a change of rate above the count fit nothing: the two rises saw two loads', () => {
     // 5 → 9 took the rise 400 → 300/s: 25/s a worker and 525/s arriving, against 300/s counted
     const rises = [rise(600, 400, 5, 5)];
