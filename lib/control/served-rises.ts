@@ -147,7 +147,10 @@ function consistentWithCount(
   reported: number | undefined,
 ): boolean {
   if (reported === undefined || !(reported > 0)) return true;
-  const average = Math.max((reported - now.perSecond) / now.fewest, (reported - below.perSecond) / below.applied);
+  const average = Math.max(
+    (reported - now.perSecond) / now.fewest,
+    (reported - below.perSecond) / below.applied,
+  );
   return fit.perWorker >= average / RATE_CHANGE_FACTOR && fit.arrivals <= RATE_CHANGE_FACTOR * reported;
 }
 
