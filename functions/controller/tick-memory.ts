@@ -37,6 +37,11 @@ export interface RememberedTick {
   readonly rates?: RememberedRates;
 }
 
+/** The saturation evidence a tick's saved state carries to the next tick in this container (`RememberedTick`). */
+export function rememberedSaturation(saved: ControllerState): RememberedTick['saturation'] {
+  return { growthProbe: saved.growthProbe, saturation: saved.saturation, tickLeft: saved.tickLeft };
+}
+
 /**
  * This container's last change, to the second, was a pollers' settling time before `at` or more (none: settled).
  * A cold start knows no such thing: not settled.

@@ -16,7 +16,7 @@ import { LambdaActuator } from './actuator.ts';
 import { deriveState, lastRecordedChange, type StateEvidence } from './carried-state.ts';
 import type { ControllerResources } from './resources.ts';
 import { once, type TickHistory, tickHistory } from './tick-history.ts';
-import { type RememberedTick, settledBefore, type TickMemory } from './tick-memory.ts';
+import { type RememberedTick, rememberedSaturation, settledBefore, type TickMemory } from './tick-memory.ts';
 
 /** SQS publishes its metrics at one-minute resolution. */
 export const METRIC_PERIOD_SECONDS = 60;
@@ -123,11 +123,7 @@ function statePort(tick: {
         wroteOnSettled: wrote && settledBefore(tick.remembered, savedAt),
         lastVisible: saved.lastVisible,
         applied,
-        saturation: {
-          growthProbe: saved.growthProbe,
-          saturation: saved.saturation,
-          tickLeft: saved.tickLeft,
-        },
+        saturation: rememberedSaturation(saved),
         rates: wrote ? forgetRates(rates) : rates,
       });
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { settledBefore, TickMemory } from '../../functions/controller/tick-memory.ts';
+import { rememberedSaturation, settledBefore, TickMemory } from '../../functions/controller/tick-memory.ts';
 
 /** What a container remembers of its last tick, and for how long it trusts it. */
 describe('TickMemory', () => {
@@ -51,6 +51,17 @@ describe('TickMemory', () => {
     const memory = new TickMemory();
     memory.grew('orders', 1_020, 9);
     expect(memory.recall('orders', 1_060, 60)).toBeUndefined();
+  });
+});
+
+describe('rememberedSaturation: what a tick carries for the next one to judge growth by', () => {
+  it('the pending probe, the ceiling in force and the value the tick left; nothing else of the state', () => {
+    const growthProbe = { at: 1_000, from: 22, to: 31, completionsBefore: 180, itemSecondsBefore: 0.1 };
+    const saturation = { ceiling: 20, until: 1_900 };
+    const tickLeft = { value: 18, at: 940 };
+    expect(
+      rememberedSaturation({ growthProbe, saturation, tickLeft, idleSince: 500, baselineItemSeconds: 0.02 }),
+    ).toEqual({ growthProbe, saturation, tickLeft });
   });
 });
 
