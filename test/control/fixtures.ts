@@ -42,6 +42,27 @@ export function snapshot(
   };
 }
 
+/**
+ * A tick behind (age 200 s, 300/s arriving) whose newest one-minute rate period ended at `end`, with these
+ * completions and per-item time: where a growth's probe is judged.
+ */
+export function periodEndingAt(
+  end: number,
+  completions: number,
+  itemSeconds: number,
+  applied = 32,
+): QueueSnapshot {
+  return snapshot({
+    appliedConcurrency: applied,
+    age: 200,
+    lag: NOW - end,
+    arrivalRatePerSecond: 300,
+    completionRatePerSecond: completions,
+    itemSeconds,
+    ratePeriodSeconds: 60,
+  });
+}
+
 /** Carried state of a healthy queue: baselines at 800/s and 20 ms. */
 export function state(overrides: Partial<ControllerState> = {}): ControllerState {
   return { baselineItemSeconds: 0.02, baselineArrivalRate: 800, ...overrides };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { clampConcurrency } from '../../lib/control/config.ts';
 import { decide } from '../../lib/control/policy.ts';
-import { config, NOW, snapshot, state } from './fixtures.ts';
+import { config, NOW, periodEndingAt, snapshot, state } from './fixtures.ts';
 
 // One case per rule of the control law: each fails if its rule is removed.
 
@@ -419,16 +419,6 @@ describe('shrink:downstream-saturated / hold:downstream-saturated — growth tha
     // Pool of 20, queries 20 → 100 ms at 300/s: the depth showed 8 workers at about 107 ms; the law grew 8 → 32.
     const sized = { at: NOW - 240, from: 8, to: 32, completionsBefore: 75, itemSecondsBefore: 0.107 };
     const depthProbe = { ...sized, shownByDepth: true };
-    const periodEndingAt = (end: number, completions: number, itemSeconds: number) =>
-      snapshot({
-        appliedConcurrency: 32,
-        age: 200,
-        lag: NOW - end,
-        arrivalRatePerSecond: 300,
-        completionRatePerSecond: completions,
-        itemSeconds,
-        ratePeriodSeconds: 60,
-      });
     const carrying = (growthProbe: object) =>
       state({ baselineArrivalRate: 300, baselineItemSeconds: 0.02, growthProbe: growthProbe as never });
 

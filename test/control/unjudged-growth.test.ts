@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decide } from '../../lib/control/policy.ts';
 import { saneState } from '../../lib/control/sanitize.ts';
 import type { GrowthProbe } from '../../lib/control/snapshot.ts';
-import { config, NOW, snapshot, state } from './fixtures.ts';
+import { config, NOW, periodEndingAt, snapshot, state } from './fixtures.ts';
 
 /**
  * The samples between ticks grow on evidence no probe of theirs judges (heavier items a growth proved:
@@ -14,12 +14,11 @@ import { config, NOW, snapshot, state } from './fixtures.ts';
 
 describe('the tick remembers the value it left', () => {
   it('a growth leaves its new value, dated now', () => {
-    const decision = decide(
-      snapshot({ appliedConcurrency: 7, age: 300, arrivalRatePerSecond: 300, itemSeconds: 0.06 }),
-      state({ baselineArrivalRate: 300 }),
-      config(),
-    );
+    // 500/s of 20 ms items behind at 10: a need of 12 before the drain
+    const behind = snapshot({ appliedConcurrency: 10, age: 200, arrivalRatePerSecond: 500 });
+    const decision = decide(behind, state(), config());
     expect(decision.reason).toBe('grow:age-above-target');
+    expect(decision.desired).toBeGreaterThan(10);
     expect(decision.state.tickLeft).toEqual({ value: decision.desired, at: NOW });
   });
 
@@ -82,15 +81,7 @@ describe("the tick's probe judges the samples' growth since the tick before", ()
     unjudgedFrom: { value: 18, at: NOW - 240 },
   };
   const judgedOn = (end: number, completions: number, itemSeconds: number) =>
-    snapshot({
-      appliedConcurrency: 31,
-      age: 200,
-      lag: NOW - end,
-      arrivalRatePerSecond: 300,
-      completionRatePerSecond: completions,
-      itemSeconds,
-      ratePeriodSeconds: 60,
-    });
+    periodEndingAt(end, completions, itemSeconds, 31);
   const carrying = (growthProbe: GrowthProbe) =>
     state({ baselineArrivalRate: 300, baselineItemSeconds: 0.02, growthProbe });
 
