@@ -288,7 +288,7 @@ function unreadableOutcome(run: TickRun, g: HeldGrant, counted: number, error: u
 function carriedState(
   decided: ControllerState,
   before: ControllerState,
-  write: Pick<ControllerState, 'tickLeft'> & { readonly now: number; changed: boolean; lowered: boolean },
+  write: Pick<ControllerState, 'tickLeft'> & Readonly<{ now: number; changed: boolean; lowered: boolean }>,
 ): ControllerState {
   const sample = decided.lastVisible;
   const lastChangeAt = write.changed ? write.now : before.lastChangeAt;
