@@ -34,7 +34,7 @@ export type { GrowthProbe, SaturationCeiling } from './snapshot.ts';
  *   compare: no verdict on this growth (the next one probes again);
  * - they did, and more than a fifth only waited: saturated at what the throughput needs. The workers go back to what
  *   the throughput needs (never below where the growth started, or the value the tick before it left where the
- *   samples grew past that since: `GrowthProbe.floor`), and growth past that is held off
+ *   samples grew past that since: `GrowthProbe.unjudgedFrom`), and growth past that is held off
  *   (`SaturationCeiling`) while the queue stays behind and for the scale-down delay at least, with the shed signal
  *   while the age is above the target; then one growth may probe again (a downstream that recovered gets its
  *   workers back);
