@@ -175,6 +175,20 @@ describe('runBudgetTick', () => {
     expect(refused.state.lastVisible?.settled).toBeUndefined();
   });
 
+  it('a member keeps the value the budget left it, not the one its law asked for (its next probe runs from there)', async () => {
+    // GIVEN orders far behind at 10, its law asking far more than the budget of 15 grants
+    const orders = new FakeConsumer('orders', cfg({ maxConcurrency: 60 }), 10, {
+      ageSeconds: 300,
+      ratePerSecond: 1_000,
+      itemSeconds: 0.02,
+      visible: 50_000,
+    });
+    const result = await runBudgetTick(15, [orders.member()], NOW, OPTIONS);
+    const outcome = result.members[0];
+    expect(outcome?.demand).toBeGreaterThan(orders.effective());
+    expect(orders.state.tickLeft).toEqual({ value: orders.effective(), at: NOW });
+  });
+
   it('is exhausted for a provisioned member starved while what is left is less than a poller', async () => {
     // GIVEN budget 38: imports on provisioned mode (floor 20) 4 × behind its target and asking its cap, 60; email
     // idle in lockstep at its floor 2
