@@ -185,7 +185,7 @@ describe('runBudgetTick', () => {
     });
     const result = await runBudgetTick(15, [orders.member()], NOW, OPTIONS);
     const outcome = result.members[0];
-    expect(outcome?.demand).toBeGreaterThan(orders.effective());
+    expect(outcome?.demand).toBeGreaterThan(orders.effective() as number);
     expect(orders.state.tickLeft).toEqual({ value: orders.effective(), at: NOW });
   });
 
