@@ -45,12 +45,13 @@ export interface FastCourse {
   readonly served?: ServedRise;
   /**
    * Where more than the mapping's starting five run and the executions have not passed the value the last growth
-   * started from (`atGrownFrom`), an unsized doubling goes at most to twice that value: one step ahead of what runs,
-   * not a second step on one the pollers have not followed (issue 28's wind-up). Under the cap of 32 the drain
-   * ceiling (28) hid it; under a cap of 200 held-out quiet-then-surge (one poller step a minute) doubled 16 → 32 → 64
-   * while 16 ran, for a need of 19. Up to five run before the pollers' first step whatever the limit, and that step
-   * goes to the limit then: bounded there too, held-out fan-out-45s (seed 2) reached 8 by the step, not 16 (1.20 →
-   * 2.17 × the target). Unbounded elsewhere.
+   * started from (`atGrownFrom`), an unsized doubling holds at the applied value: that growth was already a step ahead
+   * of what runs, and a second on it is one the pollers have not followed (issue 28's wind-up). Under a cap of 200
+   * held-out quiet-then-surge (one poller step a minute) doubled 16 → 32 → 64 while 16 ran, for a need of 19; at
+   * twice the value grown from (the fourteenth session's bound) idle-then-burst still went 12 → 19 → 24 while 11 ran
+   * (peak 24–28 where provisioned mode runs 18). Up to five run before the pollers' first step whatever the limit, and
+   * that step goes to the limit then: unbounded there, held-out fan-out-45s (seed 2) reached 8 by the step, not 16
+   * (1.20 → 2.17 × the target). Unbounded elsewhere.
    */
   readonly unfollowedBound: number;
   /** The context for the next sample where this one holds. */
@@ -64,33 +65,37 @@ export function carriedOf(sample: DepthSample, context: FastPathContext): FastCo
   const falling = depthFalling(previous, visible);
   const rising = previous !== undefined && visible - previous.messages > DEPTH_NOISE_MESSAGES;
   const roseBusy = roseWithAppliedHeld(previous, sample, applied, context.lastChangeAt, context.batchSize);
-  const roseAtApplied = context.roseAtApplied === true || roseBusy;
   const held =
     previous !== undefined &&
     sample.at > previous.at &&
     previous.settled !== false &&
     (context.lastChangeAt === undefined || context.lastChangeAt <= previous.at);
+  // The pollers stepped up to a value applied before this interval: the rises seen before were fewer workers'.
+  const stepped = pollersStepped(previous, sample, context);
+  const roseAtApplied = (context.roseAtApplied === true && !stepped) || roseBusy;
   const burstEnded =
     !rising &&
     (context.burstEnded === true ||
       (roseAtApplied && falling) ||
-      (held && falling && arrivalsFellBelowFit(previous, sample, applied, context.serviceFit)));
+      (held && falling && !stepped && arrivalsFellBelowFit(previous, sample, applied, context.serviceFit)));
   // A fall the fit cannot explain leaves no fit to judge it or the falls after it.
   const fit =
-    held &&
-    falling &&
-    fallRefutesFit(
-      previous,
-      sample,
-      applied,
-      { fit: context.serviceFit, lastRise: context.lastRise },
-      context.batchSize,
-    )
+    stepped ||
+    (held &&
+      falling &&
+      fallRefutesFit(
+        previous,
+        sample,
+        applied,
+        { fit: context.serviceFit, lastRise: context.lastRise },
+        context.batchSize,
+      ))
       ? undefined
       : context.serviceFit;
   const fellBusy =
     held &&
     falling &&
+    !stepped &&
     context.roseBusySince === true &&
     fit === undefined &&
     workersProvenBusy(sample, applied, context.batchSize) !== undefined;
@@ -111,7 +116,7 @@ export function carriedOf(sample: DepthSample, context: FastPathContext): FastCo
     burstEnded,
     lastRise: rise ?? context.lastRise,
     servedRises: withServedRise(context.servedRises, served),
-    roseBusySince: context.roseBusySince === true || roseBusy,
+    roseBusySince: (context.roseBusySince === true && !stepped) || roseBusy,
     serviceFit: fit,
     quiet: quietSample(context.quiet, sample, applied),
   };
@@ -123,7 +128,37 @@ export function carriedOf(sample: DepthSample, context: FastPathContext): FastCo
 function unfollowedBoundOf(sample: DepthSample, context: FastPathContext): number {
   const { applied, grownFrom: from } = context;
   const running = workersRunning(applied, sample.inFlight, context.batchSize) ?? 0;
-  return running > STANDARD_STARTING_INVOKES && from !== undefined
-    ? Math.max(applied, 2 * from)
-    : Number.POSITIVE_INFINITY;
+  return running > STANDARD_STARTING_INVOKES && from !== undefined ? applied : Number.POSITIVE_INFINITY;
 }
+
+/**
+ * The executions rose by more than half over an interval the applied value had held through since before it
+ * began: the pollers stepped up to a value applied earlier (docs/aws-facts.md, "Event source mapping"; under the
+ * one-step reading, a minute after the growth). A fall of the depth over that interval is the new workers', not an
+ * end of the arrivals, and the rises before it were fewer workers' than now run: they prove nothing of a burst's end.
+ * Worked example (cold-steady, 150/s of 80 ms items from a new queue, one poller step a minute): slow start applied
+ * 16 at 60 s while 8 ran; at 130 s the pollers stepped to 16 (80 → 160 in flight) and the depth fell 10,245 →
+ * 9,854: read as a burst's end, the backlog's drain took 16 to 28 for a need of 14.
+ */
+function pollersStepped(
+  previous: DepthSample | undefined,
+  sample: DepthSample,
+  context: FastPathContext,
+): boolean {
+  if (previous === undefined || (context.lastChangeAt !== undefined && !(context.lastChangeAt < previous.at)))
+    return false;
+  const before = workersRunning(context.applied, previous.inFlight, context.batchSize);
+  const now = workersRunning(context.applied, sample.inFlight, context.batchSize);
+  return (
+    before !== undefined &&
+    now !== undefined &&
+    now > STEPPED_RUNNING_FACTOR * before &&
+    now - before >= STANDARD_STARTING_INVOKES
+  );
+}
+
+/**
+ * More than half again as many running, and at least the pollers' starting five more: a poller step, not workers
+ * between two batches (10 ms items in batches of 10 show 1, 2 or 3 of 4 workers from one sample to the next).
+ */
+const STEPPED_RUNNING_FACTOR = 1.5;

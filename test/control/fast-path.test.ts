@@ -412,6 +412,46 @@ describe('decideFast', () => {
       },
       {
         comment:
+          'cold-steady, one poller step a minute: the depth rose at 16 while 8 ran; the pollers step to 16 (80 → 160 in flight) and it falls 39/s: the new workers’ drain, not a burst’s end (it took 16 to 28 for a need of 14): hold',
+        ctx: quiet({
+          applied: 16,
+          lastChangeAt: NOW + 60,
+          previous: { ...at(120, 10_245), inFlight: 80 },
+          roseAtApplied: true,
+          roseBusySince: true,
+        }),
+        sample: { ...at(130, 9_854), inFlight: 160 },
+        desired: 16,
+        reason: 'hold:fast',
+      },
+      {
+        comment:
+          'idle-then-burst, one poller step a minute: two rises while the pollers ran 1–5 of 4 and 8 fitted 17/s a worker, 642/s arriving; the step to 16 (30 → 130 in flight) makes the depth fall 106/s: not judged against that fit (13 × 17 − 106 < 642 read as a burst’s end, 16 → 28): hold',
+        ctx: quiet({
+          applied: 16,
+          lastChangeAt: NOW + 40,
+          previous: { ...at(60, 33_312), inFlight: 30 },
+          serviceFit: { perWorker: 17, arrivals: 642 },
+        }),
+        sample: { ...at(70, 32_253), inFlight: 130 },
+        desired: 16,
+        reason: 'hold:fast',
+      },
+      {
+        comment:
+          'idle-then-burst, one poller step a minute: grown 12 → 19 as the pollers stepped to 12; 20 s on, 110 in flight (11 running, within full batches of the 12) and the depth still rising: no second step on a growth not followed (it went 19 → 24 and 28): hold',
+        ctx: quiet({
+          applied: 19,
+          grownFrom: 12,
+          lastChangeAt: NOW + 80,
+          previous: { ...at(90, 35_923), inFlight: 90 },
+        }),
+        sample: { ...at(100, 36_864), inFlight: 110 },
+        desired: 19,
+        reason: 'hold:fast',
+      },
+      {
+        comment:
           'held-out quiet-then-surge, one poller step a minute: doubled 16 → 28 ten seconds after the pollers stepped to 16; 150 in flight (15 running, within full batches of the 16) and the depth still rising: the rise is the 16’s, not recorded at 28, so no fit of it (31); unsized, slow start stops at the drain ceiling (28 of a cap of 32)',
         ctx: grownTo28(),
         sample: { ...at(80, 18_402), inFlight: 150 },
@@ -554,6 +594,27 @@ describe('decideFast', () => {
       expect(decision).toMatchObject({ desired, reason: 'grow:fast-surge' });
       // AND the decision says where such growth stops
       expect(decision.inputs.drainCeiling).toBe(drainCeiling ?? 28);
+    });
+
+    it('the rises before a poller step prove no burst’s end after it: the next fall at the same workers holds too', () => {
+      // cold-steady, one poller step a minute: the depth rose at 16 while 8 ran; the pollers stepped to 16 at 130 s
+      // and the depth falls on at 16 running (the arrivals go on: 150/s of 80 ms items). Read as a burst’s end at the
+      // second fall, the backlog's drain took 16 to 28 for a need of 14.
+      const ctx = quiet({
+        applied: 16,
+        lastChangeAt: NOW + 60,
+        previous: { ...at(120, 10_245), inFlight: 80 },
+        roseAtApplied: true,
+        roseBusySince: true,
+        // and a fit of rises the 8 made (16 × 17 − 50 < 642 would read the fall as the arrivals' end)
+        serviceFit: { perWorker: 17, arrivals: 642 },
+      });
+      const stepped = decideFast({ ...at(130, 9_854), inFlight: 160 }, ctx, config());
+      expect(stepped).toMatchObject({ desired: 16, reason: 'hold:fast' });
+      expect(decideFast({ ...at(140, 9_353), inFlight: 160 }, stepped.context, config())).toMatchObject({
+        desired: 16,
+        reason: 'hold:fast',
+      });
     });
 
     it('under a cap above 32 an unsized doubling goes at most to twice the value the executions have not passed', () => {
