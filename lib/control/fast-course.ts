@@ -78,20 +78,7 @@ export function carriedOf(sample: DepthSample, context: FastPathContext): FastCo
     (context.burstEnded === true ||
       (roseAtApplied && falling) ||
       (held && falling && !stepped && arrivalsFellBelowFit(previous, sample, applied, context.serviceFit)));
-  // A fall the fit cannot explain leaves no fit to judge it or the falls after it.
-  const fit =
-    stepped ||
-    (held &&
-      falling &&
-      fallRefutesFit(
-        previous,
-        sample,
-        applied,
-        { fit: context.serviceFit, lastRise: context.lastRise },
-        context.batchSize,
-      ))
-      ? undefined
-      : context.serviceFit;
+  const fit = fitKept(sample, context, { held, falling, stepped });
   const fellBusy =
     held &&
     falling &&
@@ -122,6 +109,29 @@ export function carriedOf(sample: DepthSample, context: FastPathContext): FastCo
   };
   const unfollowedBound = atGrownFrom ? unfollowedBoundOf(sample, context) : Number.POSITIVE_INFINITY;
   return { falling, burstEnded, fellBusy, rise, atGrownFrom, served, unfollowedBound, next };
+}
+
+/**
+ * The service fit the next samples judge falls against: none after a poller step (it was fitted on fewer workers),
+ * nor after a fall it cannot explain (that fall and the ones after it are left to no fit).
+ */
+function fitKept(
+  sample: DepthSample,
+  context: FastPathContext,
+  course: { readonly held: boolean; readonly falling: boolean; readonly stepped: boolean },
+): FastPathContext['serviceFit'] {
+  if (course.stepped) return undefined;
+  const refuted =
+    course.held &&
+    course.falling &&
+    fallRefutesFit(
+      context.previous,
+      sample,
+      context.applied,
+      { fit: context.serviceFit, lastRise: context.lastRise },
+      context.batchSize,
+    );
+  return refuted ? undefined : context.serviceFit;
 }
 
 /** `FastCourse.unfollowedBound` where the executions have not passed the value the last growth started from. */
