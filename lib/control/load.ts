@@ -10,10 +10,9 @@ import {
   type TrendInput,
   workersProvenBusy,
 } from './depth-trend.ts';
-
 import { type HeavierShown, heavierItemsShown } from './heavier-items.ts';
 import { needWithBacklog, setpointSeconds, steadyNeed, UNJUDGED_GROWTH_FACTOR } from './need.ts';
-import { countedEnough, quietStart } from './quiet-sample.ts';
+import { arrivalsRoseSince, countedEnough, quietStart } from './quiet-sample.ts';
 import { rateLowerBound } from './rate-bounds.ts';
 import { saturationOf } from './saturation.ts';
 import type { ArrivalsClimbing, ControllerState, QueueSnapshot } from './snapshot.ts';
@@ -185,8 +184,9 @@ function trendSincePreviousTick(tick: Tick): DepthTrend | undefined {
  * tells them apart (saturation.ts). The reported rates' need follows the time shown: it is what the workers serve now.
  */
 function withHeavierShown(tick: Tick): { tick: Tick; shown?: HeavierShown } {
-  // Over the rise alone where the samples between ticks saw where it began, and it counted enough (quiet-sample.ts).
+  // Over the rise alone where the samples saw where it began (quiet-sample.ts); none where it outran the arrivals.
   const start = quietStart(tick.state);
+  if (arrivalsRoseSince(start, tick)) return { tick };
   const overTheRise =
     start === undefined
       ? undefined

@@ -36,6 +36,29 @@ export function quietStart(state: ControllerState): DepthSample | undefined {
 }
 
 /**
+ * The depth rose at least as fast as CloudWatch's count of the arrivals since the last sample between ticks that
+ * found no backlog: the arrivals rose within the minute (no heavier item makes the depth outrun what arrives), and a
+ * reading over the tick's whole minute would spread that rise over it and call it heavier items.
+ * Worked example (sawtooth, one poller step a minute, tick 10 s into it: 100 → 600/s of 21 ms items): 4,608 waited
+ * 10 s after a quiet sample, 461/s against 100/s counted; over the minute, 77/s, read as 113 ms items, and the
+ * samples sized on that grew 16 → 32 for a need of 14.
+ */
+export function arrivalsRoseSince(
+  start: DepthSample | undefined,
+  tick: {
+    readonly now: number;
+    readonly reportedArrivals?: number;
+    readonly snapshot: { readonly visibleMessages?: number };
+  },
+): boolean {
+  const { now, reportedArrivals: reported } = tick;
+  const visible = tick.snapshot.visibleMessages;
+  if (start === undefined || reported === undefined || visible === undefined || !(now > start.at))
+    return false;
+  return (visible - start.messages) / (now - start.at) >= reported;
+}
+
+/**
  * The completions a reading counts over its interval, against the arrivals' noise over it (Poisson: √(λ·T)). The
  * workers' service is what arrived less the rise, so that noise is all its error; counted over the few seconds since a
  * quiet sample at a low rate it is most of it: a trace at 0.8/s reported, 16 more waiting 10 s on, read as items

@@ -109,6 +109,37 @@ describe('the tick reads a rise that began within the minute over the rise alone
     expect(decision.inputs.itemSeconds).toBe(1.98);
   });
 
+  it('a rise that outran the counted arrivals since the quiet sample is arrivals, not heavier items: no reading', () => {
+    // sawtooth, one poller step a minute, the tick 10 s into the 600/s phase: 3 workers for 100/s of 21 ms items
+    // counted; 4,608 waiting 10 s after a quiet sample (461/s: the depth outran the 100/s counted). Over the minute
+    // it is 77/s, read as 113 ms items, and the samples sized on that grew 16 → 32 for a need of 14.
+    const sawtoothTick = (lastQuiet: DepthSample | undefined) =>
+      decide(
+        snapshot({
+          appliedConcurrency: 3,
+          age: 0.5,
+          lag: 120,
+          arrivalRatePerSecond: 100.7,
+          completionRatePerSecond: 100.7,
+          itemSeconds: 0.021,
+          ratePeriodSeconds: 60,
+          visibleMessages: 4_608,
+          inFlightMessages: 30,
+        }),
+        state({
+          baselineItemSeconds: 0.021,
+          baselineArrivalRate: 100,
+          lastChangeAt: NOW - 3_600,
+          lastVisible: { at: NOW - 60, messages: 4, inFlight: 21 },
+          ...(lastQuiet === undefined ? {} : { lastQuiet }),
+        }),
+        config(),
+      );
+    expect(sawtoothTick({ at: NOW - 10, messages: 3, inFlight: 20 }).inputs.itemSeconds).toBe(0.021);
+    // Without the quiet sample the minute's average is all the tick has, and it reads heavier items.
+    expect(sawtoothTick(undefined).inputs.itemSeconds).toBeGreaterThan(0.1);
+  });
+
   const contextAfter = (lastQuiet: DepthSample | undefined) => {
     const observed = snapshot({
       appliedConcurrency: 7,
