@@ -142,8 +142,8 @@ function unfollowedBoundOf(sample: DepthSample, context: FastPathContext): numbe
 }
 
 /**
- * The executions rose by more than half over an interval the applied value had held through since before it
- * began: the pollers stepped up to a value applied earlier (docs/aws-facts.md, "Event source mapping"; under the
+ * The executions rose by more than half, and by at least the starting five, over an interval the applied value had
+ * held through since before it began: the pollers stepped up to a value applied earlier (docs/aws-facts.md, "Event source mapping"; under the
  * one-step reading, a minute after the growth). A fall of the depth over that interval is the new workers', not an
  * end of the arrivals, and the rises before it were fewer workers' than now run: they prove nothing of a burst's end.
  * Worked example (cold-steady, 150/s of 80 ms items from a new queue, one poller step a minute): slow start applied
