@@ -3,6 +3,7 @@ import type { Decision, DecisionInputs, ReasonCode } from './decision.ts';
 import { loweredAtOnce, sampleAt } from './depth-sample.ts';
 import { depthFalling, depthShowsBacklog, lagSinceGrowth, POLLER_SETTLE_SECONDS } from './depth-trend.ts';
 import { downstreamUnhealthy } from './downstream-health.ts';
+import { fastPathOn } from './fast-path.ts';
 import { ageDataOf, type Load, loadOf, maxDefined, type Tick, tickOf } from './load.ts';
 import { drainCeiling, needWithBacklog, steadyNeed, unconfirmedLimit } from './need.ts';
 import { rateUpperBound } from './rate-bounds.ts';
@@ -188,11 +189,16 @@ const noDataInputs = (tick: Tick, lag: number | undefined): DecisionInputs => ({
  * `grow:backlog-before-data`. A backlog the real-time depth shows is not missing data: a new queue has no
  * datapoint for its first minutes while GetQueueAttributes already counts thousands of messages. Growth on it is
  * unconfirmed growth, limited alike; with the rates CloudWatch does report the backlog is sized, without them the
- * limit is the step.
+ * limit is the step. With the samples running (`fastPathOn`) the depth before data is theirs: every 10 s they see
+ * what two depths a minute apart cannot, whether it fell after a burst ended (`growBacklogLeftBehind`) or after the
+ * pollers stepped up onto arrivals that go on, and whether a minute that rose is falling now, and they grow on it
+ * themselves (slow start, `growUnconfirmed`). Read by the tick as well, a new queue's 150/s of 80 ms items, falling
+ * 40/s once the pollers reached 16, grew 16 → 24 for a need of 14 (cold-steady, one poller step a minute, the tick
+ * 10 s after the load: later and heavier than provisioned mode on 5 seeds of 5, on none since).
  */
 function growBacklogBeforeData(tick: Tick, lag: number | undefined): Decision | undefined {
   const { snapshot, state, config, applied, reportedArrivals, itemSeconds } = tick;
-  if (applied >= config.maxConcurrency) return undefined;
+  if (applied >= config.maxConcurrency || fastPathOn(config)) return undefined;
   // A falling depth is worked off by what runs: grow only where even its drain (the least the workers serve)
   // leaves the newest message waiting past the target; a flat or rising one, past the setpoint.
   const falling =
@@ -217,14 +223,8 @@ function growBacklogBeforeData(tick: Tick, lag: number | undefined): Decision | 
       : needWithBacklog(reportedArrivals, itemSeconds, snapshot.visibleMessages, config);
   const desired = Math.min(wanted, growthLimit, applied + config.maxScaleUpStep);
   if (desired <= applied) return undefined;
-  const next = { ...state, idleSince: undefined };
-  return verdict(
-    tick,
-    desired,
-    'grow:backlog-before-data',
-    { ...noDataInputs(tick, lag), growthLimit },
-    next,
-  );
+  const inputs = { ...noDataInputs(tick, lag), growthLimit };
+  return verdict(tick, desired, 'grow:backlog-before-data', inputs, { ...state, idleSince: undefined });
 }
 
 /**

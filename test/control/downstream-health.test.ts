@@ -72,8 +72,10 @@ describe('hold:downstream-saturated — the health signal past its threshold: no
       visibleMessages: 12_000,
     };
     const earlier = state({ lastVisible: { at: NOW - 60, messages: 6_000 } });
-    expect(decide(snapshot(noAge), earlier, config()).reason).toBe('grow:backlog-before-data');
-    const unhealthy = decide(snapshot({ ...noAge, downstreamHealth: health(14, true) }), earlier, config());
+    // The tick's own growth before data, without the samples between ticks (with them, the depth is theirs).
+    const alone = config({ fastSampleSeconds: 0 });
+    expect(decide(snapshot(noAge), earlier, alone).reason).toBe('grow:backlog-before-data');
+    const unhealthy = decide(snapshot({ ...noAge, downstreamHealth: health(14, true) }), earlier, alone);
     expect(unhealthy).toMatchObject({ reason: 'hold:no-data', desired: 2, downstreamUnhealthy: true });
   });
 

@@ -192,9 +192,27 @@ describe('hold:no-data / grow:backlog-before-data — missing or stale age holds
       reason: 'grow:backlog-before-data',
     },
   ])('$comment', ({ snap, st, desired, reason }) => {
-    const decision = decide(snap, st, config());
+    // Without the samples between ticks: with them, a falling depth is theirs to judge (below).
+    const decision = decide(snap, st, config({ fastSampleSeconds: 0 }));
     expect(decision.reason).toBe(reason);
     expect(decision.desired).toBe(desired);
+  });
+
+  it('with the samples running, the depth before data is theirs: the tick holds where, alone, it would grow', () => {
+    // cold-steady, one poller step a minute: 16 applied and running, 5,729 → 3,317 in a minute while 150/s arrive.
+    const snap = noData(3_317, { appliedConcurrency: 16, inFlightMessages: 160 });
+    const st = { lastVisible: { at: NOW - 60, messages: 5_729, inFlight: 160 } };
+    expect(decide(snap, st, config({ fastSampleSeconds: 0 }))).toMatchObject({
+      desired: 24,
+      reason: 'grow:backlog-before-data',
+    });
+    expect(decide(snap, st, config())).toMatchObject({ desired: 16, reason: 'hold:no-data' });
+    // sawtooth, the tick 30 s after the load: over the minute the depth rose (36,071 → 40,279), but the pollers
+    // reached 16 in it and the samples since saw it fall; they grow where their own 10 s course says so.
+    const rising = noData(40_279, { appliedConcurrency: 16, inFlightMessages: 150 });
+    const before = { lastVisible: { at: NOW - 60, messages: 36_071, inFlight: 80 } };
+    expect(decide(rising, before, config({ fastSampleSeconds: 0 })).reason).toBe('grow:backlog-before-data');
+    expect(decide(rising, before, config())).toMatchObject({ desired: 16, reason: 'hold:no-data' });
   });
 });
 
@@ -869,10 +887,10 @@ describe('hold:settling — growth no need sizes waits until the last change has
       visibleMessages: 12_000,
     });
     const st = { lastVisible: { at: NOW - 60, messages: 6_000 } };
-    expect(decide(noData, { ...st, lastChangeAt: NOW - 20 }, config()).reason).toBe('hold:no-data');
-    expect(decide(noData, { ...st, lastChangeAt: NOW - 120 }, config()).reason).toBe(
-      'grow:backlog-before-data',
-    );
+    // Without the samples between ticks (with them, the depth before data is theirs).
+    const alone = config({ fastSampleSeconds: 0 });
+    expect(decide(noData, { ...st, lastChangeAt: NOW - 20 }, alone).reason).toBe('hold:no-data');
+    expect(decide(noData, { ...st, lastChangeAt: NOW - 120 }, alone).reason).toBe('grow:backlog-before-data');
   });
 });
 
