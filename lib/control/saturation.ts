@@ -230,7 +230,11 @@ const EXECUTIONS_FELL_TO_CEILING = 0.1;
  * fall. A saturated pool's wait goes with the workers that made it (pool of 20, 32 workers at 160 ms → 20 at 100 ms);
  * items that got heavier while the probe waited for its period look saturated to it (their time rose with the
  * growth, the completions did not) and take as long with fewer workers.
- * The ceiling is lifted: the law sizes on the time observed, and the next growth probes again.
+ * Or the per-item time rose past `slowdownFactor` × the finding's on no more workers: items that got heavier after
+ * the finding (held-out pool-at-capacity-slower, seed 2, one poller step a minute: a probe judged on a period that
+ * mixed 20 and 50 ms items found 12 → 9; at 9 the items, 80 ms from 915 s, took 81 ms where the finding saw 50 ms,
+ * yet the executions fell 9.6 → 8.8, under a tenth, and the ceiling held 9 workers for twenty minutes, 5.2 × the
+ * target). The ceiling is lifted: the law sizes on the time observed, and the next growth probes again.
  * Worked example (held-out heavier-then-busier, seed 2, one poller step a minute: 250/s, items 20 → 50 ms at 645 s):
  * a growth 6 → 11 at 660 s, judged at 900 s on 12.5 workers at 51 ms against 20.8 ms before, found 6 useful and went
  * back to 6; the period 900–960 s shows 6 workers at 51 ms still: refuted, where the ceiling held the queue at 6
@@ -244,6 +248,9 @@ function refuted(saturation: SaturationCeiling, view: ProbeView): boolean {
   if (completions === undefined || itemSeconds === undefined) return false;
   const executions = completions * itemSeconds;
   const fell = 1 - executions / contended.executions;
+  // Heavier than the finding by more than the law's "slower" on no more workers: contention goes with the workers
+  // that make it, so the items got heavier, whatever the executions' fall reads past its noise.
+  if (fell >= 0 && itemSeconds > view.config.slowdownFactor * contended.itemSeconds) return true;
   const backAtCeiling = executions <= saturation.ceiling + 0.5 && fell >= EXECUTIONS_FELL_TO_CEILING;
   if (!(fell >= EXECUTIONS_FELL || backAtCeiling)) return false;
   return itemSeconds > contended.itemSeconds * (1 - CONTENTION_FELL * fell);

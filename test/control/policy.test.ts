@@ -690,6 +690,32 @@ describe('a saturation found is refuted where the per-item time stays once the w
     });
   });
 
+  describe('items heavier than the finding by more than "slower", on no more workers', () => {
+    // Held-out pool-at-capacity-slower, seed 2, one poller step a minute: found on 9.6 workers at 50.4 ms (a probe
+    // judged on a period that mixed 20 and 50 ms items), back to 9; the items went to 80 ms after it.
+    const heavier = {
+      ceiling: 9,
+      until: NOW + 100,
+      contended: { at: NOW - 180, executions: 9.6, itemSeconds: 0.0504 },
+    };
+    const heavierPeriod = (completions: number, itemSeconds: number) =>
+      periodAfter(completions, itemSeconds, 60, { workers: 9, arrivals: 200 });
+
+    it('8.8 workers at 80.7 ms (down 8 %, too little to read the fall, but 1.6 × the time): lifted', () => {
+      const decision = decide(heavierPeriod(109.2, 0.0807), state({ saturation: heavier }), config());
+      expect(decision.state.saturation).toBeUndefined();
+      expect(decision.reason).not.toMatch(/downstream-saturated/);
+    });
+
+    it('1.4 × the time (within "slower"), or 1.6 × on more workers than the finding ran: the ceiling holds', () => {
+      const ceilingAfter = (completions: number, itemSeconds: number) =>
+        decide(heavierPeriod(completions, itemSeconds), state({ saturation: heavier }), config()).state
+          .saturation;
+      expect(ceilingAfter(125, 0.0706)).toEqual(heavier);
+      expect(ceilingAfter(124, 0.0807)).toEqual(heavier);
+    });
+  });
+
   it('a finding without its contended figures (carried from before they were kept): the ceiling holds', () => {
     const { contended: _, ...bare } = found;
     const decision = decide(periodAfter(650, 0.03), state({ saturation: bare }), config());
