@@ -143,9 +143,10 @@ function unfollowedBoundOf(sample: DepthSample, context: FastPathContext): numbe
 
 /**
  * The executions rose by more than half, and by at least the starting five, over an interval the applied value had
- * held through since before it began: the pollers stepped up to a value applied earlier (docs/aws-facts.md, "Event source mapping"; under the
- * one-step reading, a minute after the growth). A fall of the depth over that interval is the new workers', not an
- * end of the arrivals, and the rises before it were fewer workers' than now run: they prove nothing of a burst's end.
+ * held through since before it began: the pollers stepped up to a value applied earlier (docs/aws-facts.md, "Event
+ * source mapping"; under the one-step reading, a minute after the growth). A fall of the depth over that interval is
+ * the new workers', not an end of the arrivals, and the rises before it were fewer workers' than now run: they prove
+ * nothing of a burst's end.
  * Worked example (cold-steady, 150/s of 80 ms items from a new queue, one poller step a minute): slow start applied
  * 16 at 60 s while 8 ran; at 130 s the pollers stepped to 16 (80 → 160 in flight) and the depth fell 10,245 →
  * 9,854: read as a burst's end, the backlog's drain took 16 to 28 for a need of 14.

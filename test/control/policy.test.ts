@@ -192,7 +192,7 @@ describe('hold:no-data / grow:backlog-before-data — missing or stale age holds
       reason: 'grow:backlog-before-data',
     },
   ])('$comment', ({ snap, st, desired, reason }) => {
-    // Without the samples between ticks: with them, a falling depth is theirs to judge (below).
+    // Without the samples between ticks: with them, the depth before data is theirs (below).
     const decision = decide(snap, st, config({ fastSampleSeconds: 0 }));
     expect(decision.reason).toBe(reason);
     expect(decision.desired).toBe(desired);
