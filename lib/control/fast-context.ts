@@ -3,6 +3,7 @@ import type { Decision } from './decision.ts';
 import { sampleAt } from './depth-sample.ts';
 import { type DepthSample, workersProvenBusy } from './depth-trend.ts';
 import { drainCeiling, steadyNeed, UNJUDGED_GROWTH_FACTOR } from './need.ts';
+import { pollersStepped } from './pollers-stepped.ts';
 import type { ServedRise } from './served-rises.ts';
 import type { HeldRise, ServiceFit } from './service-fit.ts';
 import type { QueueSnapshot } from './snapshot.ts';
@@ -201,9 +202,10 @@ function unjudgedLimitOf(
  * What a growth bought: items heavier 25 s into a minute, a growth at the tick, and the rise before the tick is the
  * growth's first point (held-out heavier-off-minute: the fit sizes the items from it, where the tick's next minute,
  * unsettled by its own growth, could not).
- * Only the rises: a fit, a burst's end or a busy rise judged before the tick stay there. Carried too, a fit made
- * while the pollers stepped once a minute (rises recorded at 4 and 8 while at most 5 ran: 6.6/s a worker for 80 ms
- * items' 12.5/s) read the first fall after the tick as cold-steady's end, 16 → 28, on 4 seeds of 5.
+ * A fit and a burst's end judged before the tick stay there; a busy rise goes on only where no fit judged it
+ * (`busyRiseCarried`). Carried too, a fit made while the pollers stepped once a minute (rises recorded at 4 and 8
+ * while at most 5 ran: 6.6/s a worker for 80 ms items' 12.5/s) read the first fall after the tick as cold-steady's
+ * end, 16 → 28, on 4 seeds of 5.
  */
 export function withRisesCarried(
   context: FastPathContext,
@@ -221,5 +223,24 @@ export function withRisesCarried(
     ...(before.lastRise === undefined ? {} : { lastRise: before.lastRise }),
     ...(before.servedRises === undefined ? {} : { servedRises: before.servedRises }),
     ...(unchanged && before.grownFrom !== undefined ? { grownFrom: before.grownFrom } : {}),
+    ...(unchanged && busyRiseCarried(context, before) ? { roseBusySince: true } : {}),
   };
+}
+
+/**
+ * Slow start's busy rise (`roseBusySince`) is carried over a tick that left the value as the samples did, where no
+ * fit judges a fall by (`serviceFit`) and the pollers did not step up between the loop's last sample and the tick's
+ * (`pollersStepped`): a fall after the tick is then read as a burst's end, as within one loop. Without it a fan-out
+ * that rose before the tick and fell after it was read as nothing: held-out fan-out (60,000 messages of 10 ms items
+ * in 20 s after half an hour of silence, the ticks 30 s into the minute) rose at 2 busy workers, grew 2 → 4, and after
+ * the tick the fall was the first sample of a new loop: 4 workers for three minutes, 2.94 × the target (1.43 ×
+ * carried). Neither the fit nor a rise the pollers' step made is carried: a fit made while fewer ran than applied (one
+ * poller step a minute), or with the step between the two samples, read the growth working as a burst's end
+ * (cold-steady-light, 400/s of 25 ms items: 16 → 28 on every seed).
+ */
+function busyRiseCarried(context: FastPathContext, before: FastPathContext): boolean {
+  if (context.itemSeconds !== undefined || before.roseBusySince !== true || before.serviceFit !== undefined)
+    return false;
+  const { tickSample } = context;
+  return tickSample !== undefined && !pollersStepped(before.previous, tickSample, before);
 }

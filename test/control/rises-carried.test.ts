@@ -61,7 +61,7 @@ describe('the rises a loop measured, across a tick (withRisesCarried)', () => {
     expect(carried.second.desired).toBe(16);
   });
 
-  it('carries the rise only: a fit or a busy rise judged before the tick stays there', () => {
+  it('carries the rise only where a fit judged it: the fit, a burst’s end and the busy rise stay there', () => {
     const judged = { ...beforeTick, serviceFit: { perWorker: 6.6, arrivals: 133 }, burstEnded: true };
     const carried = withRisesCarried(tickContext, judged);
     expect(carried.lastRise).toEqual(beforeTick.lastRise);
@@ -70,6 +70,57 @@ describe('the rises a loop measured, across a tick (withRisesCarried)', () => {
       undefined,
       undefined,
     ]);
+  });
+
+  it('carries a busy rise no fit judged, so that a fan-out that rose before the tick and fell after it has ended', () => {
+    // held-out fan-out, ticks 30 s into the minute: a rise at 2 busy workers, 2 → 4; the tick holds at 4 while 1 runs
+    const fanOutLoop: FastPathContext = {
+      ...beforeTick,
+      applied: 4,
+      lastChangeAt: 1_810,
+      previous: { at: 1_820, messages: 55_323, inFlight: 10 },
+      lastRise: { applied: 2, perSecond: 2_862.5 },
+      grownFrom: 2,
+    };
+    const fanOutTick: FastPathContext = {
+      ...tickContext,
+      applied: 4,
+      tickApplied: 4,
+      lastChangeAt: 1_810,
+      tickSample: { at: 1_830, messages: 52_133, inFlight: 20 },
+      previous: { at: 1_830, messages: 52_133, inFlight: 20 },
+      tickArrivals: 868.7,
+      provenBusy: undefined,
+    };
+    const fallsAfterTick = (start: FastPathContext) => {
+      const first = decideFast({ at: 1_840, messages: 48_942, inFlight: 30 }, start, config);
+      const second = decideFast({ at: 1_850, messages: 42_538, inFlight: 60 }, first.context, config);
+      return [first.desired, second.desired];
+    };
+    // WITHOUT the carry the falls at 4 follow no rise this loop saw: 4 holds (2.94 × the target on that file)
+    expect(fallsAfterTick(fanOutTick)).toEqual([4, 4]);
+    // WITH it the fall is the fan-out's end, and the backlog it left is doubled into: 4 → 8 → 16 (1.43 ×)
+    expect(withRisesCarried(fanOutTick, fanOutLoop).roseBusySince).toBe(true);
+    expect(fallsAfterTick(withRisesCarried(fanOutTick, fanOutLoop))).toEqual([8, 16]);
+    // not where the pollers stepped up between the loop's last sample and the tick's: the fall is the new workers'
+    const loopAt16 = { ...fanOutLoop, applied: 16, previous: { at: 1_820, messages: 55_323, inFlight: 50 } };
+    const tickAt16 = (inFlight: number) => ({
+      ...fanOutTick,
+      applied: 16,
+      tickApplied: 16,
+      tickSample: { at: 1_830, messages: 52_133, inFlight },
+    });
+    expect(withRisesCarried(tickAt16(60), loopAt16).roseBusySince).toBe(true);
+    expect(withRisesCarried(tickAt16(160), loopAt16).roseBusySince).toBeUndefined();
+    // nor where a fit judges falls (it is not carried: the first test), nor where the tick changed the value
+    expect(
+      withRisesCarried(fanOutTick, { ...fanOutLoop, serviceFit: { perWorker: 96, arrivals: 3_054 } })
+        .roseBusySince,
+    ).toBeUndefined();
+    expect(
+      withRisesCarried({ ...fanOutTick, applied: 6, grownFrom: 4, lastChangeAt: 1_830 }, fanOutLoop)
+        .roseBusySince,
+    ).toBeUndefined();
   });
 
   it('carries nothing across a change of regime (one tick knows a per-item time, the other not), or from a frozen loop', () => {
