@@ -92,7 +92,7 @@ export function startLoop(starts: readonly LoopStart[], slot: TickSlot, budget?:
 /**
  * The loop a tick starts, going on from the loop of the tick just before where the caller still holds it (the
  * simulator; the Lambda's warm container): each member keeps the rises it measured (`withRisesCarried`: slow
- * start's, and those a growth is judged by).
+ * start's, with its busy rise where no fit judged it, and those a growth is judged by).
  * A loop of an earlier slot (a tick skipped, a stale event) carries nothing; neither does a cold start.
  */
 export function continuedLoop(state: LoopState, before: LoopState | undefined): LoopState {
