@@ -1,4 +1,5 @@
 import { capInSteps, type ScalerConfig } from './config.ts';
+import { downstreamUnhealthy } from './downstream-health.ts';
 import type { HeavierShown } from './heavier-items.ts';
 import { refusalCeilingOf } from './refusals.ts';
 import type {
@@ -114,7 +115,8 @@ export function judgeProbe(probe: GrowthProbe, view: ProbeView): ProbeJudgement 
   }
   const executionsBefore = probe.completionsBefore * probe.itemSecondsBefore;
   const executionsAfter = completions * itemSeconds;
-  const grown = probe.to / probe.from;
+  // From what ran before: the samples' growth a probe judges from the value a tick left may have begun in that period.
+  const grown = probe.to / Math.max(probe.from, executionsBefore);
   if (executionsAfter < executionsBefore * (1 + EXECUTIONS_FOLLOWED * (grown - 1))) {
     return { verdict: expired ? 'expired' : 'pending' };
   }
@@ -197,10 +199,9 @@ export function saturationOf(view: ProbeView): SaturationFinding {
   const held =
     prior !== undefined && (prior.until > now || view.behind) && !refuted(prior, view) ? prior : undefined;
   const saturation = found ?? held;
-  return {
-    carried: { growthProbe: judged?.verdict === 'pending' ? probe : undefined, saturation },
-    ceiling: saturation?.ceiling,
-  };
+  const pending = judged?.verdict === 'pending' ? probe : undefined;
+  const atCap = probe === undefined && saturation === undefined ? probeForSamplesGrowth(view) : undefined;
+  return { carried: { growthProbe: pending ?? atCap, saturation }, ceiling: saturation?.ceiling };
 }
 
 /** The finding's own period: the workers that ran in it and the per-item time they took. */
@@ -336,6 +337,33 @@ export function probeFor(view: ProbeView, from: number, to: number): GrowthProbe
     ...(shown === undefined ? {} : { shownByDepth: true }),
     ...(tickLeft !== undefined && tickLeft.value < from ? { unjudgedFrom: tickLeft } : {}),
   };
+}
+
+/**
+ * A probe for the samples' growth, recorded by the first tick behind after it where the tick grows no more: at the cap,
+ * or held by the downstream's health signal past its threshold. No probe of the tick's own judged what the samples
+ * added there: a slowdown they read as a surge (the depth rising where the workers served less) kept every worker on a
+ * saturated downstream for as long as it stayed behind (downstream-saturated, 10 s steps, seed 2: 18 → 32 between ticks
+ * on queries 20 → 100 ms, 32 workers on a pool of 20 for fifteen minutes, as many pool waits as native; a pool of 8
+ * under a health signal: 28 workers held). It runs from the value the tick before left, dated at the samples' last
+ * change, on the newest period that ended by it, and is judged as a tick's growth is.
+ * Worked example: the tick left 9 at 660 s, the samples grew to 32 by 750 s; at 780 s CloudWatch shows 600–660 s,
+ * 80/s at 100 ms; at 960 s, 780–840 s: 200/s at 158 ms with 32 running: 20 useful, saturated, back to 20.
+ */
+function probeForSamplesGrowth(view: ProbeView): GrowthProbe | undefined {
+  const { state, snapshot, now } = view;
+  const applied = snapshot.appliedConcurrency;
+  const held =
+    applied >= view.config.maxConcurrency || downstreamUnhealthy(snapshot, view.config.maxDataAgeSeconds);
+  if (!view.behind || !held || !Number.isFinite(applied)) return undefined;
+  const left = state.tickLeft;
+  const grownAt = state.lastChangeAt;
+  const end = snapshot.oldestAge?.observedAt;
+  if (left === undefined || grownAt === undefined || end === undefined) return undefined;
+  const unjudged = left.value < applied && grownAt > left.at && now - left.at <= PROBE_EXPIRES_SECONDS;
+  if (!unjudged || end > grownAt) return undefined;
+  const probe = probeFor({ ...view, state: { ...state, tickLeft: undefined } }, left.value, applied);
+  return probe === undefined ? undefined : { ...probe, at: grownAt };
 }
 
 /**

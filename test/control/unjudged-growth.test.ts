@@ -126,3 +126,61 @@ describe('the remembered value as the law trusts it', () => {
     expect(kept.growthProbe?.unjudgedFrom).toEqual({ value: 18, at: NOW - 60 });
   });
 });
+
+describe("where the tick grows no more, its probe judges the samples' growth", () => {
+  // A pool of 20 whose queries went 20 → 100 ms: the tick left 9 at NOW - 120, the samples read the depth's rise as a
+  // surge and grew to the cap (32) by NOW - 30; CloudWatch's newest period ended at NOW - 120: 80/s at 100 ms.
+  const left = { value: 9, at: NOW - 120 };
+  const atCap = periodEndingAt(NOW - 120, 80, 0.1);
+  const behindAtCap = (overrides: Parameters<typeof state>[0]) =>
+    decide(atCap, state({ baselineArrivalRate: 300, baselineItemSeconds: 0.02, ...overrides }), config());
+
+  it("records a probe from the value the tick left, dated at the samples' growth, on the period before it", () => {
+    const decision = behindAtCap({ tickLeft: left, lastChangeAt: NOW - 30 });
+    expect(decision.reason).toBe('hold:at-cap');
+    expect(decision.state.growthProbe).toEqual({
+      at: NOW - 30,
+      from: 9,
+      to: 32,
+      completionsBefore: 80,
+      itemSecondsBefore: 0.1,
+    });
+  });
+
+  it('none where the tick itself left the cap, or the newest period ran after the samples grew', () => {
+    expect(
+      behindAtCap({ tickLeft: { value: 32, at: NOW - 60 }, lastChangeAt: NOW - 60 }).state.growthProbe,
+    ).toBeUndefined();
+    const earlier = { value: 9, at: NOW - 240 };
+    expect(behindAtCap({ tickLeft: earlier, lastChangeAt: NOW - 150 }).state.growthProbe).toBeUndefined();
+    expect(behindAtCap({ tickLeft: earlier, lastChangeAt: NOW - 90 }).state.growthProbe?.from).toBe(9);
+  });
+
+  it("and where the downstream's health signal holds the tick below the cap, as at the cap", () => {
+    const at28 = { ...atCap, appliedConcurrency: 28 };
+    const unhealthy = { value: 40, observedAt: NOW - 60, periodSeconds: 60, unhealthy: true };
+    const carried = state({ baselineArrivalRate: 300, tickLeft: left, lastChangeAt: NOW - 30 });
+    const held = decide({ ...at28, downstreamHealth: unhealthy }, carried, config());
+    expect(held.reason).toBe('hold:downstream-saturated');
+    expect(held.state.growthProbe).toMatchObject({ at: NOW - 30, from: 9, to: 28 });
+    const healthy = decide(
+      { ...at28, downstreamHealth: { ...unhealthy, unhealthy: false } },
+      carried,
+      config(),
+    );
+    expect(healthy.state.growthProbe?.from).not.toBe(9);
+  });
+
+  it('judged on what ran before: 160/s at 100 ms (16 running, the samples part grown) → 200/s at 158 ms: back to 20', () => {
+    // Judged against the 9 the tick left, 32 ÷ 9 asks the executions to reach 36 of 32: no verdict ever came.
+    const probe: GrowthProbe = {
+      at: NOW - 210,
+      from: 9,
+      to: 32,
+      completionsBefore: 160,
+      itemSecondsBefore: 0.1,
+    };
+    const decision = decide(periodEndingAt(NOW - 60, 200, 0.158), state({ growthProbe: probe }), config());
+    expect(decision).toMatchObject({ reason: 'shrink:downstream-saturated', desired: 20 });
+  });
+});
