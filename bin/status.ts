@@ -254,14 +254,15 @@ async function main(): Promise<void> {
           },
           options,
         );
+  // Ctrl-C is caught before the first reading: one pressed as it is shown stops the watch rather than killing it.
+  const stop = new AbortController();
+  if (watch !== undefined) process.once('SIGINT', () => stop.abort());
   // Exit 1 when a part asked for could not be read: the screen says which, in place of its value.
   let complete = await show();
   if (watch === undefined) {
     if (!complete) process.exitCode = 1;
     return;
   }
-  const stop = new AbortController();
-  process.once('SIGINT', () => stop.abort());
   while (!stop.signal.aborted) {
     await sleep(watch * 1000, undefined, { signal: stop.signal }).catch(() => {});
     if (stop.signal.aborted) break;
