@@ -325,7 +325,7 @@ export function loadOf(knownTick: Tick, lag: number): Load {
   const slowdown = slowdownOf(tick);
   const aheadLimit = aheadLimitOf(tick, ageSeconds, shown);
   const behind = ageSeconds > setpoint || aheadLimit !== undefined;
-  const saturation = saturationOf({ ...tick, behind, heavierShown: shown });
+  const saturation = saturationOf({ ...tick, behind, heavierShown: shown, aheadLimit });
   return {
     ...tick,
     ageSeconds,

@@ -346,7 +346,8 @@ export function probeFor(view: ProbeView, from: number, to: number): GrowthProbe
  * saturated downstream for as long as it stayed behind (downstream-saturated, 10 s steps, seed 2: 18 → 32 between ticks
  * on queries 20 → 100 ms, 32 workers on a pool of 20 for fifteen minutes, as many pool waits as native; a pool of 8
  * under a health signal: 28 workers held). It runs from the value the tick before left, dated at the samples' last
- * change, on the newest period that ended by it, and is judged as a tick's growth is.
+ * change, on CloudWatch's newest period that ended by it, and is judged as a tick's growth is; none where the tick is
+ * only ahead of the age (`probeFor`, as for its own growth).
  * Worked example: the tick left 9 at 660 s, the samples grew to 32 by 750 s; at 780 s CloudWatch shows 600–660 s,
  * 80/s at 100 ms; at 960 s, 780–840 s: 200/s at 158 ms with 32 running: 20 useful, saturated, back to 20.
  */
@@ -362,7 +363,9 @@ function probeForSamplesGrowth(view: ProbeView): GrowthProbe | undefined {
   if (left === undefined || grownAt === undefined || end === undefined) return undefined;
   const unjudged = left.value < applied && grownAt > left.at && now - left.at <= PROBE_EXPIRES_SECONDS;
   if (!unjudged || end > grownAt) return undefined;
-  const probe = probeFor({ ...view, state: { ...state, tickLeft: undefined } }, left.value, applied);
+  // CloudWatch's figures: what the depth shows now was served by the grown value, not before it.
+  const before = { ...view, heavierShown: undefined, state: { ...state, tickLeft: undefined } };
+  const probe = probeFor(before, left.value, applied);
   return probe === undefined ? undefined : { ...probe, at: grownAt };
 }
 

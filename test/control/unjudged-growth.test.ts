@@ -147,13 +147,20 @@ describe("where the tick grows no more, its probe judges the samples' growth", (
     });
   });
 
-  it('none where the tick itself left the cap, or the newest period ran after the samples grew', () => {
+  it('none where the tick itself left the cap, the newest period ran after the samples grew, the change came before the tick left its value, or that was over five minutes ago', () => {
     expect(
       behindAtCap({ tickLeft: { value: 32, at: NOW - 60 }, lastChangeAt: NOW - 60 }).state.growthProbe,
     ).toBeUndefined();
     const earlier = { value: 9, at: NOW - 240 };
     expect(behindAtCap({ tickLeft: earlier, lastChangeAt: NOW - 150 }).state.growthProbe).toBeUndefined();
     expect(behindAtCap({ tickLeft: earlier, lastChangeAt: NOW - 90 }).state.growthProbe?.from).toBe(9);
+    // A change before the tick left its value (an operator's raise, the tick's own write) is not the samples'.
+    const olderPeriod = periodEndingAt(NOW - 250, 80, 0.1);
+    const raisedBefore = state({ baselineArrivalRate: 300, tickLeft: left, lastChangeAt: NOW - 200 });
+    expect(decide(olderPeriod, raisedBefore, config()).state.growthProbe).toBeUndefined();
+    // A value left more than five minutes ago says nothing more of what ran before.
+    const stale = { value: 9, at: NOW - 301 };
+    expect(behindAtCap({ tickLeft: stale, lastChangeAt: NOW - 100 }).state.growthProbe).toBeUndefined();
   });
 
   it("and where the downstream's health signal holds the tick below the cap, as at the cap", () => {
@@ -168,7 +175,9 @@ describe("where the tick grows no more, its probe judges the samples' growth", (
       carried,
       config(),
     );
-    expect(healthy.state.growthProbe?.from).not.toBe(9);
+    // Healthy, the tick grows past 28 itself, and its own probe judges the samples' growth with it.
+    expect(healthy.reason).toBe('grow:age-above-target');
+    expect(healthy.state.growthProbe).toMatchObject({ at: NOW, from: 28, unjudgedFrom: left });
   });
 
   it('judged on what ran before: 160/s at 100 ms (16 running, the samples part grown) → 200/s at 158 ms: back to 20', () => {
@@ -182,5 +191,53 @@ describe("where the tick grows no more, its probe judges the samples' growth", (
     };
     const decision = decide(periodEndingAt(NOW - 60, 200, 0.158), state({ growthProbe: probe }), config());
     expect(decision).toMatchObject({ reason: 'shrink:downstream-saturated', desired: 20 });
+  });
+});
+
+describe("the samples' probe takes CloudWatch's figures, and none while the tick is only ahead of the age", () => {
+  // heavier-items at 1,260 s (one poller step a minute), here with a cap of 14: the samples grew 9 → 14 since the tick
+  // left 9; CloudWatch's newest period (399/s at 30.6 ms) ended before that; the depth shows heavier items since.
+  const heavierAtCap = (age: number, visibleMessages = 8_144) =>
+    decide(
+      snapshot({
+        appliedConcurrency: 14,
+        age,
+        lag: 120,
+        arrivalRatePerSecond: 399,
+        peakArrivalRatePerSecond: 399,
+        completionRatePerSecond: 399,
+        itemSeconds: 0.0306,
+        ratePeriodSeconds: 60,
+        visibleMessages,
+        inFlightMessages: 140,
+      }),
+      state({
+        baselineItemSeconds: 0.0306,
+        baselineArrivalRate: 399,
+        lastChangeAt: NOW - 60,
+        lastVisible: { at: NOW - 60, messages: 0, inFlight: 86, settled: true },
+        tickLeft: { value: 9, at: NOW - 120 },
+      }),
+      config({ maxConcurrency: 14 }),
+    );
+
+  it('ahead of the age only (21 s now, past the setpoint by the time growth binds): no probe', () => {
+    const decision = heavierAtCap(0.4);
+    expect(decision.inputs.grownAhead).toBe(true);
+    expect(decision.state.growthProbe).toBeUndefined();
+  });
+
+  it("behind: the probe's figures are CloudWatch's period before the growth, not what the depth shows since", () => {
+    // 16,000 waiting at 399/s: 40 s old now, past the setpoint of 30 s
+    const decision = heavierAtCap(100, 16_000);
+    expect(decision.inputs.grownAhead).toBeUndefined();
+    expect(decision.inputs.itemSecondsShown).toBe(true);
+    expect(decision.state.growthProbe).toEqual({
+      at: NOW - 60,
+      from: 9,
+      to: 14,
+      completionsBefore: 399,
+      itemSecondsBefore: 0.0306,
+    });
   });
 });
