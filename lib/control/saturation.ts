@@ -200,8 +200,8 @@ export function saturationOf(view: ProbeView): SaturationFinding {
     prior !== undefined && (prior.until > now || view.behind) && !refuted(prior, view) ? prior : undefined;
   const saturation = found ?? held;
   const pending = judged?.verdict === 'pending' ? probe : undefined;
-  const atCap = probe === undefined && saturation === undefined ? probeForSamplesGrowth(view) : undefined;
-  return { carried: { growthProbe: pending ?? atCap, saturation }, ceiling: saturation?.ceiling };
+  const samples = probe === undefined && saturation === undefined ? probeForSamplesGrowth(view) : undefined;
+  return { carried: { growthProbe: pending ?? samples, saturation }, ceiling: saturation?.ceiling };
 }
 
 /** The finding's own period: the workers that ran in it and the per-item time they took. */
@@ -354,9 +354,9 @@ export function probeFor(view: ProbeView, from: number, to: number): GrowthProbe
 function probeForSamplesGrowth(view: ProbeView): GrowthProbe | undefined {
   const { state, snapshot, now } = view;
   const applied = snapshot.appliedConcurrency;
-  const held =
+  const growsNoMore =
     applied >= view.config.maxConcurrency || downstreamUnhealthy(snapshot, view.config.maxDataAgeSeconds);
-  if (!view.behind || !held || !Number.isFinite(applied)) return undefined;
+  if (!view.behind || !growsNoMore || !Number.isFinite(applied)) return undefined;
   const left = state.tickLeft;
   const grownAt = state.lastChangeAt;
   const end = snapshot.oldestAge?.observedAt;
