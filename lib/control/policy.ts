@@ -5,11 +5,12 @@ import { depthFalling, depthShowsBacklog, lagSinceGrowth, POLLER_SETTLE_SECONDS 
 import { downstreamUnhealthy } from './downstream-health.ts';
 import { fastPathOn } from './fast-path.ts';
 import { ageDataOf, type Load, loadOf, maxDefined, type Tick, tickOf } from './load.ts';
-import { drainCeiling, needWithBacklog, steadyNeed, unconfirmedLimit } from './need.ts';
-import { rateUpperBound } from './rate-bounds.ts';
+import { drainCeiling, needWithBacklog, unconfirmedLimit } from './need.ts';
+import { refusedBeforeData } from './refusals.ts';
 import { saneSnapshot, saneState } from './sanitize.ts';
 import { leftByTick, probeFor } from './saturation.ts';
-import type { ControllerState, QueueSnapshot } from './snapshot.ts';
+import { shrinkNeedOf } from './shrink-need.ts';
+import type { ControllerState, QueueSnapshot, SaturationCeiling } from './snapshot.ts';
 
 /**
  * The control law: one pure function of a snapshot, the carried state and the config. No AWS, no clock, no I/O;
@@ -56,7 +57,10 @@ export function decide(raw: QueueSnapshot, rawState: ControllerState, config: Sc
   if (!fresh || lag === undefined) {
     // An unhealthy downstream takes no growth, not even on a backlog the depth shows.
     const unhealthy = downstreamUnhealthy(tick.snapshot, tick.config.maxDataAgeSeconds);
-    return (unhealthy ? undefined : growBacklogBeforeData(tick, lag)) ?? holdNoData(tick, lag);
+    const refused = refusedBeforeData(tick);
+    return (
+      (unhealthy || refused ? undefined : growBacklogBeforeData(tick, lag)) ?? holdNoData(tick, lag, refused)
+    );
   }
   const load = loadOf(tick, lag);
   return (
@@ -221,7 +225,8 @@ function growBacklogBeforeData(tick: Tick, lag: number | undefined): Decision | 
     reportedArrivals === undefined || itemSeconds === undefined
       ? Math.min(growthLimit, drainCeiling(config))
       : needWithBacklog(reportedArrivals, itemSeconds, snapshot.visibleMessages, config);
-  const desired = Math.min(wanted, growthLimit, applied + config.maxScaleUpStep);
+  const ceiling = state.saturation?.ceiling ?? Number.POSITIVE_INFINITY; // refusals' too (refusals.ts)
+  const desired = Math.min(wanted, growthLimit, applied + config.maxScaleUpStep, ceiling);
   if (desired <= applied) return undefined;
   const inputs = { ...noDataInputs(tick, lag), growthLimit };
   return verdict(tick, desired, 'grow:backlog-before-data', inputs, { ...state, idleSince: undefined });
@@ -230,11 +235,14 @@ function growBacklogBeforeData(tick: Tick, lag: number | undefined): Decision | 
 /**
  * `hold:no-data`. Missing or stale age data means hold: a scale-down that trusted late or missing metrics has
  * stopped workers mid-message in production (docs/aws-facts.md, "SQS metrics"). Idleness must be observed afresh
- * once data returns.
+ * once data returns. Refused items rising in flight back off all the same (`shrink:downstream-saturated`, refusals.ts).
  */
-function holdNoData(tick: Tick, lag: number | undefined): Decision {
-  const next = { ...tick.state, idleSince: undefined };
-  return verdict(tick, tick.applied, 'hold:no-data', noDataInputs(tick, lag), next);
+function holdNoData(tick: Tick, lag: number | undefined, refused?: SaturationCeiling): Decision {
+  const next = { ...tick.state, idleSince: undefined, ...(refused && { saturation: refused }) };
+  const inputs = { ...noDataInputs(tick, lag), ...(refused && { saturationCeiling: refused.ceiling }) };
+  const reason: ReasonCode = refused === undefined ? 'hold:no-data' : 'shrink:downstream-saturated';
+  const flags = { saturatedDownstream: refused !== undefined };
+  return verdict(tick, refused?.ceiling ?? tick.applied, reason, inputs, next, flags);
 }
 
 /**
@@ -347,21 +355,6 @@ function idleOf(load: Load): { next: ControllerState; idleSeconds?: number } {
     next: { ...state, ...load.baselines, idleSince },
     idleSeconds: idleSince === undefined ? undefined : now - idleSince,
   };
-}
-
-/**
- * The need a shrink must still cover: the busiest period of the scale-down window, at the most its count leaves
- * plausible, so one quiet sample or a low count cannot undo a need. The trend's estimate counts too: the age it
- * read as idle is idle only at that rate. Undefined: unknown, and missing data never shrinks.
- */
-function shrinkNeedOf(load: Load): number | undefined {
-  const { snapshot, steady, itemSeconds } = load;
-  // Known without a per-item time only when nothing arrives: 0.
-  if (steady === undefined || itemSeconds === undefined) return steady;
-  const busiest =
-    maxDefined(load.estimate, load.arrivalRate, load.measuredArrivals, snapshot.peakArrivalRatePerSecond) ??
-    0;
-  return steadyNeed(rateUpperBound(busiest, snapshot.ratePeriodSeconds), itemSeconds, load.config);
 }
 
 /**

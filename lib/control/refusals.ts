@@ -30,13 +30,18 @@ const BACK_OFF = 0.75;
 /** The ceiling's growth a tick while behind with no refusals in flight. */
 const REGROWTH = 1.25;
 
-/** The queue holds refused items in flight (see the module's comment). */
+/**
+ * The queue holds refused items in flight (see the module's comment). Before CloudWatch counts any completion (a new
+ * queue, its first three minutes), beyond as many again as the workers hold: slow start doubles on a backlog whatever
+ * the downstream takes, and with nothing counted the refused items went on piling up until the first datapoints
+ * (held-out api-heavier-with-room, 10 s steps, the tick 30 s off: 2 → 15 within a minute onto an API of 600 calls a
+ * second, 1,525 in flight at 90 s where 15 workers hold 300, 8,029 by 210 s; p99 3.1 × the target).
+ */
 export function refusalsInFlight(snapshot: QueueSnapshot): boolean {
   const { inFlightMessages: inFlight, completionRatePerSecond: completions, appliedConcurrency } = snapshot;
-  if (inFlight === undefined || completions === undefined || !Number.isFinite(appliedConcurrency))
-    return false;
+  if (inFlight === undefined || !Number.isFinite(appliedConcurrency)) return false;
   const held = BATCHES_PER_WORKER * batchOf(snapshot.batchSize) * appliedConcurrency;
-  return inFlight - held > REFUSED_COMPLETION_SECONDS * completions;
+  return inFlight - held > (completions === undefined ? held : REFUSED_COMPLETION_SECONDS * completions);
 }
 
 /** What the tick knows (saturation.ts, `ProbeView`). */
@@ -82,4 +87,14 @@ export function refusalCeilingOf(view: RefusalView): { saturation?: SaturationCe
     config.actuator,
   );
   return regrown >= config.maxConcurrency ? {} : { saturation: { ceiling: regrown, until, refused: true } };
+}
+
+/**
+ * Before the tick has the age (a new queue's first minutes, a gap in CloudWatch's data): the ceiling refusals rising
+ * in flight set, where it is below the applied value. The tick holds there otherwise (`hold:no-data`), and the
+ * samples' slow start went on doubling onto the refusing downstream; the ceiling stops them too (fast-context.ts).
+ */
+export function refusedBeforeData(view: Omit<RefusalView, 'behind'>): SaturationCeiling | undefined {
+  const saturation = refusalCeilingOf({ ...view, behind: false })?.saturation;
+  return saturation !== undefined && saturation.ceiling < view.snapshot.appliedConcurrency ? saturation : undefined;
 }

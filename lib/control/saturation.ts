@@ -235,7 +235,12 @@ const EXECUTIONS_FELL_TO_CEILING = 0.1;
  * the finding (held-out pool-at-capacity-slower, seed 2, one poller step a minute: a probe judged on a period that
  * mixed 20 and 50 ms items found 12 → 9; at 9 the items, 80 ms from 915 s, took 81 ms where the finding saw 50 ms,
  * yet the executions fell 9.6 → 8.8, under a tenth, and the ceiling held 9 workers for twenty minutes, 5.2 × the
- * target). The ceiling is lifted: the law sizes on the time observed, and the next growth probes again.
+ * target). Or the completions rose past `slowdownFactor` × the finding's: a saturated downstream serves what it
+ * served, so one that serves more now has room the ceiling's workers, counted at the finding's per-item time, do not
+ * say (held-out pool-slow-then-surge, seed 1, 10 s steps: found on 31 workers at about 100 ms on a pool of 20, 200/s,
+ * back to 13; the items went back to 20 ms under a surge of 900/s, and 13 workers served about 650/s while the
+ * ceiling held them there through the surge: 83,000 waiting, 2.4 × the target).
+ * The ceiling is lifted: the law sizes on the time observed, and the next growth probes again.
  * Worked example (held-out heavier-then-busier, seed 2, one poller step a minute: 250/s, items 20 → 50 ms at 645 s):
  * a growth 6 → 11 at 660 s, judged at 900 s on 12.5 workers at 51 ms against 20.8 ms before, found 6 useful and went
  * back to 6; the period 900–960 s shows 6 workers at 51 ms still: refuted, where the ceiling held the queue at 6
@@ -247,6 +252,9 @@ function refuted(saturation: SaturationCeiling, view: ProbeView): boolean {
   const { completionRatePerSecond: completions, itemSeconds } = view.snapshot;
   if (contended === undefined || start === undefined || start < contended.at) return false;
   if (completions === undefined || itemSeconds === undefined) return false;
+  // More completions than the finding's throughput by more than the law's "slower": the downstream serves more now
+  // (lighter items, or it recovered), and a ceiling in workers found at the finding's per-item time says nothing.
+  if (completions > view.config.slowdownFactor * (contended.executions / contended.itemSeconds)) return true;
   const executions = completions * itemSeconds;
   const fell = 1 - executions / contended.executions;
   // Heavier than the finding by more than the law's "slower" on no more workers: contention goes with the workers
