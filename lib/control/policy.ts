@@ -37,7 +37,8 @@ import type { ControllerState, QueueSnapshot, SaturationCeiling } from './snapsh
  *   scale-down delay, and signal `shed` while the age is above target. A slower per-item time alone is heavier
  *   work: the need is sized on the time observed now, up to the cap.
  * - Missing or stale age: hold, unless the real-time depth shows a backlog the applied concurrency cannot drain
- *   within the setpoint (then grow, limited as unconfirmed growth is); never shrink on data we do not have.
+ *   within the setpoint (then grow, limited as unconfirmed growth is); never shrink on data we do not have, but
+ *   back off on refused items the depth shows piling up in flight (`shrink:downstream-saturated`, refusals.ts).
  * - Nothing bounds the consumer yet (just attached): adopt what it runs, never cut it below its need.
  * - An operator's pause (reserved 0, a disabled mapping) is held, never fought.
  */
@@ -225,7 +226,8 @@ function growBacklogBeforeData(tick: Tick, lag: number | undefined): Decision | 
     reportedArrivals === undefined || itemSeconds === undefined
       ? Math.min(growthLimit, drainCeiling(config))
       : needWithBacklog(reportedArrivals, itemSeconds, snapshot.visibleMessages, config);
-  const ceiling = state.saturation?.ceiling ?? Number.POSITIVE_INFINITY; // refusals' too (refusals.ts)
+  // Never past the ceiling refused items set without data (`refusedBeforeData`): they would only be refused again.
+  const ceiling = state.saturation?.refused === true ? state.saturation.ceiling : Number.POSITIVE_INFINITY;
   const desired = Math.min(wanted, growthLimit, applied + config.maxScaleUpStep, ceiling);
   if (desired <= applied) return undefined;
   const inputs = { ...noDataInputs(tick, lag), growthLimit };

@@ -1,4 +1,4 @@
-import { capInSteps, concurrencyStep, type ScalerConfig } from './config.ts';
+import { capInSteps, clampConcurrency, concurrencyStep, type ScalerConfig } from './config.ts';
 import { batchOf } from './depth-trend.ts';
 import type { ControllerState, QueueSnapshot, SaturationCeiling } from './snapshot.ts';
 
@@ -90,11 +90,19 @@ export function refusalCeilingOf(view: RefusalView): { saturation?: SaturationCe
 }
 
 /**
- * Before the tick has the age (a new queue's first minutes, a gap in CloudWatch's data): the ceiling refusals rising
- * in flight set, where it is below the applied value. The tick holds there otherwise (`hold:no-data`), and the
- * samples' slow start went on doubling onto the refusing downstream; the ceiling stops them too (fast-context.ts).
+ * Before the tick has the age (a new queue's first minutes, a gap in CloudWatch's data): the ceiling refused items set
+ * where more of them wait in flight than at this container's own sample before, and it is below the applied value
+ * (above the floor). The tick holds there otherwise (`hold:no-data`), and the samples' slow start went on doubling onto
+ * the refusing downstream; the ceiling stops them too (fast-context.ts). Only a rise seen: without data the ceiling
+ * only goes down (its regrowth needs the age), so a cold start's first tick, with no sample to compare, sets none.
+ * Not in `reserved` mode, where nothing bounds the pollers: batches they pulled past the reservation wait in flight.
  */
 export function refusedBeforeData(view: Omit<RefusalView, 'behind'>): SaturationCeiling | undefined {
+  const { snapshot, state, config } = view;
+  const before = state.lastVisible?.inFlight;
+  const rising = before !== undefined && (snapshot.inFlightMessages ?? 0) > before;
+  if (!rising || config.actuator === 'reserved' || !refusalsInFlight(snapshot)) return undefined;
   const saturation = refusalCeilingOf({ ...view, behind: false })?.saturation;
-  return saturation !== undefined && saturation.ceiling < view.snapshot.appliedConcurrency ? saturation : undefined;
+  if (saturation === undefined) return undefined;
+  return clampConcurrency(saturation.ceiling, config) < snapshot.appliedConcurrency ? saturation : undefined;
 }

@@ -717,26 +717,27 @@ describe('a saturation found is refuted where the per-item time stays once the w
   });
 
   describe('more completions than the finding by more than "slower": the downstream serves more now', () => {
-    // The finding's period completed 1,000/s (30 workers at 30 ms). Held-out pool-slow-then-surge, seed 1, 10 s
-    // steps: found 13 of 31 on a period of mixed 20 and 100 ms items, then 20 ms items under a surge of 900/s.
-    const ceilingAfter = (completions: number, itemSeconds: number) =>
+    // The finding's period completed 1,000/s (30 workers at 30 ms); back at its ceiling of 20, 20 workers now run.
+    // Held-out pool-slow-then-surge, seed 1, 10 s steps: found 13 of 31 on a period of mixed 20 and 100 ms items,
+    // then 20 ms items under a surge of 900/s.
+    const atCeiling = (completions: number) =>
       decide(
-        periodAfter(completions, itemSeconds, 60, { workers: 28, arrivals: 2000 }),
+        periodAfter(completions, 20 / completions, 60, { workers: 20, arrivals: 2000 }),
         state({ saturation: found }),
         config(),
       );
 
-    it("1,600/s on 28 workers (1.6 × the finding's throughput): lifted, the law sizes on the time observed", () => {
-      const decision = ceilingAfter(1600, 28 / 1600);
+    it("1,600/s on its 20 workers (1.6 × the finding's throughput): lifted, the law grows past it", () => {
+      const decision = atCeiling(1600);
       expect(decision.state.saturation).toBeUndefined();
       expect(decision.reason).not.toMatch(/downstream-saturated/);
       expect(decision.desired).toBeGreaterThan(20);
     });
 
-    it('1,400/s on the same 28 workers (within "slower" of it): the ceiling holds, back to it', () => {
-      const decision = ceilingAfter(1400, 28 / 1400);
+    it('1,400/s on the same 20 (within "slower" of it; the time fell with the workers): held, shed on', () => {
+      const decision = atCeiling(1400);
       expect(decision.state.saturation).toEqual(found);
-      expect(decision).toMatchObject({ reason: 'shrink:downstream-saturated', desired: 20 });
+      expect(decision).toMatchObject({ reason: 'hold:downstream-saturated', desired: 20, shed: true });
     });
   });
 
