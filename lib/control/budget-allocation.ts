@@ -53,8 +53,7 @@
  *
  * An unknown age (no fresh datapoint) ranks last for the leftover, below an idle member: its lateness cannot be
  * compared, and a metric outage usually means a broken pipeline, not a late queue. Its own law holds on missing
- * data (`hold:no-data`, or backs off on refused items in flight); it keeps what that asks up to its share, and takes
- * nothing from a member measured late.
+ * data (`hold:no-data`); it keeps what that asks up to its share, and takes nothing from a member measured late.
  *
  * Worked example: budget 40; orders (age 240 s, target 60 s: lateness 4; floor 5, desired 29), billing
  * (60 s of 30 s: 2; floor 5, desired 21), email (idle: 0; floor 4, desired 8, its law not yet shrunk).

@@ -6,11 +6,10 @@ import { downstreamUnhealthy } from './downstream-health.ts';
 import { fastPathOn } from './fast-path.ts';
 import { ageDataOf, type Load, loadOf, maxDefined, type Tick, tickOf } from './load.ts';
 import { drainCeiling, needWithBacklog, unconfirmedLimit } from './need.ts';
-import { refusedBeforeData } from './refusals.ts';
 import { saneSnapshot, saneState } from './sanitize.ts';
 import { leftByTick, probeFor } from './saturation.ts';
 import { shrinkNeedOf } from './shrink-need.ts';
-import type { ControllerState, QueueSnapshot, SaturationCeiling } from './snapshot.ts';
+import type { ControllerState, QueueSnapshot } from './snapshot.ts';
 
 /**
  * The control law: one pure function of a snapshot, the carried state and the config. No AWS, no clock, no I/O;
@@ -37,8 +36,7 @@ import type { ControllerState, QueueSnapshot, SaturationCeiling } from './snapsh
  *   scale-down delay, and signal `shed` while the age is above target. A slower per-item time alone is heavier
  *   work: the need is sized on the time observed now, up to the cap.
  * - Missing or stale age: hold, unless the real-time depth shows a backlog the applied concurrency cannot drain
- *   within the setpoint (then grow, limited as unconfirmed growth is); never shrink on data we do not have, but
- *   back off on refused items the depth shows piling up in flight (`shrink:downstream-saturated`, refusals.ts).
+ *   within the setpoint (then grow, limited as unconfirmed growth is); never shrink on data we do not have.
  * - Nothing bounds the consumer yet (just attached): adopt what it runs, never cut it below its need.
  * - An operator's pause (reserved 0, a disabled mapping) is held, never fought.
  */
@@ -58,10 +56,7 @@ export function decide(raw: QueueSnapshot, rawState: ControllerState, config: Sc
   if (!fresh || lag === undefined) {
     // An unhealthy downstream takes no growth, not even on a backlog the depth shows.
     const unhealthy = downstreamUnhealthy(tick.snapshot, tick.config.maxDataAgeSeconds);
-    const refused = refusedBeforeData(tick);
-    return (
-      (unhealthy || refused ? undefined : growBacklogBeforeData(tick, lag)) ?? holdNoData(tick, lag, refused)
-    );
+    return (unhealthy ? undefined : growBacklogBeforeData(tick, lag)) ?? holdNoData(tick, lag);
   }
   const load = loadOf(tick, lag);
   return (
@@ -226,9 +221,7 @@ function growBacklogBeforeData(tick: Tick, lag: number | undefined): Decision | 
     reportedArrivals === undefined || itemSeconds === undefined
       ? Math.min(growthLimit, drainCeiling(config))
       : needWithBacklog(reportedArrivals, itemSeconds, snapshot.visibleMessages, config);
-  // Never past the ceiling refused items set without data (`refusedBeforeData`): they would only be refused again.
-  const ceiling = state.saturation?.refused === true ? state.saturation.ceiling : Number.POSITIVE_INFINITY;
-  const desired = Math.min(wanted, growthLimit, applied + config.maxScaleUpStep, ceiling);
+  const desired = Math.min(wanted, growthLimit, applied + config.maxScaleUpStep);
   if (desired <= applied) return undefined;
   const inputs = { ...noDataInputs(tick, lag), growthLimit };
   return verdict(tick, desired, 'grow:backlog-before-data', inputs, { ...state, idleSince: undefined });
@@ -237,14 +230,11 @@ function growBacklogBeforeData(tick: Tick, lag: number | undefined): Decision | 
 /**
  * `hold:no-data`. Missing or stale age data means hold: a scale-down that trusted late or missing metrics has
  * stopped workers mid-message in production (docs/aws-facts.md, "SQS metrics"). Idleness must be observed afresh
- * once data returns. Refused items rising in flight back off all the same (`shrink:downstream-saturated`, refusals.ts).
+ * once data returns.
  */
-function holdNoData(tick: Tick, lag: number | undefined, refused?: SaturationCeiling): Decision {
-  const next = { ...tick.state, idleSince: undefined, ...(refused && { saturation: refused }) };
-  const inputs = { ...noDataInputs(tick, lag), ...(refused && { saturationCeiling: refused.ceiling }) };
-  const reason: ReasonCode = refused === undefined ? 'hold:no-data' : 'shrink:downstream-saturated';
-  const flags = { saturatedDownstream: refused !== undefined };
-  return verdict(tick, refused?.ceiling ?? tick.applied, reason, inputs, next, flags);
+function holdNoData(tick: Tick, lag: number | undefined): Decision {
+  const next = { ...tick.state, idleSince: undefined };
+  return verdict(tick, tick.applied, 'hold:no-data', noDataInputs(tick, lag), next);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { capInSteps, clampConcurrency, concurrencyStep, type ScalerConfig } from './config.ts';
+import { capInSteps, concurrencyStep, type ScalerConfig } from './config.ts';
 import { batchOf } from './depth-trend.ts';
 import type { ControllerState, QueueSnapshot, SaturationCeiling } from './snapshot.ts';
 
@@ -30,18 +30,13 @@ const BACK_OFF = 0.75;
 /** The ceiling's growth a tick while behind with no refusals in flight. */
 const REGROWTH = 1.25;
 
-/**
- * The queue holds refused items in flight (see the module's comment). Before CloudWatch counts any completion (a new
- * queue, its first three minutes), beyond as many again as the workers hold: slow start doubles on a backlog whatever
- * the downstream takes, and with nothing counted the refused items went on piling up until the first datapoints
- * (held-out api-heavier-with-room, 10 s steps, the tick 30 s off: 2 → 15 within a minute onto an API of 600 calls a
- * second, 1,525 in flight at 90 s where 15 workers hold 300, 8,029 by 210 s; p99 3.1 × the target).
- */
+/** The queue holds refused items in flight (see the module's comment). */
 export function refusalsInFlight(snapshot: QueueSnapshot): boolean {
   const { inFlightMessages: inFlight, completionRatePerSecond: completions, appliedConcurrency } = snapshot;
-  if (inFlight === undefined || !Number.isFinite(appliedConcurrency)) return false;
+  if (inFlight === undefined || completions === undefined || !Number.isFinite(appliedConcurrency))
+    return false;
   const held = BATCHES_PER_WORKER * batchOf(snapshot.batchSize) * appliedConcurrency;
-  return inFlight - held > (completions === undefined ? held : REFUSED_COMPLETION_SECONDS * completions);
+  return inFlight - held > REFUSED_COMPLETION_SECONDS * completions;
 }
 
 /** What the tick knows (saturation.ts, `ProbeView`). */
@@ -87,22 +82,4 @@ export function refusalCeilingOf(view: RefusalView): { saturation?: SaturationCe
     config.actuator,
   );
   return regrown >= config.maxConcurrency ? {} : { saturation: { ceiling: regrown, until, refused: true } };
-}
-
-/**
- * Before the tick has the age (a new queue's first minutes, a gap in CloudWatch's data): the ceiling refused items set
- * where more of them wait in flight than at this container's own sample before, and it is below the applied value
- * (above the floor). The tick holds there otherwise (`hold:no-data`), and the samples' slow start went on doubling onto
- * the refusing downstream; the ceiling stops them too (fast-context.ts). Only a rise seen: without data the ceiling
- * only goes down (its regrowth needs the age), so a cold start's first tick, with no sample to compare, sets none.
- * Not in `reserved` mode, where nothing bounds the pollers: batches they pulled past the reservation wait in flight.
- */
-export function refusedBeforeData(view: Omit<RefusalView, 'behind'>): SaturationCeiling | undefined {
-  const { snapshot, state, config } = view;
-  const before = state.lastVisible?.inFlight;
-  const rising = before !== undefined && (snapshot.inFlightMessages ?? 0) > before;
-  if (!rising || config.actuator === 'reserved' || !refusalsInFlight(snapshot)) return undefined;
-  const saturation = refusalCeilingOf({ ...view, behind: false })?.saturation;
-  if (saturation === undefined) return undefined;
-  return clampConcurrency(saturation.ceiling, config) < snapshot.appliedConcurrency ? saturation : undefined;
 }

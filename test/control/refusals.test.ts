@@ -137,17 +137,10 @@ describe('what counts as refused items in flight', () => {
     expect(refusalsInFlight(refusing({ batchSize: 1_000 }))).toBe(false);
   });
 
-  it('without the depth or a bounded value: nothing known', () => {
+  it('without the depth, the completions or a bounded value: nothing known', () => {
     expect(refusalsInFlight(refusing({ inFlightMessages: undefined }))).toBe(false);
+    expect(refusalsInFlight(refusing({ completionRatePerSecond: undefined }))).toBe(false);
     expect(refusalsInFlight(refusing({ appliedConcurrency: Number.POSITIVE_INFINITY }))).toBe(false);
-  });
-
-  it('before any completion is counted: more in flight than twice what the workers hold in full batches', () => {
-    const counted = (inFlightMessages: number) =>
-      refusalsInFlight(refusing({ completionRatePerSecond: undefined, inFlightMessages }));
-    // 28 workers' two full batches of 10, and as many again: 560 + 560.
-    expect(counted(1_120)).toBe(false);
-    expect(counted(1_121)).toBe(true);
   });
 });
 
@@ -174,83 +167,5 @@ describe('between ticks, growth stops at the saturation ceiling', () => {
   it("the tick's ceiling reaches the samples", () => {
     const decision = decide(refusing(), aMinuteAgo(60), config());
     expect(fastPathContext(refusing(), decision, 21, config()).saturationCeiling).toBe(21);
-  });
-});
-
-describe('before CloudWatch has any datapoint (a new queue), refusals rising in flight back off all the same', () => {
-  // Held-out api-heavier-with-room, seed 1, 10 s steps, the tick 30 s off: slow start took a new queue 2 → 15 onto an
-  // API of 600 calls a second; at 90 s 1,525 wait in flight where 15 workers hold 300 in two full batches of 10.
-  const newQueue = (applied: number, inFlight: number) =>
-    snapshot({
-      appliedConcurrency: applied,
-      oldestAge: undefined,
-      arrivalRatePerSecond: undefined,
-      completionRatePerSecond: undefined,
-      itemSeconds: undefined,
-      visibleMessages: 16_370,
-      inFlightMessages: inFlight,
-      batchSize: 10,
-    });
-  const lastTick = (inFlight: number, extra = {}) =>
-    state({ lastVisible: { at: NOW - 60, messages: 12_415, inFlight }, ...extra });
-
-  it('rising since the tick before: back to three quarters (15 → 11), a ceiling the samples stop at too', () => {
-    const decision = decide(newQueue(15, 1_525), lastTick(20), config());
-    expect(decision).toMatchObject({ reason: 'shrink:downstream-saturated', desired: 11 });
-    expect(decision.state.saturation).toMatchObject({ ceiling: 11, refused: true });
-    expect(fastPathContext(newQueue(15, 1_525), decision, 11, config()).saturationCeiling).toBe(11);
-  });
-
-  it('no longer rising at the ceiling they set: held there, the ceiling kept', () => {
-    const saturation = { ceiling: 11, until: NOW + 300, refused: true };
-    const decision = decide(newQueue(11, 1_400), lastTick(1_525, { saturation }), config());
-    expect(decision).toMatchObject({ reason: 'hold:no-data', desired: 11 });
-    expect(decision.state.saturation).toEqual(saturation);
-  });
-
-  it('in flight within twice the workers’ batches (600 for 15): no refusals, the tick holds as before', () => {
-    const decision = decide(newQueue(15, 600), lastTick(20), config());
-    expect(decision).toMatchObject({ reason: 'hold:no-data', desired: 15 });
-    expect(decision.state.saturation).toBeUndefined();
-  });
-
-  it('no sample of its own before (a cold start): no rise seen, no back-off (without data it could not grow back)', () => {
-    const decision = decide(newQueue(15, 1_525), state(), config());
-    expect(decision).toMatchObject({ reason: 'hold:no-data', desired: 15 });
-  });
-
-  it('an old ceiling of theirs with nothing refused in flight (an operator raised the value): no shrink to it', () => {
-    const saturation = { ceiling: 11, until: NOW - 3_000, refused: true };
-    const decision = decide(newQueue(30, 0), lastTick(20, { saturation }), config());
-    expect(decision).toMatchObject({ reason: 'hold:no-data', desired: 30 });
-  });
-
-  it('a floor above the back-off: to the floor; at the floor, held there', () => {
-    const atTwelve = decide(newQueue(15, 1_525), lastTick(20), config({ minConcurrency: 12 }));
-    expect(atTwelve).toMatchObject({ reason: 'shrink:downstream-saturated', desired: 12 });
-    // A ceiling of theirs below a floor raised since (a scheduled one): no "shrink" that stays where it is.
-    const saturation = { ceiling: 11, until: NOW + 300, refused: true };
-    const atFifteen = decide(
-      newQueue(15, 1_525),
-      lastTick(20, { saturation }),
-      config({ minConcurrency: 15 }),
-    );
-    expect(atFifteen).toMatchObject({ reason: 'hold:no-data', desired: 15 });
-  });
-
-  it('reserved mode (nothing bounds the pollers, whose batches wait in flight): no back-off without data', () => {
-    const decision = decide(newQueue(15, 1_525), lastTick(20), config({ actuator: 'reserved' }));
-    expect(decision).toMatchObject({ reason: 'hold:no-data', desired: 15 });
-  });
-
-  it('the tick growing on the depth itself (no samples between ticks): never past their ceiling, nor while rising', () => {
-    const ticksOnly = config({ fastSampleSeconds: 0 });
-    const saturation = { ceiling: 11, until: NOW + 300, refused: true };
-    const held = decide(newQueue(11, 1_400), lastTick(1_525, { saturation }), ticksOnly);
-    expect(held).toMatchObject({ reason: 'hold:no-data', desired: 11 });
-    const free = decide(newQueue(11, 100), lastTick(90), ticksOnly);
-    expect(free).toMatchObject({ reason: 'grow:backlog-before-data' });
-    const rising = decide(newQueue(15, 1_525), lastTick(20), ticksOnly);
-    expect(rising).toMatchObject({ reason: 'shrink:downstream-saturated', desired: 11 });
   });
 });
