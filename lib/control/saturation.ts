@@ -304,10 +304,10 @@ function withCloudWatchBefore(probe: GrowthProbe, view: ProbeView): GrowthProbe 
     return probe;
   }
   const { shownByDepth: _, ...counted } = probe;
-  // Where the samples grew unjudged before it, their workers may have waited on the downstream in the newer period:
-  // the per-item time before is the lightest since the tick before left its value (`unjudgedFrom`).
-  const lightest =
-    probe.unjudgedFrom === undefined ? itemSeconds : Math.min(itemSeconds, probe.itemSecondsBefore);
+  // The samples' unjudged workers ran in the newer period (more than the tick before left): they may have waited, so
+  // the time before is the lightest since (`unjudgedFrom`); on no more it is the items' own (heavier, not contention).
+  const samplesRan = probe.unjudgedFrom !== undefined && completions * itemSeconds > probe.unjudgedFrom.value;
+  const lightest = samplesRan ? Math.min(itemSeconds, probe.itemSecondsBefore) : itemSeconds;
   return { ...counted, completionsBefore: completions, itemSecondsBefore: lightest };
 }
 

@@ -111,6 +111,11 @@ describe("the tick's probe judges the samples' growth since the tick before", ()
       itemSecondsBefore: 0.107,
     });
   });
+
+  it('but where that period ran no more workers than the tick before left (150/s at 120 ms: 18), its time is the items’ own: taken as it is', () => {
+    const heavier = decide(judgedOn(probe.at, 150, 0.12), carrying(probe), config());
+    expect(heavier.state.growthProbe).toEqual({ ...probe, completionsBefore: 150, itemSecondsBefore: 0.12 });
+  });
 });
 
 describe('the remembered value as the law trusts it', () => {
