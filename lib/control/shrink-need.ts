@@ -1,5 +1,4 @@
-import type { Load } from './load.ts';
-import { maxDefined } from './load.ts';
+import { type Load, maxDefined } from './load.ts';
 import { steadyNeed } from './need.ts';
 import { rateUpperBound } from './rate-bounds.ts';
 
